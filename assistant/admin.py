@@ -1,0 +1,39 @@
+from django.contrib import admin
+
+from assistant.models import Conversation, LLMCall, Turn
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Audit rows are evidence: nobody edits or deletes them from the admin."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Turn)
+class TurnAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "user", "intent", "outcome", "provider", "latency_ms", "prompt_tokens")
+    list_filter = ("outcome", "intent", "provider")
+    search_fields = ("user__username", "message")
+    list_per_page = 50
+    show_full_result_count = False
+
+
+@admin.register(LLMCall)
+class LLMCallAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "provider", "model", "purpose", "outcome", "latency_ms", "prompt_tokens")
+    list_filter = ("provider", "outcome", "purpose")
+    list_per_page = 50
+    show_full_result_count = False
+
+
+@admin.register(Conversation)
+class ConversationAdmin(ReadOnlyAdmin):
+    list_display = ("id", "user", "created_at", "updated_at")
+    search_fields = ("user__username",)

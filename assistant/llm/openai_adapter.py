@@ -1,0 +1,241 @@
+"""The `openai` adapter of the LLM port: any OpenAI-compatible endpoint through the openai SDK.
+
+One client per adapter, an explicit timeout and no SDK retries: a slow or failing model is reported at once as an
+`LLMError` and the caller degrades, instead of the SDK silently multiplying the wait. Every call logs one line
+(logger `assistant.llm`) with provider, model, purpose, tokens, latency and outcome; the API key never appears in a
+log line or an error message.
+"""
+
+import json
+import logging
+import time
+from datetime import date
+from functools import cache
+from pathlib import Path
+from string import Template
+from typing import Any
+
+import openai
+from pydantic import ValidationError
+
+from assistant.llm.messages import ChatResult, ToolCall
+from assistant.llm.port import LLMError, UnderstandContext, Understanding, Usage
+from assistant.llm.schema import Intent
+
+logger = logging.getLogger("assistant.llm")
+
+PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
+# The SDK refuses to build a client without a key; keyless local endpoints (Ollama, vLLM) ignore this one.
+NO_KEY = "no-key-configured"
+REDACTED = "[redacted]"
+WEEKDAYS = ("Monday 星期一", "Tuesday 星期二", "Wednesday 星期三", "Thursday 星期四", "Friday 星期五",
+            "Saturday 星期六", "Sunday 星期日")  # fmt: skip
+
+TIMEOUT, INVALID, ERROR, OK = "TIMEOUT", "INVALID", "ERROR", "OK"
+
+
+@cache
+def _prompt(name: str) -> Template:
+    return Template((PROMPTS_DIR / name).read_text(encoding="utf-8"))
+
+
+def understand_system_prompt(context: UnderstandContext) -> str:
+    """The system prompt for one sentence: the intent JSON contract, today's date and any open question."""
+    if context.pending_intent:
+        pending = (
+            f"The previous turn was understood as: {context.pending_intent[:500]}. It is still waiting for details. "
+            "If this message only adds details (a place, a date, a budget, an order or booking number …), keep that "
+            "intent and fill in the fields this message gives."
+        )
+    else:
+        pending = "No earlier turn is waiting for details."
+    today: date = context.today
+    return _prompt("understand_system.md").substitute(
+        today=today.isoformat(), weekday=WEEKDAYS[today.weekday()], pending=pending
+    )
+
+
+class OpenAILLM:
+    """The LLM port over an OpenAI-compatible chat-completions endpoint."""
+
+    provider = "openai"
+
+    def __init__(self, *, base_url: str, api_key: str, model: str, timeout: float) -> None:
+        self.model = model
+        self.timeout = float(timeout)
+        self._api_key = api_key or ""
+        self._client = openai.OpenAI(
+            base_url=base_url,
+            api_key=api_key or NO_KEY,
+            timeout=self.timeout,
+            max_retries=0,
+        )
+
+    def __repr__(self) -> str:
+        return f"OpenAILLM(model={self.model!r}, timeout={self.timeout:g})"
+
+    # -- the port -------------------------------------------------------------------------------------------------
+
+    def understand(self, text: str, *, context: UnderstandContext) -> Understanding:
+        """Turn one sentence into an `Intent`. Raises LLMError (TIMEOUT, INVALID or ERROR)."""
+        messages = [
+            {"role": "system", "content": understand_system_prompt(context)},
+            {"role": "user", "content": text},
+        ]
+        completion, usage = self._create(
+            "understand", messages=messages, response_format={"type": "json_object"}, temperature=0
+        )
+        try:
+            intent = _parse_intent(_first_message(completion).content)
+        except _Invalid as exc:
+            self._log("understand", usage, INVALID, str(exc))
+            raise LLMError(INVALID, f"the model's answer is not a valid intent: {exc}", usage) from None
+        self._log("understand", usage, OK)
+        return Understanding(intent=intent, usage=usage)
+
+    def chat(self, messages: list[dict], tools: list[dict]) -> ChatResult:
+        """One turn of the tool-calling loop (channel 2). Raises LLMError (TIMEOUT, INVALID or ERROR)."""
+        params: dict[str, Any] = {"messages": messages, "temperature": 0}
+        if tools:  # the API rejects tool_choice without tools
+            params["tools"] = tools
+            params["tool_choice"] = "auto"
+        completion, usage = self._create("chat", **params)
+        try:
+            message = _first_message(completion)
+        except _Invalid as exc:
+            self._log("chat", usage, INVALID, str(exc))
+            raise LLMError(INVALID, f"the model's answer is unusable: {exc}", usage) from None
+        calls = [_tool_call(raw) for raw in message.tool_calls or []]
+        self._log("chat", usage, OK)
+        return ChatResult(
+            content=message.content,
+            tool_calls=calls,
+            usage=usage,
+            finish_reason=completion.choices[0].finish_reason,
+        )
+
+    # -- one HTTP call --------------------------------------------------------------------------------------------
+
+    def _create(self, purpose: str, **params: Any) -> tuple[Any, Usage]:
+        """Call chat.completions; map every failure to LLMError, logging it. Returns the completion and its usage."""
+        started = time.monotonic()
+        try:
+            completion = self._client.chat.completions.create(model=self.model, **params)
+        except openai.APITimeoutError:
+            usage = Usage(latency_ms=_ms_since(started))
+            self._log(purpose, usage, TIMEOUT)
+            raise LLMError(TIMEOUT, f"the model did not answer within {self.timeout:g} s", usage) from None
+        except openai.APIStatusError as exc:
+            usage = Usage(latency_ms=_ms_since(started))
+            detail = self._redact(_error_detail(exc.body))
+            self._log(purpose, usage, ERROR, f"HTTP {exc.status_code}")
+            message = f"the model endpoint answered HTTP {exc.status_code}" + (f": {detail}" if detail else "")
+            raise LLMError(ERROR, message, usage) from None
+        except openai.APIConnectionError:
+            usage = Usage(latency_ms=_ms_since(started))
+            self._log(purpose, usage, ERROR, "connection failed")
+            raise LLMError(ERROR, "could not connect to the model endpoint", usage) from None
+        except Exception as exc:  # anything else the SDK raises: still a degraded answer, never a crash
+            usage = Usage(latency_ms=_ms_since(started))
+            self._log(purpose, usage, ERROR, type(exc).__name__)
+            raise LLMError(ERROR, f"the model call failed ({type(exc).__name__})", usage) from None
+        raw_usage = getattr(completion, "usage", None)
+        usage = Usage(
+            prompt_tokens=int(getattr(raw_usage, "prompt_tokens", 0) or 0),
+            completion_tokens=int(getattr(raw_usage, "completion_tokens", 0) or 0),
+            latency_ms=_ms_since(started),
+        )
+        return completion, usage
+
+    def _log(self, purpose: str, usage: Usage, outcome: str, detail: str = "") -> None:
+        fields = {
+            "provider": self.provider,
+            "model": self.model,
+            "purpose": purpose,
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+            "latency_ms": usage.latency_ms,
+            "outcome": outcome,
+        }
+        line = " ".join(f"{key}={value}" for key, value in fields.items())
+        if detail:
+            line += f" detail={self._redact(detail)[:200]!r}"
+        logger.log(logging.INFO if outcome == OK else logging.WARNING, "llm call %s", line, extra={"llm": fields})
+
+    def _redact(self, text: str) -> str:
+        # A very short key would blank out ordinary letters; such keys are not secrets worth the noise.
+        if len(self._api_key) >= 4:
+            text = text.replace(self._api_key, REDACTED)
+        return text
+
+
+class _Invalid(Exception):
+    """The model answered, but not with something usable."""
+
+
+def _first_message(completion: Any) -> Any:
+    choices = getattr(completion, "choices", None) or []
+    if not choices or getattr(choices[0], "message", None) is None:
+        raise _Invalid("no choices in the answer")
+    return choices[0].message
+
+
+def _parse_intent(content: str | None) -> Intent:
+    if not content or not content.strip():
+        raise _Invalid("empty content")
+    text = _strip_code_fence(content.strip())
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _Invalid(f"not JSON ({exc.msg} at position {exc.pos})") from None
+    if not isinstance(data, dict):
+        raise _Invalid(f"JSON {type(data).__name__}, not an object")
+    if isinstance(data.get("intent"), str):
+        data["intent"] = data["intent"].strip().upper()
+    try:
+        return Intent.model_validate(data)
+    except ValidationError as exc:
+        fields = sorted({".".join(str(p) for p in err["loc"]) or "answer" for err in exc.errors()})
+        raise _Invalid(f"missing or unknown {', '.join(fields)}") from None
+
+
+def _strip_code_fence(text: str) -> str:
+    """Some compatible servers wrap JSON in ```json fences despite json_object mode."""
+    if text.startswith("```") and text.endswith("```"):
+        text = text[3:-3]
+        first_line, _, rest = text.partition("\n")
+        return (rest if first_line.strip().isalpha() or not first_line.strip() else text).strip()
+    return text
+
+
+def _tool_call(raw: Any) -> ToolCall:
+    function = getattr(raw, "function", None)
+    if function is None:  # a custom (free-text) tool call: not part of our protocol
+        name = getattr(getattr(raw, "custom", None), "name", "") or ""
+        return ToolCall(id=raw.id, name=name, arguments={}, arguments_error="only function tools are supported")
+    text = function.arguments or ""
+    if not text.strip():
+        return ToolCall(id=raw.id, name=function.name, arguments={}, raw_arguments=text)
+    try:
+        arguments = json.loads(text)
+    except json.JSONDecodeError as exc:
+        error = f"arguments are not valid JSON ({exc.msg} at position {exc.pos})"
+        return ToolCall(id=raw.id, name=function.name, arguments={}, arguments_error=error, raw_arguments=text)
+    if not isinstance(arguments, dict):
+        error = f"arguments must be a JSON object, got {type(arguments).__name__}"
+        return ToolCall(id=raw.id, name=function.name, arguments={}, arguments_error=error, raw_arguments=text)
+    return ToolCall(id=raw.id, name=function.name, arguments=arguments, raw_arguments=text)
+
+
+def _error_detail(body: object) -> str:
+    """The short human message of an OpenAI-style error body (the SDK already unwrapped `error`)."""
+    if isinstance(body, dict):
+        message = body.get("message")
+        return str(message)[:200] if message else ""
+    if isinstance(body, str):
+        return body[:200]
+    return ""
+
+
+def _ms_since(started: float) -> int:
+    return int((time.monotonic() - started) * 1000)

@@ -1,0 +1,152 @@
+"""The intent JSON of DESIGN.md: what the model returns in channel 1, validated here.
+
+Unknown fields are dropped; a bad value becomes null (or the field's empty default) instead of failing the
+whole answer; only a missing or unknown `intent` makes the answer invalid.
+"""
+
+import re
+from datetime import date
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+
+class IntentName(StrEnum):
+    SEARCH_ACTIVITIES = "SEARCH_ACTIVITIES"
+    RECOMMEND = "RECOMMEND"
+    QUERY_WEATHER = "QUERY_WEATHER"
+    MAKE_TRAVEL_PLAN = "MAKE_TRAVEL_PLAN"
+    PLAN_ITINERARY = "PLAN_ITINERARY"
+    BOOK = "BOOK"
+    CANCEL_BOOKING = "CANCEL_BOOKING"
+    AFTERSALE = "AFTERSALE"
+    QUERY_PROGRESS = "QUERY_PROGRESS"
+    OUT_OF_SCOPE = "OUT_OF_SCOPE"
+
+
+class BizTypeName(StrEnum):
+    FLIGHT = "FLIGHT"
+    HOTEL = "HOTEL"
+    TRAIN = "TRAIN"
+
+
+class AftersaleActionName(StrEnum):
+    REFUND = "REFUND"
+    RETURN = "RETURN"
+
+
+ORDER_ID_RE = re.compile(r"^ORD-\d{3,}$")
+BOOKING_ID_RE = re.compile(r"^BK\d{11,}$")
+
+# Slots a later turn may fill in for an earlier one (the conversation's memory).
+SLOT_NAMES = (
+    "destination_keywords",
+    "province",
+    "city",
+    "origin",
+    "date_start",
+    "date_end",
+    "days",
+    "max_price",
+    "biz_type",
+    "order_id",
+    "booking_id",
+    "aftersale_action",
+)
+
+
+def normalise_order_id(raw: object) -> str | None:
+    """' ord-001 ' → 'ORD-001'; anything that is not an order id → None."""
+    if not isinstance(raw, str):
+        return None
+    text = raw.strip().upper().replace("_", "-")
+    match = re.fullmatch(r"ORD-?(\d{3,})", text)
+    return f"ORD-{match.group(1)}" if match else None
+
+
+def normalise_booking_id(raw: object) -> str | None:
+    """' bk20261201001 ' → 'BK20261201001'; anything that is not a booking id → None."""
+    if not isinstance(raw, str):
+        return None
+    text = raw.strip().upper()
+    return text if BOOKING_ID_RE.fullmatch(text) else None
+
+
+class Intent(BaseModel):
+    """One understood sentence."""
+
+    model_config = ConfigDict(extra="ignore", use_enum_values=True)
+
+    intent: IntentName
+    destination_keywords: list[str] = []
+    province: str | None = None
+    city: str | None = None
+    origin: str | None = None
+    date_start: date | None = None
+    date_end: date | None = None
+    days: int | None = None
+    max_price: int | None = None
+    biz_type: BizTypeName | None = None
+    order_id: str | None = None
+    booking_id: str | None = None
+    aftersale_action: AftersaleActionName | None = None
+    need_clarification: bool = False
+    clarify_question: str | None = None
+
+    @field_validator("destination_keywords", mode="wrap")
+    @classmethod
+    def _keywords(cls, value: Any, handler: Any) -> list[str]:
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list):
+            return []
+        return [v.strip()[:50] for v in value if isinstance(v, str) and v.strip()][:5]
+
+    @field_validator("province", "city", "origin", "clarify_question", mode="wrap")
+    @classmethod
+    def _text_or_null(cls, value: Any, handler: Any) -> str | None:
+        if not isinstance(value, str) or not value.strip():
+            return None
+        return value.strip()[:200]
+
+    @field_validator("days", "max_price", mode="wrap")
+    @classmethod
+    def _positive_int_or_null(cls, value: Any, handler: Any) -> int | None:
+        if isinstance(value, bool):
+            return None
+        try:
+            number = int(float(value))
+        except (TypeError, ValueError):
+            return None
+        return number if number > 0 else None
+
+    @field_validator("date_start", "date_end", "biz_type", "aftersale_action", mode="wrap")
+    @classmethod
+    def _valid_or_null(cls, value: Any, handler: Any) -> Any:
+        if isinstance(value, str):
+            value = value.strip().upper() if not value[:1].isdigit() else value.strip()
+        try:
+            return handler(value)
+        except ValidationError:
+            return None
+
+    @field_validator("need_clarification", mode="wrap")
+    @classmethod
+    def _bool(cls, value: Any, handler: Any) -> bool:
+        return value is True
+
+    @field_validator("order_id", mode="wrap")
+    @classmethod
+    def _order_id(cls, value: Any, handler: Any) -> str | None:
+        return normalise_order_id(value)
+
+    @field_validator("booking_id", mode="wrap")
+    @classmethod
+    def _booking_id(cls, value: Any, handler: Any) -> str | None:
+        return normalise_booking_id(value)
+
+    def slots(self) -> dict[str, Any]:
+        """The filled slots, as JSON-ready values."""
+        data = self.model_dump(mode="json", include=set(SLOT_NAMES))
+        return {k: v for k, v in data.items() if v not in (None, [], "")}

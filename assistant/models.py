@@ -1,0 +1,87 @@
+"""Conversations, their turns, and the audit of every model call."""
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+
+class Conversation(models.Model):
+    """One chat between a traveller and the assistant; kept so the page survives reloads."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+        indexes = [models.Index(fields=["user", "-updated_at"], name="conversation_user_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.created_at:%Y-%m-%d %H:%M}"
+
+
+class TurnOutcome(models.TextChoices):
+    ANSWERED = "ANSWERED", "Answered"
+    CLARIFY = "CLARIFY", "Asked a clarifying question"
+    EMPTY = "EMPTY", "Nothing found"
+    REFUSED = "REFUSED", "Out of scope"
+    REJECTED = "REJECTED", "Business rejection"
+    DEGRADED = "DEGRADED", "Degraded (a part was down)"
+    RATE_LIMITED = "RATE_LIMITED", "Rate limited"
+    ERROR = "ERROR", "Error"
+
+
+class Turn(models.Model):
+    """One user message and the assistant's answer: the audit row of a turn."""
+
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="turns")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="turns")
+    message = models.TextField()
+    intent = models.CharField(max_length=24, blank=True)
+    understanding = models.JSONField(default=dict, blank=True)
+    reply = models.TextField(blank=True)
+    cards = models.JSONField(default=list, blank=True)
+    outcome = models.CharField(max_length=16, choices=TurnOutcome.choices)
+    provider = models.CharField(max_length=16, blank=True)
+    model = models.CharField(max_length=100, blank=True)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    latency_ms = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        indexes = [models.Index(fields=["user", "-created_at"], name="turn_user_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.message[:40]} → {self.intent or self.outcome}"
+
+
+class LLMCall(models.Model):
+    """One call to the model behind the LLM port. The API key is never stored."""
+
+    class Outcome(models.TextChoices):
+        OK = "OK", "OK"
+        INVALID = "INVALID", "Invalid answer"
+        TIMEOUT = "TIMEOUT", "Timed out"
+        ERROR = "ERROR", "Error"
+
+    turn = models.ForeignKey(Turn, on_delete=models.SET_NULL, null=True, blank=True, related_name="llm_calls")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+    purpose = models.CharField(max_length=32, help_text="understand, agent, verdict, preference…")
+    provider = models.CharField(max_length=16)
+    model = models.CharField(max_length=100)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    latency_ms = models.PositiveIntegerField(default=0)
+    outcome = models.CharField(max_length=8, choices=Outcome.choices)
+    error = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.provider}/{self.model} {self.purpose} {self.outcome} {self.latency_ms}ms"

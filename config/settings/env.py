@@ -1,0 +1,58 @@
+"""Every environment variable TripDesk reads, in one place, with its default.
+
+The README lists the same variables; keep the two in step.
+"""
+
+import os
+from pathlib import Path
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+
+
+def _str(name: str, default: str = "") -> str:
+    return os.environ.get(name, default).strip()
+
+
+def _bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    return raw.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    return int(raw) if raw else default
+
+
+def _float(name: str, default: float) -> float:
+    raw = os.environ.get(name, "").strip()
+    return float(raw) if raw else default
+
+
+SECRET_KEY = _str("DJANGO_SECRET_KEY", "tripdesk-dev-only-secret-key-change-me-in-production")
+DEBUG = _bool("DJANGO_DEBUG", False)
+ALLOWED_HOSTS = [h for h in _str("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",") if h]
+CSRF_TRUSTED_ORIGINS = [o for o in _str("DJANGO_CSRF_TRUSTED_ORIGINS").split(",") if o]
+TIME_ZONE = _str("TRIPDESK_TIME_ZONE", "Asia/Shanghai")
+
+DATABASE_URL = _str("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
+REDIS_URL = _str("REDIS_URL")
+CELERY_BROKER_URL = _str("CELERY_BROKER_URL", REDIS_URL)
+REQUIRE_SERVICES = _bool("TRIPDESK_REQUIRE_SERVICES", False)
+
+LOG_FORMAT = _str("LOG_FORMAT", "json")
+LOG_LEVEL = _str("LOG_LEVEL", "INFO")
+
+ASSISTANT_LLM_PROVIDER = _str("ASSISTANT_LLM_PROVIDER", "rules")
+ASSISTANT_LLM_BASE_URL = _str("ASSISTANT_LLM_BASE_URL", "https://api.openai.com/v1")
+ASSISTANT_LLM_API_KEY = _str("ASSISTANT_LLM_API_KEY")
+ASSISTANT_LLM_MODEL = _str("ASSISTANT_LLM_MODEL", "gpt-4o-mini")
+ASSISTANT_LLM_TIMEOUT = _float("ASSISTANT_LLM_TIMEOUT", 20.0)
+ASSISTANT_AGENT_ENABLED = _bool("ASSISTANT_AGENT_ENABLED", False)
+ASSISTANT_AGENT_MAX_ITERATIONS = _int("ASSISTANT_AGENT_MAX_ITERATIONS", 6)
+ASSISTANT_DAILY_TURN_LIMIT = _int("ASSISTANT_DAILY_TURN_LIMIT", 200)
+ASSISTANT_SESSION_TTL = _int("ASSISTANT_SESSION_TTL", 1800)
+
+PLATFORM_CLI = _str("PLATFORM_CLI")
+PLATFORM_TIMEOUT = _float("PLATFORM_TIMEOUT", 15.0)

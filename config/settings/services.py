@@ -1,0 +1,51 @@
+"""Database, cache and Celery: embedded defaults when nothing is configured, real services when it is.
+
+No variables: a SQLite file, the database cache (shared by every process on the machine) and Celery
+running tasks in-process. DATABASE_URL: PostgreSQL. REDIS_URL: Redis for cache, sessions, rate limits
+and the Celery broker, with a real worker.
+"""
+
+import dj_database_url
+
+from config.settings import env
+
+DATABASES = {"default": dj_database_url.parse(env.DATABASE_URL, conn_max_age=60, conn_health_checks=True)}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Several processes (web + worker) share the file: wait for locks instead of failing at once.
+    DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
+
+REDIS_URL = env.REDIS_URL
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "tripdesk",
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+        }
+    }
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": "tripdesk_cache",
+        }
+    }
+    SESSION_ENGINE = "django.contrib.sessions.backends.db"
+
+CELERY_BROKER_URL = env.CELERY_BROKER_URL or "memory://"
+CELERY_TASK_ALWAYS_EAGER = not env.CELERY_BROKER_URL
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_TIME_LIMIT = 120
+CELERY_TASK_SOFT_TIME_LIMIT = 100
+CELERY_TASK_DEFAULT_QUEUE = "default"
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 300}
+CELERY_TIMEZONE = env.TIME_ZONE
+CELERY_BEAT_SCHEDULE: dict = {}

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ItineraryConfig(AppConfig):
+    name = "itinerary"
+    verbose_name = "Itinerary and catalogue"

@@ -1,0 +1,76 @@
+"""The activity catalogue and the travellers' interest profiles."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+
+
+class GenderRestriction(models.TextChoices):
+    NONE = "NONE", "No restriction"
+    FEMALE = "FEMALE", "Women only"
+    MALE = "MALE", "Men only"
+
+
+class Activity(models.Model):
+    """One bookable activity of the catalogue: a tour, a hike, a ticket."""
+
+    title = models.CharField(max_length=200)
+    city = models.CharField(max_length=64, db_index=True)
+    province = models.CharField(max_length=64, db_index=True)
+    description = models.TextField(blank=True)
+    price = models.DecimalField(max_digits=10, decimal_places=2)
+    start_date = models.DateField()
+    end_date = models.DateField()
+    tags = models.JSONField(default=list, blank=True)
+    system_tags = models.JSONField(default=list, blank=True)
+    min_age = models.PositiveSmallIntegerField(null=True, blank=True)
+    max_age = models.PositiveSmallIntegerField(null=True, blank=True)
+    gender_restriction = models.CharField(
+        max_length=8, choices=GenderRestriction.choices, default=GenderRestriction.NONE
+    )
+    cover_image_url = models.URLField(blank=True)
+    is_published = models.BooleanField(default=True)
+    popularity = models.PositiveIntegerField(default=0, help_text="Bookings in the last season; orders RECOMMEND.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "activities"
+        ordering = ["start_date", "id"]
+        indexes = [
+            models.Index(fields=["is_published", "start_date"], name="activity_published_start"),
+            models.Index(fields=["is_published", "price"], name="activity_published_price"),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=Q(price__gte=0), name="activity_price_not_negative"),
+            models.CheckConstraint(condition=Q(end_date__gte=F("start_date")), name="activity_ends_after_start"),
+            models.CheckConstraint(
+                condition=Q(min_age__isnull=True) | Q(max_age__isnull=True) | Q(max_age__gte=F("min_age")),
+                name="activity_age_range_ordered",
+            ),
+            models.CheckConstraint(
+                condition=Q(gender_restriction__in=GenderRestriction.values), name="activity_gender_known"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.title} ({self.city}, {self.start_date:%Y-%m-%d}, ¥{self.price})"
+
+
+class InterestProfile(models.Model):
+    """What a traveller likes (category → score 0..1) and the facts that restrict what they may join."""
+
+    class Gender(models.TextChoices):
+        UNKNOWN = "", "Not given"
+        FEMALE = "FEMALE", "Female"
+        MALE = "MALE", "Male"
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="interest_profile")
+    scores = models.JSONField(default=dict, blank=True)
+    birth_date = models.DateField(null=True, blank=True)
+    gender = models.CharField(max_length=8, choices=Gender.choices, blank=True, default=Gender.UNKNOWN)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        top = sorted(self.scores.items(), key=lambda kv: -kv[1])[:3]
+        return f"{self.user} likes " + (", ".join(k for k, _ in top) or "nothing yet")

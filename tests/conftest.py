@@ -1,0 +1,107 @@
+"""Fixtures shared by every test: real services when configured, clear skips (or failures) when not."""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _require_or_skip(what: str) -> None:
+    if settings.TRIPDESK_REQUIRE_SERVICES:
+        pytest.fail(f"{what} is required (TRIPDESK_REQUIRE_SERVICES=1) but not configured or not reachable")
+    pytest.skip(f"{what} is not configured")
+
+
+def pytest_runtest_setup(item):
+    """Make the service markers real: skip (or fail, in CI) tests whose service is missing."""
+    is_postgres = settings.DATABASES["default"]["ENGINE"].endswith("postgresql")
+    if item.get_closest_marker("postgres") and not is_postgres:
+        _require_or_skip("PostgreSQL (DATABASE_URL)")
+    if (item.get_closest_marker("redis") or item.get_closest_marker("worker")) and not settings.REDIS_URL:
+        _require_or_skip("Redis (REDIS_URL)")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Every test starts with an empty cache (the Redis DB of REDIS_URL, or the database cache)."""
+    from django.core.cache import cache
+
+    try:
+        cache.clear()
+    except Exception:  # the database cache table may not exist for tests without database access
+        pass
+    yield
+
+
+@pytest.fixture
+def user_factory(django_user_model):
+    counter = {"n": 0}
+
+    def make(username: str | None = None, password: str = "pass-1234", **extra):
+        counter["n"] += 1
+        return django_user_model.objects.create_user(
+            username=username or f"user{counter['n']}", password=password, **extra
+        )
+
+    return make
+
+
+@pytest.fixture
+def traveller(user_factory):
+    return user_factory("traveller")
+
+
+def _worker_env(database_name: str) -> dict[str, str]:
+    env = dict(os.environ)
+    db = settings.DATABASES["default"]
+    env["DATABASE_URL"] = f"postgresql://{db['USER'] or 'postgres'}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{database_name}"
+    env["REDIS_URL"] = settings.REDIS_URL
+    env["CELERY_BROKER_URL"] = settings.CELERY_BROKER_URL
+    env.setdefault("LOG_FORMAT", "text")
+    return env
+
+
+@pytest.fixture
+def celery_worker_process(transactional_db):
+    """A real `celery worker` process on the test database and the configured broker.
+
+    Tests using it see committed data only (transactional_db), as a real worker would.
+    """
+    from config.celery import app
+
+    if not settings.REDIS_URL:
+        _require_or_skip("Redis (REDIS_URL), the worker's broker")
+    if not settings.DATABASES["default"]["ENGINE"].endswith("postgresql"):
+        _require_or_skip("PostgreSQL (DATABASE_URL), shared with the worker process")
+    db_name = settings.DATABASES["default"]["NAME"]
+    log = open(ROOT / "var" / "test-worker.log", "ab") if (ROOT / "var").is_dir() else subprocess.DEVNULL
+    proc = subprocess.Popen(
+        [
+            sys.executable, "-m", "celery", "-A", "config", "worker",
+            "-Q", "default,platform,aftersale", "-c", "2", "--without-heartbeat", "--without-gossip",
+            "--without-mingle", "-n", f"test-{os.getpid()}@%h", "-l", "INFO",
+        ],
+        cwd=ROOT, env=_worker_env(db_name), stdout=log, stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                pytest.fail("the Celery worker exited while starting")
+            if app.control.ping(timeout=0.5):
+                break
+        else:
+            pytest.fail("the Celery worker did not answer a ping within 30 s")
+        yield proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
