@@ -24,7 +24,6 @@ if REDIS_URL:
             "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
         }
     }
-    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 else:
     CACHES = {
         "default": {
@@ -32,7 +31,10 @@ else:
             "LOCATION": "tripdesk_cache",
         }
     }
-    SESSION_ENGINE = "django.contrib.sessions.backends.db"
+
+# Login sessions live in the database: a Redis outage must not log everyone out. Conversation slots live in the
+# cache (Redis), with a TTL, and degrade to single-turn when it is down.
+SESSION_ENGINE = "django.contrib.sessions.backends.db"
 
 CELERY_BROKER_URL = env.CELERY_BROKER_URL or "memory://"
 CELERY_TASK_ALWAYS_EAGER = not env.CELERY_BROKER_URL

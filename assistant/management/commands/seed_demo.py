@@ -1,0 +1,48 @@
+"""`manage.py seed_demo`: fill a database with the demo users, catalogue, policies and orders.
+
+Safe to run on every start: it creates what is absent and never overwrites an existing row.
+`--logins` prints the demo accounts instead (the run script shows them once the site is up).
+"""
+
+from django.core.management.base import BaseCommand
+from django.db import transaction
+from django.utils import timezone
+
+from aftersale.demo import seed_demo_orders, seed_demo_policies
+from assistant.demo import DEMO_LOGINS, seed_demo_users
+from itinerary.demo import seed_demo_activities
+
+
+class Command(BaseCommand):
+    help = "Create the demo users, activities, policies and orders that are missing; never overwrite existing rows."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--logins", action="store_true", help="Only print the demo accounts and passwords.")
+
+    def handle(self, *args, logins: bool = False, verbosity: int = 1, **options):
+        if logins:
+            self._print_logins()
+            return
+        now = timezone.now()
+        today = timezone.localdate(now)
+        with transaction.atomic():
+            counts = {
+                **seed_demo_users(today=today),
+                **seed_demo_activities(today=today),
+                **seed_demo_policies(),
+                **seed_demo_orders(now=now),
+            }
+        if verbosity < 1:
+            return
+        self.stdout.write(f"Demo data (seed day {today:%Y-%m-%d}):")
+        for label, (created, present) in counts.items():
+            self.stdout.write(f"  {label}: {created} created, {present} already present")
+        total_created = sum(created for created, _ in counts.values())
+        self.stdout.write(self.style.SUCCESS(f"Done: {total_created} rows created."))
+
+    def _print_logins(self) -> None:
+        width = max(len(login["username"]) for login in DEMO_LOGINS)
+        pw_width = max(len(login["password"]) for login in DEMO_LOGINS)
+        for login in DEMO_LOGINS:
+            account = f"{login['username']:<{width}}  {login['password']:<{pw_width}}"
+            self.stdout.write(f"  {account}  {login['role']}: {login['description']}")
