@@ -1,5 +1,6 @@
 """Fixtures shared by every test: real services when configured, clear skips (or failures) when not."""
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -32,10 +33,8 @@ def _fresh_cache():
     """Every test starts with an empty cache (the Redis DB of REDIS_URL, or the database cache)."""
     from django.core.cache import cache
 
-    try:
+    with contextlib.suppress(Exception):  # the database cache table may not exist without database access
         cache.clear()
-    except Exception:  # the database cache table may not exist for tests without database access
-        pass
     yield
 
 
@@ -60,7 +59,9 @@ def traveller(user_factory):
 def _worker_env(database_name: str) -> dict[str, str]:
     env = dict(os.environ)
     db = settings.DATABASES["default"]
-    env["DATABASE_URL"] = f"postgresql://{db['USER'] or 'postgres'}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{database_name}"
+    env["DATABASE_URL"] = (
+        f"postgresql://{db['USER'] or 'postgres'}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{database_name}"
+    )
     env["REDIS_URL"] = settings.REDIS_URL
     env["CELERY_BROKER_URL"] = settings.CELERY_BROKER_URL
     env.setdefault("LOG_FORMAT", "text")
@@ -80,14 +81,32 @@ def celery_worker_process(transactional_db):
     if not settings.DATABASES["default"]["ENGINE"].endswith("postgresql"):
         _require_or_skip("PostgreSQL (DATABASE_URL), shared with the worker process")
     db_name = settings.DATABASES["default"]["NAME"]
-    log = open(ROOT / "var" / "test-worker.log", "ab") if (ROOT / "var").is_dir() else subprocess.DEVNULL
+    (ROOT / "var").mkdir(exist_ok=True)
+    log = open(ROOT / "var" / "test-worker.log", "ab")  # noqa: SIM115 - the worker process writes it until the fixture ends
     proc = subprocess.Popen(
         [
-            sys.executable, "-m", "celery", "-A", "config", "worker",
-            "-Q", "default,platform,aftersale", "-c", "2", "--without-heartbeat", "--without-gossip",
-            "--without-mingle", "-n", f"test-{os.getpid()}@%h", "-l", "INFO",
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "-Q",
+            "default,platform,aftersale",
+            "-c",
+            "2",
+            "--without-heartbeat",
+            "--without-gossip",
+            "--without-mingle",
+            "-n",
+            f"test-{os.getpid()}@%h",
+            "-l",
+            "INFO",
         ],
-        cwd=ROOT, env=_worker_env(db_name), stdout=log, stderr=subprocess.STDOUT,
+        cwd=ROOT,
+        env=_worker_env(db_name),
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     try:
         deadline = time.monotonic() + 30
@@ -105,6 +124,7 @@ def celery_worker_process(transactional_db):
             proc.wait(timeout=15)
         except subprocess.TimeoutExpired:
             proc.kill()
+        log.close()
 
 
 def free_port() -> int:
