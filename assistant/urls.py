@@ -1,9 +1,13 @@
 from django.urls import path
 
-from assistant import views
+from assistant import api, views
 
 app_name = "assistant"
 
 urlpatterns = [
     path("", views.chat_page, name="chat"),
+    path("chat/send", views.chat_send, name="send"),
+    path("chat/new", views.chat_new, name="new"),
+    path("api/v1/assistant/chat", api.ChatView.as_view(), name="api-chat"),
+    path("api/v1/assistant/understand", api.UnderstandView.as_view(), name="api-understand"),
 ]

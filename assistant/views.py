@@ -1,9 +1,64 @@
-"""The chat page."""
+"""The chat page: a full page on GET, the new turn as an HTMX partial on POST (a plain form post works too)."""
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from assistant.selectors import conversation_latest, conversation_turns
+from assistant.services import InvalidMessage, chat_turn, conversation_start
+
+SESSION_KEY = "assistant_conversation_id"
+
+STARTERS = {
+    "zh-hans": ["本周末，预算2000", "大理有什么活动", "推荐热门活动", "下周去黄山徒步，两千以内"],
+    "en": ["Recommend something fun", "What can I do in Dali next weekend?", "Tours to West Lake, budget 2k"],
+}
+
+
+def _conversation_id(request) -> str | None:
+    cid = request.session.get(SESSION_KEY)
+    if cid:
+        return cid
+    latest = conversation_latest(user=request.user)
+    return str(latest.pk) if latest else None
 
 
 @login_required
 def chat_page(request):
-    return render(request, "assistant/chat.html")
+    cid = _conversation_id(request)
+    turns = list(conversation_turns(user=request.user, conversation_id=cid)) if cid else []
+    starters = STARTERS.get(request.LANGUAGE_CODE, STARTERS["zh-hans"])
+    return render(request, "assistant/chat.html", {"turns": turns, "starters": starters, "conversation_id": cid})
+
+
+@login_required
+@require_POST
+def chat_send(request):
+    try:
+        result = chat_turn(
+            user=request.user,
+            message=request.POST.get("message", ""),
+            conversation_id=_conversation_id(request),
+            page_language=request.LANGUAGE_CODE,
+            fresh=request.POST.get("fresh") == "1",
+        )
+    except InvalidMessage as exc:
+        if request.htmx:
+            return render(request, "assistant/partials/error.html", {"error": str(exc)})
+        messages.error(request, str(exc))
+        return redirect("assistant:chat")
+    request.session[SESSION_KEY] = result.conversation_id
+    if request.htmx:
+        return render(
+            request, "assistant/partials/exchange.html", {"result": result, "message": request.POST["message"]}
+        )
+    return redirect("assistant:chat")
+
+
+@login_required
+@require_POST
+def chat_new(request):
+    conversation = conversation_start(user=request.user)
+    request.session[SESSION_KEY] = str(conversation.pk)
+    return redirect("assistant:chat")

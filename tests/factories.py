@@ -16,7 +16,7 @@ class UserFactory(factory.django.DjangoModelFactory):
         django_get_or_create = ("username",)
 
     username = factory.Sequence(lambda n: f"traveller{n}")
-    password = factory.PostGenerationMethodCall("set_password", "pass-1234")
+    password = factory.django.Password("pass-1234")
 
 
 class ActivityFactory(factory.django.DjangoModelFactory):

@@ -1,4 +1,6 @@
-"""Choose the LLM port adapter from settings (ASSISTANT_LLM_PROVIDER)."""
+"""Choose the LLM port adapter from settings (ASSISTANT_LLM_PROVIDER), one instance per configuration."""
+
+from functools import cache
 
 from django.conf import settings
 
@@ -8,17 +10,41 @@ from assistant.llm.port import LLMPort
 def get_llm_port(provider: str | None = None) -> LLMPort:
     """The adapter named by `provider` (default: the setting). `rules` needs no key and works offline."""
     name = (provider or settings.ASSISTANT_LLM_PROVIDER).lower()
+    return _build(
+        name,
+        settings.ASSISTANT_LLM_BASE_URL,
+        settings.ASSISTANT_LLM_API_KEY,
+        settings.ASSISTANT_LLM_MODEL,
+        settings.ASSISTANT_LLM_TIMEOUT,
+    )
+
+
+@cache
+def _build(name: str, base_url: str, api_key: str, model: str, timeout: float) -> LLMPort:
+    """Adapters hold a connection pool (openai) or loaded gazetteers (rules): build each configuration once."""
     if name == "rules":
         from assistant.llm.rules import RulesLLM
 
-        return RulesLLM()
+        return RulesLLM(extra_places=_catalogue_places())
     if name == "openai":
         from assistant.llm.openai_adapter import OpenAILLM
 
         return OpenAILLM(
-            base_url=settings.ASSISTANT_LLM_BASE_URL,
-            api_key=settings.ASSISTANT_LLM_API_KEY,
-            model=settings.ASSISTANT_LLM_MODEL,
-            timeout=settings.ASSISTANT_LLM_TIMEOUT,
+            base_url=base_url,
+            api_key=api_key,
+            model=model,
+            timeout=timeout,
         )
     raise ValueError(f"Unknown ASSISTANT_LLM_PROVIDER {name!r}: use 'rules' or 'openai'")
+
+
+def _catalogue_places() -> list[str]:
+    """The catalogue's places, read once when the engine is built; none if the database cannot say yet."""
+    from django.db import DatabaseError
+
+    from itinerary.selectors import catalogue_place_names
+
+    try:
+        return catalogue_place_names()
+    except (DatabaseError, RuntimeError):  # no table yet (first migrate), or no database access (some tests)
+        return []

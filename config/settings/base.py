@@ -1,5 +1,7 @@
 """Django's own settings: apps, middleware, templates, auth, i18n, static files."""
 
+import warnings
+
 from django.utils.translation import gettext_lazy as _
 
 from config.settings import env
@@ -76,6 +78,9 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# Before collectstatic has run (tests, a first run) whitenoise serves files through the finders instead.
+WHITENOISE_USE_FINDERS = True
+warnings.filterwarnings("ignore", message="No directory at", category=UserWarning)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},

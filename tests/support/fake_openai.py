@@ -18,6 +18,7 @@ concurrent requests wait in parallel::
 """
 
 import argparse
+import contextlib
 import itertools
 import json
 import sys
@@ -117,7 +118,10 @@ class FakeOpenAI:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def start(self) -> "FakeOpenAI":
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-openai", daemon=True)
+        # A short poll interval keeps `stop()` (and so every test's teardown) fast.
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-openai", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -311,10 +315,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     server = FakeOpenAI(host=args.host, port=args.port, default=default, record=False)
     print(f"fake_openai listening on http://{args.host}:{server.port}/v1", flush=True)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass
 
 
 if __name__ == "__main__":

@@ -1,0 +1,604 @@
+"""Dates relative to `today`: 今天/明天, 本周末/下周/下周五, 12月5日, 12.5, Dec 5, next weekend, 国庆, 月底 …
+
+Each expression found is a `Mention` (a day or a span of days, with its place in the text). Two mentions joined by
+到/至/-/to, or a second one followed by 回/返/back, form a range; a bare weekday or day in the second place is read
+relative to the first ("下周五…周日回" → Fri to the Sunday after it). Festivals fall on their next occurrence that is
+not already over. Weeks start on Monday.
+"""
+
+import calendar
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from assistant.llm.rules.numbers import CN_NUM_CHARS, cn_to_int
+
+WEEKDAY_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6, "末": 7}
+WEEKDAY_EN = {
+    "mon": 0, "monday": 0, "tue": 1, "tues": 1, "tuesday": 1, "wed": 2, "wednesday": 2, "thu": 3, "thur": 3,
+    "thurs": 3, "thursday": 3, "fri": 4, "friday": 4, "sat": 5, "saturday": 5, "sun": 6, "sunday": 6,
+}  # fmt: skip
+MONTH_EN = {
+    "jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4, "april": 4, "may": 5,
+    "jun": 6, "june": 6, "jul": 7, "july": 7, "aug": 8, "august": 8, "sep": 9, "sept": 9, "september": 9,
+    "oct": 10, "october": 10, "nov": 11, "november": 11, "dec": 12, "december": 12,
+}  # fmt: skip
+EN_ORDINAL_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
+
+# Festivals by year: (first day, last day) of the public holiday or the festival itself.
+_LUNAR = {
+    "春节": {2026: "02-16", 2027: "02-05", 2028: "01-25", 2029: "02-12", 2030: "02-02"},  # eve of the new year
+    "清明": {2026: "04-04", 2027: "04-03", 2028: "04-02", 2029: "04-03", 2030: "04-04"},
+    "端午": {2026: "06-19", 2027: "06-09", 2028: "05-28", 2029: "06-16", 2030: "06-05"},
+    "中秋": {2026: "09-25", 2027: "09-15", 2028: "10-03", 2029: "09-22", 2030: "09-12"},
+}
+_FESTIVAL_LENGTH = {"春节": 7, "清明": 3, "端午": 3, "中秋": 3}
+_FIXED = {  # (month, day, length in days)
+    "国庆": (10, 1, 7),
+    "元旦": (1, 1, 3),
+    "五一": (5, 1, 5),
+    "圣诞": (12, 25, 1),
+    "跨年": (12, 31, 2),
+    "暑假": (7, 1, 62),
+    "寒假": (1, 20, 40),
+    "情人节": (2, 14, 1),
+    "除夕": None,
+}
+
+
+@dataclass(frozen=True)
+class Mention:
+    start: int
+    end: int
+    first: date
+    last: date | None = None  # None: a single day
+    # How to read it when it follows another mention: "weekday" / "day" are relative to that mention's date.
+    relative: str | None = None
+    value: int | None = None
+
+
+@dataclass(frozen=True)
+class DateRange:
+    start: date | None = None
+    end: date | None = None
+    spans: tuple[tuple[int, int], ...] = ()
+
+
+def _monday(day: date) -> date:
+    return day - timedelta(days=day.weekday())
+
+
+def _month_end(year: int, month: int) -> date:
+    return date(year, month, calendar.monthrange(year, month)[1])
+
+
+def _next_month(day: date) -> tuple[int, int]:
+    return (day.year + 1, 1) if day.month == 12 else (day.year, day.month + 1)
+
+
+def _safe_date(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _upcoming(today: date, month: int, day: int, year: int | None = None) -> date | None:
+    """Month/day on its next occurrence that is not in the past (an explicit year is kept)."""
+    if year is not None:
+        return _safe_date(year, month, day)
+    found = _safe_date(today.year, month, day)
+    if found is None or found < today:
+        found = _safe_date(today.year + 1, month, day)
+    return found
+
+
+def festival(name: str, today: date) -> tuple[date, date] | None:
+    """The next (or current) occurrence of a festival: (first day, last day)."""
+    for year in (today.year - 1, today.year, today.year + 1, today.year + 2):
+        span = _festival_in(name, year)
+        if span and span[1] >= today:
+            return span
+    return None
+
+
+def _festival_in(name: str, year: int) -> tuple[date, date] | None:
+    if name == "除夕":
+        spring = _LUNAR["春节"].get(year)
+        if not spring:
+            return None
+        eve = date(year, int(spring[:2]), int(spring[3:]))
+        return eve, eve
+    if name in _LUNAR:
+        raw = _LUNAR[name].get(year)
+        if not raw:
+            return None
+        first = date(year, int(raw[:2]), int(raw[3:]))
+        return first, first + timedelta(days=_FESTIVAL_LENGTH[name] - 1)
+    fixed = _FIXED.get(name)
+    if not fixed:
+        return None
+    month, day, length = fixed
+    first = date(year, month, day)
+    return first, first + timedelta(days=length - 1)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Chinese grammar
+
+_NUM = rf"(?:\d{{1,2}}|[{CN_NUM_CHARS}]{{1,3}})"
+_ZH_FESTIVAL_RE = re.compile(
+    r"(?P<name>国庆节?|国庆假期|国庆长假|十一(?=长假|假期|黄金周|期间|小长假|出去|去|出游|的时候|那几天|玩|旅游|[,.!?，。？！ ]|$)"
+    r"(?:长假|假期|黄金周)?|元旦|春节|过年|大年初一|除夕|五一|劳动节|清明节?|端午节?|中秋节?|圣诞节?|平安夜|跨年|暑假|寒假|情人节)"
+)
+_FESTIVAL_ALIAS = {
+    "国庆节": "国庆", "国庆假期": "国庆", "国庆长假": "国庆", "过年": "春节", "大年初一": "春节", "劳动节": "五一",
+    "清明节": "清明", "端午节": "端午", "中秋节": "中秋", "圣诞节": "圣诞", "平安夜": "圣诞",
+}  # fmt: skip
+_ZH_FULL_DATE_RE = re.compile(
+    rf"(?:(?P<y>\d{{4}})\s*年\s*)?(?P<m>{_NUM})\s*月\s*(?P<d>{_NUM})\s*(?:日|号)?(?:\s*(?:-|~|到|至)\s*"
+    rf"(?P<d2>{_NUM})\s*(?:日|号))?"
+)
+_ISO_DATE_RE = re.compile(r"(?<!\d)(?P<y>20\d{2})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})(?!\d)")
+_DOT_DATE_RE = re.compile(
+    r"(?<![\d.,¥$])(?P<m>1[0-2]|0?[1-9])[./](?P<d>3[01]|[12]\d|0?[1-9])(?![\d.%]|\s*(?:[kKwW万千元块分]|个|天|人|折|倍|星|公里|km|小时))"
+)
+_ZH_DAY_ONLY_RE = re.compile(rf"(?<![月\d{CN_NUM_CHARS}])(?P<d>{_NUM})\s*号(?![线楼门床位码])")
+_ZH_RELATIVE_DAY_RE = re.compile(r"(?P<w>大后天|后天|明天|明日|明早|明晚|明儿|今天|今日|今晚|今早|今儿|这两天|这几天)")
+_ZH_DAYS_LATER_RE = re.compile(rf"(?P<n>{_NUM})\s*(?:天|日)(?:以后|之后|后)")
+_ZH_WEEK_RE = re.compile(
+    r"(?P<p>下下个?|下个?|这个?|本|上个?)?\s*(?P<unit>周|星期|礼拜)(?P<d>[一二三四五六日末]|天(?!气))?(?P<d2>[六日]|天(?!气))?"
+)
+_ZH_MONTH_RE = re.compile(
+    rf"(?P<p>下下个?|下个?|这个?|本|(?:(?P<y>\d{{4}}|明)年)?(?P<m>{_NUM}))\s*月份?\s*(?P<part>初|中旬|中|底|末|上旬|下旬)?"
+)
+_ZH_MONTH_PART_RE = re.compile(r"(?<![个本这下])(?P<part>月初|月中|月底|月末)")
+_ZH_YEAR_END_RE = re.compile(r"(?P<w>年底|年末|年前|年后)")
+
+_EN_MONTHS = "|".join(sorted(MONTH_EN, key=len, reverse=True))
+_EN_DAYS = "|".join(sorted(WEEKDAY_EN, key=len, reverse=True))
+_EN_MONTH_DAY_RE = re.compile(
+    rf"\b(?P<mon>{_EN_MONTHS})\.?\s+(?:the\s+)?(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s*(?P<y>20\d{{2}}))?"
+    rf"(?:\s*(?:-|to|until|till|through|thru)\s*(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*(?:{_EN_MONTHS})))?",
+    re.IGNORECASE,
+)
+_EN_DAY_MONTH_RE = re.compile(
+    rf"\b(?:the\s+)?(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?:\s*(?:-|to)\s*(?P<d0>\d{{1,2}})(?:st|nd|rd|th)?)?\s+(?:of\s+)?"
+    rf"(?P<mon>{_EN_MONTHS})\b\.?(?:,?\s*(?P<y>20\d{{2}}))?",
+    re.IGNORECASE,
+)
+_EN_THE_NTH_RE = re.compile(
+    r"\b(?:on\s+)?the\s+(?P<d>\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:" + _EN_MONTHS + "))", re.I
+)
+_EN_RELATIVE_RE = re.compile(
+    r"\b(?P<w>the day after tomorrow|day after tomorrow|tomorrow|today|tonight|this weekend|next weekend|"
+    r"the weekend after next|weekend after next|over the weekend|on the weekend|the weekend|weekend|this week|"
+    r"next week|the week after next|week after next|next month|this month|end of (?:the |this )?month|"
+    r"end of next month|early next month|beginning of next month|later this month|end of the year|"
+    r"christmas eve|christmas|new year'?s? eve|new year'?s?(?: day)?|national day|golden week|chinese new year|"
+    r"lunar new year|spring festival|may day|labou?r day|mid[- ]autumn(?: festival)?|dragon boat festival|"
+    r"summer (?:holiday|vacation|break)|winter (?:holiday|vacation|break)|"
+    r"in (?P<n>\d{1,2}|a|one|two|three|four|five|six|seven|ten) (?P<u>days?|weeks?))\b",
+    re.IGNORECASE,
+)
+_EN_WEEKDAY_RE = re.compile(
+    rf"\b(?:(?P<p>this|next|coming|this coming|on|by|until|till|to)\s+)?(?P<d>{_EN_DAYS})\b(?!\s*\d)", re.IGNORECASE
+)
+_EN_MONTH_ONLY_RE = re.compile(
+    rf"\b(?P<p>in|during|for|this|next|early|late|mid|end of|the end of)\s+(?P<mon>{_EN_MONTHS})\b(?!\s*\d)",
+    re.IGNORECASE,
+)
+_EN_NUM = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
+_EN_FESTIVAL = {
+    "christmas eve": "圣诞", "christmas": "圣诞", "national day": "国庆", "golden week": "国庆",
+    "chinese new year": "春节", "lunar new year": "春节", "spring festival": "春节", "may day": "五一",
+    "labor day": "五一", "labour day": "五一", "mid-autumn": "中秋", "mid autumn": "中秋",
+    "mid-autumn festival": "中秋", "mid autumn festival": "中秋", "dragon boat festival": "端午",
+    "summer holiday": "暑假", "summer vacation": "暑假", "summer break": "暑假", "winter holiday": "寒假",
+    "winter vacation": "寒假", "winter break": "寒假",
+}  # fmt: skip
+
+_RANGE_JOIN_RE = re.compile(
+    r"^\s*(?:-|~|到|至|一直到|直到|to|until|till|through|thru|and|,|，)?\s*(?:the\s+)?$", re.IGNORECASE
+)
+_RETURN_AFTER_RE = re.compile(
+    r"^\s*(?:再|就|晚上|下午|上午)?\s*(?:回|返|回来|返回|离店|退房)|^\s*(?:back|return)", re.I
+)
+_UNTIL_BEFORE_RE = re.compile(r"(?:到|至|until|till|through|thru)\s*$", re.I)
+_RETURN_BEFORE_RE = re.compile(
+    r"(?:回来|返回|返程|回程|back|return(?:ing)?|退房|离店|check(?:ing)? out)\s*(?:on|日期|时间|是)?\s*$", re.I
+)
+_NIGHTS_RE = re.compile(
+    rf"(?:住|待|呆|stay(?:ing)?\s*(?:for)?)?\s*(?P<n>\d{{1,2}}|[{CN_NUM_CHARS}]{{1,2}}|one|two|three|four|five|six|seven)"
+    r"\s*(?:个)?\s*(?:晚上?|夜|nights?)",
+    re.IGNORECASE,
+)
+
+
+def _num(raw: str | None) -> int | None:
+    if raw is None:
+        return None
+    if raw.isdigit():
+        return int(raw)
+    return cn_to_int(raw)
+
+
+def _week_mention(match: re.Match, today: date) -> Mention | None:
+    prefix = (match.group("p") or "").rstrip("个")
+    day_char = match.group("d")
+    monday = _monday(today)
+    if prefix == "下下":
+        monday += timedelta(days=14)
+    elif prefix == "下":
+        monday += timedelta(days=7)
+    elif prefix == "上":
+        monday -= timedelta(days=7)
+    if day_char is None:
+        if not prefix:
+            return None  # "周" alone is not a date
+        if prefix in ("这", "本"):
+            return Mention(match.start(), match.end(), today, monday + timedelta(days=6))
+        return Mention(match.start(), match.end(), monday, monday + timedelta(days=6))
+    weekday = WEEKDAY_ZH[day_char]
+    if weekday == 7:  # 周末
+        saturday = monday + timedelta(days=5)
+        first = max(saturday, today) if not prefix or prefix in ("这", "本") else saturday
+        return Mention(match.start(), match.end(), first, monday + timedelta(days=6))
+    second = match.group("d2")
+    day = monday + timedelta(days=weekday)
+    if not prefix and day < today:
+        day += timedelta(days=7)
+    if second and WEEKDAY_ZH.get(second, -1) > weekday:  # 周六日
+        return Mention(match.start(), match.end(), day, day + timedelta(days=WEEKDAY_ZH[second] - weekday))
+    return Mention(match.start(), match.end(), day, None, relative=None if prefix else "weekday", value=weekday)
+
+
+def _month_mention(match: re.Match, today: date) -> Mention | None:
+    prefix = match.group("p") or ""
+    part = match.group("part")
+    if prefix.startswith("下下"):
+        year, month = _next_month(date(*_next_month(today), 1))
+    elif prefix.startswith("下"):
+        year, month = _next_month(today)
+    elif prefix.startswith(("这", "本")):
+        year, month = today.year, today.month
+    else:
+        month = _num(match.group("m"))
+        if not month or not 1 <= month <= 12:
+            return None
+        raw_year = match.group("y")
+        if raw_year == "明":
+            year = today.year + 1
+        elif raw_year:
+            year = int(raw_year)
+        else:
+            year = today.year if month >= today.month else today.year + 1
+    first, last = date(year, month, 1), _month_end(year, month)
+    if part == "初" or part == "上旬":
+        first, last = first, date(year, month, 10)
+    elif part in ("中", "中旬"):
+        first, last = date(year, month, 11), date(year, month, 20)
+    elif part in ("底", "末", "下旬"):
+        first = date(year, month, 21) if part == "下旬" else last - timedelta(days=6)
+    if last < today:
+        return None
+    return Mention(match.start(), match.end(), max(first, today), last)
+
+
+_VERB_XIA_RE = re.compile(r"(?<=[一看查])下(?=下个?(?:周|星期|礼拜|月))")
+
+
+def _zh_mentions(text: str, today: date) -> list[Mention]:
+    # "规划一下下周末": the first 下 belongs to the verb ("一下"), the week is 下周末.
+    text = _VERB_XIA_RE.sub(" ", text)
+    found: list[Mention] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(start: int, end: int) -> bool:
+        return all(end <= s or start >= e for s, e in taken)
+
+    def add(mention: Mention | None) -> None:
+        if mention is not None and free(mention.start, mention.end):
+            found.append(mention)
+            taken.append((mention.start, mention.end))
+
+    for m in _ISO_DATE_RE.finditer(text):
+        day = _safe_date(int(m.group("y")), int(m.group("m")), int(m.group("d")))
+        if day:
+            add(Mention(m.start(), m.end(), day))
+    for m in _ZH_FULL_DATE_RE.finditer(text):
+        month, day_no = _num(m.group("m")), _num(m.group("d"))
+        if not month or not day_no or not 1 <= month <= 12:
+            continue
+        day = _upcoming(today, month, day_no, int(m.group("y")) if m.group("y") else None)
+        if not day:
+            continue
+        second = _num(m.group("d2"))
+        last = _safe_date(day.year, day.month, second) if second else None
+        if last and last < day:
+            last = None
+        add(Mention(m.start(), m.end(), day, last))
+    for m in _ZH_FESTIVAL_RE.finditer(text):
+        name = _FESTIVAL_ALIAS.get(m.group("name"), m.group("name"))
+        if name.startswith("十一"):
+            name = "国庆"
+        span = festival(name, today)
+        if span:
+            add(Mention(m.start(), m.end(), span[0], span[1] if span[1] != span[0] else None))
+    for m in _ZH_DAYS_LATER_RE.finditer(text):
+        n = _num(m.group("n"))
+        if n and n <= 365:
+            add(Mention(m.start(), m.end(), today + timedelta(days=n)))
+    for m in _ZH_RELATIVE_DAY_RE.finditer(text):
+        word = m.group("w")
+        if word in ("这两天", "这几天"):
+            add(Mention(m.start(), m.end(), today, today + timedelta(days=3)))
+            continue
+        offset = 3 if word == "大后天" else 2 if word == "后天" else 1 if word.startswith("明") else 0
+        add(Mention(m.start(), m.end(), today + timedelta(days=offset)))
+    for m in _ZH_WEEK_RE.finditer(text):
+        after = text[m.end() : m.end() + 1]
+        if m.group("d") is None and after in ("边", "围", "岁", "年", "全", "期", "内", "报", "刊"):
+            continue
+        if m.group("d") in ("一", "二", "三") and after in ("周", "次", "个"):
+            continue
+        add(_week_mention(m, today))
+    for m in _ZH_MONTH_RE.finditer(text):
+        if re.match(r"\s*\d", text[m.end() : m.end() + 2]):
+            continue
+        add(_month_mention(m, today))
+    for m in _ZH_MONTH_PART_RE.finditer(text):
+        part = m.group("part")[1]
+        year, month = today.year, today.month
+        if part == "初" and today.day > 10:
+            year, month = _next_month(today)
+        first, last = date(year, month, 1), _month_end(year, month)
+        if part == "初":
+            last = date(year, month, 10)
+        elif part == "中":
+            first, last = date(year, month, 11), date(year, month, 20)
+        else:
+            first = last - timedelta(days=6)
+        add(Mention(m.start(), m.end(), max(first, today), last))
+    for m in _ZH_YEAR_END_RE.finditer(text):
+        if m.group("w") in ("年底", "年末"):
+            add(Mention(m.start(), m.end(), max(date(today.year, 12, 20), today), date(today.year, 12, 31)))
+    for m in _DOT_DATE_RE.finditer(text):
+        day = _upcoming(today, int(m.group("m")), int(m.group("d")))
+        if day:
+            add(Mention(m.start(), m.end(), day, relative=None))
+    for m in _ZH_DAY_ONLY_RE.finditer(text):
+        day_no = _num(m.group("d"))
+        if not day_no or not 1 <= day_no <= 31:
+            continue
+        day = _safe_date(today.year, today.month, day_no)
+        if day is None or day < today:
+            year, month = _next_month(today)
+            day = _safe_date(year, month, day_no)
+        if day:
+            add(Mention(m.start(), m.end(), day, relative="day", value=day_no))
+    return _with_english(text, today, found, add)
+
+
+def _with_english(text: str, today: date, found: list[Mention], add) -> list[Mention]:
+    if not re.search(r"[A-Za-z]", text):
+        return found
+    for m in _EN_MONTH_DAY_RE.finditer(text):
+        day = _upcoming(today, MONTH_EN[m.group("mon").lower()], int(m.group("d")), _int(m.group("y")))
+        if day:
+            last = _safe_date(day.year, day.month, int(m.group("d2"))) if m.group("d2") else None
+            add(Mention(m.start(), m.end(), day, last if last and last > day else None))
+    for m in _EN_DAY_MONTH_RE.finditer(text):
+        month = MONTH_EN[m.group("mon").lower()]
+        if m.group("mon").lower() == "may" and not re.match(r"\s", text[m.end() : m.end() + 1] or " "):
+            continue
+        if m.group("d0"):
+            first = _upcoming(today, month, int(m.group("d")), _int(m.group("y")))
+            last = _upcoming(today, month, int(m.group("d0")), _int(m.group("y")))
+            if first and last and last > first:
+                add(Mention(m.start(), m.end(), first, last))
+                continue
+        day = _upcoming(today, month, int(m.group("d")), _int(m.group("y")))
+        if day:
+            add(Mention(m.start(), m.end(), day))
+    for m in _EN_RELATIVE_RE.finditer(text):
+        add(_en_relative(m, today))
+    for m in _EN_WEEKDAY_RE.finditer(text):
+        weekday = WEEKDAY_EN[m.group("d").lower()]
+        if m.group("d").lower() in ("sun", "sat", "wed", "mar") and not m.group("p"):
+            continue  # "sun" (the sun), "sat" (sat down): only with a preposition
+        prefix = (m.group("p") or "").lower()
+        monday = _monday(today)
+        if prefix == "next":
+            day = monday + timedelta(days=7 + weekday)
+        else:
+            day = monday + timedelta(days=weekday)
+            if day < today:
+                day += timedelta(days=7)
+        relative = "weekday" if prefix in ("", "on", "by", "until", "till", "to") else None
+        start = m.start() if prefix not in ("on", "by", "until", "till", "to") else m.start("d")
+        add(Mention(start, m.end(), day, relative=relative, value=weekday))
+    for m in _EN_MONTH_ONLY_RE.finditer(text):
+        month = MONTH_EN[m.group("mon").lower()]
+        year = today.year if month >= today.month else today.year + 1
+        if m.group("p").lower() == "next" and month == today.month:
+            year += 1
+        first, last = date(year, month, 1), _month_end(year, month)
+        prefix = m.group("p").lower()
+        if prefix == "early":
+            last = date(year, month, 10)
+        elif prefix == "mid":
+            first, last = date(year, month, 11), date(year, month, 20)
+        elif prefix in ("late", "end of", "the end of"):
+            first = date(year, month, 21)
+        add(Mention(m.start(), m.end(), max(first, today), last))
+    for m in _EN_THE_NTH_RE.finditer(text):
+        day_no = int(m.group("d"))
+        day = _safe_date(today.year, today.month, day_no) if 1 <= day_no <= 31 else None
+        if day is None or day < today:
+            year, month = _next_month(today)
+            day = _safe_date(year, month, day_no) if 1 <= day_no <= 31 else None
+        if day:
+            add(Mention(m.start(), m.end(), day, relative="day", value=day_no))
+    return found
+
+
+def _int(raw: str | None) -> int | None:
+    return int(raw) if raw else None
+
+
+def _en_relative(m: re.Match, today: date) -> Mention | None:
+    word = re.sub(r"\s+", " ", m.group("w").lower())
+    monday = _monday(today)
+    saturday, sunday = monday + timedelta(days=5), monday + timedelta(days=6)
+    span: tuple[date, date | None] | None = None
+    if word in ("today", "tonight"):
+        span = (today, None)
+    elif word == "tomorrow":
+        span = (today + timedelta(days=1), None)
+    elif "day after tomorrow" in word:
+        span = (today + timedelta(days=2), None)
+    elif word in ("this weekend", "over the weekend", "on the weekend", "the weekend", "weekend"):
+        span = (max(saturday, today), sunday)
+    elif word == "next weekend":
+        span = (saturday + timedelta(days=7), sunday + timedelta(days=7))
+    elif "weekend after next" in word:
+        span = (saturday + timedelta(days=14), sunday + timedelta(days=14))
+    elif word == "this week":
+        span = (today, sunday)
+    elif word == "next week":
+        span = (monday + timedelta(days=7), sunday + timedelta(days=7))
+    elif "week after next" in word:
+        span = (monday + timedelta(days=14), sunday + timedelta(days=14))
+    elif word in ("next month", "early next month", "beginning of next month", "end of next month"):
+        year, month = _next_month(today)
+        first, last = date(year, month, 1), _month_end(year, month)
+        if word.startswith(("early", "beginning")):
+            last = date(year, month, 10)
+        elif word.startswith("end"):
+            first = last - timedelta(days=6)
+        span = (first, last)
+    elif word in ("this month", "later this month"):
+        span = (today, _month_end(today.year, today.month))
+    elif word.startswith("end of") and word.endswith("month"):
+        last = _month_end(today.year, today.month)
+        span = (max(today, last - timedelta(days=6)), last)
+    elif word == "end of the year":
+        span = (max(today, date(today.year, 12, 20)), date(today.year, 12, 31))
+    elif word.startswith("new year") or word.startswith("christmas") or word in _EN_FESTIVAL:
+        new_year = "跨年" if "eve" in word else "元旦"
+        name = new_year if word.startswith("new year") else _EN_FESTIVAL.get(word, "圣诞")
+        found = festival(name, today)
+        if found and word == "christmas eve":
+            found = (found[0] - timedelta(days=1), found[0] - timedelta(days=1))
+        if found:
+            span = (found[0], found[1] if found[1] != found[0] else None)
+    elif word.startswith("in "):
+        n = _EN_NUM.get(m.group("n").lower()) if not m.group("n").isdigit() else int(m.group("n"))
+        if n:
+            days = n * 7 if m.group("u").lower().startswith("week") else n
+            span = (today + timedelta(days=days), None)
+    if span is None:
+        return None
+    return Mention(m.start(), m.end(), span[0], span[1])
+
+
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _resolve_relative(mention: Mention, anchor: date) -> date:
+    """A bare weekday or day-of-month that follows another date: its first occurrence on or after that date."""
+    if mention.relative == "weekday" and mention.value is not None:
+        return anchor + timedelta(days=(mention.value - anchor.weekday()) % 7)
+    if mention.relative == "day" and mention.value is not None:
+        day = _safe_date(anchor.year, anchor.month, mention.value)
+        if day is None or day < anchor:
+            year, month = _next_month(anchor)
+            day = _safe_date(year, month, mention.value)
+        return day or mention.first
+    return mention.first
+
+
+def _nights(text: str) -> int | None:
+    match = _NIGHTS_RE.search(text)
+    if not match:
+        return None
+    raw = match.group("n").lower()
+    value = _EN_NUM.get(raw) or {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}.get(raw)
+    if value is None:
+        value = _num(raw)
+    return value if value and 0 < value <= 30 else None
+
+
+def extract_dates(text: str, today: date) -> DateRange:
+    """The date range of a sentence: (start, end, spans of every date expression used)."""
+    mentions = sorted(_zh_mentions(text, today), key=lambda m: m.start)
+    if not mentions:
+        return DateRange()
+    spans = tuple((m.start, m.end) for m in mentions)
+    first = mentions[0]
+    start, end = first.first, first.last
+    for nxt in mentions[1:]:
+        between = text[first.end : nxt.start]
+        after = text[nxt.end : nxt.end + 6]
+        before = text[max(first.end, nxt.start - 10) : nxt.start]
+        joined = bool(_RANGE_JOIN_RE.match(between))
+        returning = bool(
+            _RETURN_AFTER_RE.match(after) or _RETURN_BEFORE_RE.search(before) or _UNTIL_BEFORE_RE.search(before)
+        )
+        if not (joined or returning):
+            # A later, more precise day inside the first span ("下周五" after "下周") refines it.
+            if end and first.first <= nxt.first <= end and nxt.last is None:
+                start, end = nxt.first, None
+                first = nxt
+                continue
+            if nxt.relative is None and end is None and nxt.first > start and nxt.first - start <= timedelta(days=31):
+                end = nxt.last or nxt.first  # two separate days: the second is the return
+            continue
+        anchor = start
+        last = nxt.last or _resolve_relative(nxt, anchor)
+        if last >= start:
+            end = last
+        break
+    nights = _nights(text) if start is not None else None
+    if nights and (end is None or len(mentions) == 1):
+        end = start + timedelta(days=nights)  # a stay of N nights ends on the morning after the last one
+    if end is not None and end < start:
+        end = None
+    return DateRange(start, end, spans)
+
+
+# Expressions our grammar leaves to jionlp (slow to import, so only loaded when one of these appears).
+_RARE_TIME_RE = re.compile(
+    rf"上旬|中旬|下旬|正月|腊月|农历|元宵|七夕|重阳|冬至|小年|初[一二三四五六七八九十]|"
+    rf"(?:{_NUM})\s*(?:个)?\s*(?:周|星期|礼拜|月)(?:以后|之后|后)"
+)
+
+
+def jionlp_fallback(text: str, today: date) -> DateRange | None:
+    """Ask jionlp about Chinese time expressions the grammar above does not read; None when it has no answer."""
+    match = _RARE_TIME_RE.search(text)
+    if not match:
+        return None
+    try:
+        import time as _time
+
+        import jionlp
+
+        for base in (today, _safe_date(today.year + 1, today.month, min(today.day, 28))):
+            if base is None:
+                continue
+            found = jionlp.ner.extract_time(text, time_base=_time.mktime(base.timetuple()), with_parsing=True)
+            for item in found:
+                span = (item.get("detail") or {}).get("time")
+                if not isinstance(span, list) or len(span) != 2:
+                    continue
+                first = date.fromisoformat(str(span[0])[:10])
+                last = date.fromisoformat(str(span[1])[:10])
+                if last < today or last < first:
+                    continue
+                offset = item.get("offset") or (match.start(), match.end())
+                return DateRange(max(first, today), last if last != first else None, (tuple(offset),))
+    except Exception:  # jionlp is a helper here; its failure means "no date", never a failed turn
+        return None
+    return None

@@ -1,0 +1,268 @@
+"""Intent classification: weighted cue words per intent, then decisions that use the slots found as evidence.
+
+Cues are small grammars (verbs, nouns and question forms), not sentences. The decision order encodes what the
+desk cares about most: money and bookings (progress, refund/return, cancel) before weather, comparing options,
+booking, trip plans, recommendations and activity search. A sentence with no cue but travel slots is a follow-up
+(the pending intent) or a search; a sentence with nothing travel-related is out of scope.
+"""
+
+import re
+from dataclasses import dataclass, field
+
+Cue = tuple[re.Pattern, float]
+
+
+def _cues(*pairs: tuple[str, float]) -> list[Cue]:
+    return [(re.compile(pattern, re.IGNORECASE), weight) for pattern, weight in pairs]
+
+
+OUT_OF_SCOPE_CUES = _cues(
+    (r"写(?:一|个|首|篇|段|份|封|点)?.{0,8}(?:诗|词|作文|文章|小说|代码|程序|脚本|函数|周报|日报|简历|求职信|情书|歌词|论文|文案|检讨|演讲稿)", 6),
+    (r"诗歌|一首诗|作诗|对联|藏头诗|代码|编程|python|javascript|java\b|c\+\+|golang|sql语句|排序算法|快速排序|冒泡排序|算法题", 6),
+    (r"股票|股市|基金|炒股|大盘|涨停|跌停|a股|比特币|加密货币|币圈|理财产品|汇率", 6),
+    (r"外卖|点餐|点个?.{0,4}(?:奶茶|咖啡|披萨|汉堡|炸鸡)|美团|饿了么", 6),
+    (r"笑话|段子|脑筋急转弯|讲个故事|讲故事|翻译|足球|篮球|nba|世界杯|欧冠|英超|比分|彩票|双色球|算命|星座|运势|塔罗", 6),
+    (r"作业|数学题|解方程|方程式|首都是|首都在哪|菜谱|怎么做(?:饭|菜)|红烧肉|减肥|电影|电视剧|追剧|综艺|打游戏|玩游戏|王者荣耀|原神", 6),
+    (r"绝句|律诗|古诗|宋词|乘以|除以|等于多少|等于几|英文怎么说|英语怎么说|怎么翻译|拼音|请假条|邮件|吃什么好|吃啥|晚饭|午饭|早饭", 5),
+    (r"你是谁|你叫什么|陪我聊|聊聊天|谈恋爱|考研|高考|面试|工资|房价|租房|装修|挂号|吃什么药|感冒了|限号|限行|违章", 5),
+    (r"\b(?:poem|poetry|haiku|sonnet|lyrics|essay|cover letter|resume|python|javascript|java|sql query|algorithm|"
+     r"quicksort|bubble sort|stock|stocks|shares|crypto|bitcoin|forex|food delivery|takeout|takeaway|pizza|joke|jokes|"
+     r"riddle|translate|translation|football|soccer|basketball|nba|world cup|premier league|lottery|horoscope|zodiac|"
+     r"homework|math problem|equation|capital of|recipe|tv show|video game|meaning of life|"
+     r"mortgage|who won|the score|write (?:me )?(?:some |a |an )?(?:code|program|script|function|song|story|email|letter|"
+     r"essay|poem)|tell me a (?:story|joke)|what'?s your name|who are you|who invented|how many (?:planets|"
+     r"countries|people live)|novels?|movies?|films?|songs?|music|podcasts?|tv series|anime|books? to read|"
+     r"square root|calculate|who (?:is|was) the (?:president|king|queen|ceo|author|founder|prime minister)|"
+     r"how (?:do|to|can) (?:i |you )?(?:cook|bake|fix|install|repair))\b", 6),
+)  # fmt: skip
+
+PROGRESS_STRONG = _cues(
+    (r"进度|进展|到哪一?步|到哪了|到哪儿了|审批|审核|批下来|批了吗|处理到|处理(?:得)?怎么样|处理了吗|处理好了吗|处理完了吗|状态|"
+     r"还没(?:有)?消息|没消息|没动静|有消息吗|有回复吗|没人处理|还没(?:有)?(?:退|到|收到|处理|批)|怎么还没|迟迟|退款呢|钱呢|"
+     r"(?:什么|啥)时候(?:能|可以|才能)?(?:到账|退回来|退到|回来|到)|多久(?:能|才能|可以)?(?:到|退|回)|多长时间(?:能|才能)?(?:到|退)|"
+     r"(?:退|到|批|处理|同意)了(?:没|吗)|同意了吗|同意没|(?:退|到|批)没退|有没有(?:退|到账|通过|批)", 4),
+    (r"什么时候(?:能)?到账|到账了吗|到账没|还没到账|没(?:有)?(?:到账|收到(?:退款|钱))|有结果了吗|结果出来了吗|通过了吗|通过没|批准了吗", 4),
+    (r"\b(?:status|progress|any update|update on|any news|been approved|been processed|approved yet|processed yet|"
+     r"still pending|where(?: is|'?s) (?:my|the) (?:refund|return|money)|what'?s (?:happening|going on) with|what happened (?:to|with)|"
+     r"(?:gone|go|went) through|"
+     r"been (?:paid|credited|issued|sent|refunded)|how long (?:will|does|until) (?:the |my )?(?:refund|return)|"
+     r"when will i (?:get|receive) (?:my )?(?:money|refund)|has my (?:refund|return)|did my (?:refund|return)|"
+     r"is my (?:refund|return)(?: request)?(?: for \S+)? (?:approved|done|processed|through|ready)|"
+     r"(?:hasn'?t|has not|haven'?t|have not|didn'?t|did not|still not|not yet) (?:arrived|come|come through|been|received|got|"
+     r"gotten|shown up)|still waiting|how long (?:will it|does it|until))\b", 4),
+)  # fmt: skip
+PROGRESS_WEAK = _cues((r"怎么样了|到账|结果|approved|pending|yet\b|check on", 2))
+AFTERSALE_CONTEXT = re.compile(r"退款|退货|退钱|申请|售后|工单|退回|refund|return|request|claim|ticket|审批", re.I)
+
+AFTERSALE_CUES = _cues(
+    (r"退款|退钱|退费|退货|退回|寄回|换货|申请售后|售后|把钱退|钱退|退全款|退一部分|退差价|赔偿|补偿", 4),
+    (r"想退|要退|退了吧?|能退吗|可以退吗|能不能退|退一下|申请退|给我退|帮我退(?!掉|订|票)|怎么退", 3),
+    (r"\b(?:refund|refunded|money back|reimburse(?:ment)?|compensation|chargeback|send (?:it |them )?back|"
+     r"return (?:the |my |these |this |those |an? )?(?:items?|goods|products?|order|purchase|package|parcel|jacket|"
+     r"shoes|boots|gear|tent|backpack|clothes|stuff|it|them)|make a return|a return for|return request)\b", 4),
+)  # fmt: skip
+RETURN_GOODS = re.compile(
+    r"退货|寄回|换货|退回(?:商品|去|给)|(?:衣服|鞋|外套|冲锋衣|羽绒服|帐篷|背包|睡袋|登山杖|装备|商品|东西|货|产品|包裹|"
+    r"快递|手套|帽子|水壶|头灯|雪具|滑雪板|相机|充电宝).{0,12}(?:退|不合适|尺码|坏了|质量|不喜欢|不想要)|"
+    r"不合适|尺码|太小|太大|换(?:个|一个|成|一)?.{0,3}(?:大|小)号|换一(?:件|双|个)|\b(?:return (?:the |my |these |this |those |an? )?(?:items?|goods|products?|package|parcel|jacket|"
+    r"shoes|boots|gear|tent|backpack|clothes|stuff|it|them)|send (?:it |them )?back|exchange|doesn'?t fit|wrong size|"
+    r"damaged|defective|broken)\b",
+    re.I,
+)
+ORDER_CONTEXT = re.compile(r"订单|单号|买的|购买|下单|商品|\border\b|purchase|bought", re.I)
+
+CANCEL_CUES = _cues(
+    (r"取消|退订|撤销|不订了", 4),
+    (r"退掉|退票|退了(?:吧)?|不要了|不去了|不用了|作废|算了", 2.5),
+    (r"\b(?:cancel(?:l?ed|l?ing|lation)?|call off)\b", 4),
+    (r"\b(?:don'?t need (?:the|my|this|that)|no longer need|drop (?:my|the) (?:booking|reservation))\b", 3),
+)
+BOOKING_CONTEXT = re.compile(r"预订|预定|订的|订了|行程|票|booking|reservation|reserved|booked|ticket", re.I)
+
+WEATHER_CUES = _cues(
+    (r"天气|气温|温度|下雨|下雪|降雨|降雪|降温|冷不冷|热不热|冷吗|热吗|冷么|多少度|几度|预报|刮风|大风|台风|雾霾|空气质量|紫外线|"
+     r"晴天|阴天|穿什么|穿多少|带伞|会冷|太冷|很冷|零下|冻不冻|暖和吗|凉快吗|水温|多冷|多热|冷不|热不|有雪吗|下雪没", 4),
+    (r"\b(?:weather|forecast|rain|raining|rainy|temperature|temperatures|how (?:cold|hot|warm|chilly)|degrees|humid|"
+     r"windy|typhoon|umbrella|sunny|will it snow|snowing|what (?:should i|to) (?:wear|pack)|freezing|chilly)\b", 4),
+    (r"\b(?:cold|hot(?![ -]?(?:spring|pot|el|test|spot|deal))|warm)\b", 2),
+)  # fmt: skip
+
+COMPARE_CUES = _cues(
+    (r"比较一下|比较下|比较(?=哪|这|那|各|几|不同|交通|方案|价格|一下)|对比|比一比|比一下|哪个(?:方案|更|划算|便宜|快)", 4),
+    (r"方案|套餐", 3),
+    (r"往返|来回", 2),
+    (r"(?:交通|机票|航班|高铁|火车)(?:和|加|\+|与|跟|及|、|,)(?:酒店|住宿)|机\+?酒|(?:往返|来回)(?:加|\+|和|带)(?:酒店|住宿)", 3),
+    (r"出差", 1.5),
+    (r"怎么搭|搭配|组合|最划算|最省钱|哪个划算|打包", 2),
+    (r"\b(?:compare|comparison|options|plans)\b", 4),
+    (r"\b(?:round[- ]trip|return trip|there and back)\b", 2),
+    (r"\b(?:flights?|transport(?:ation)?|trains?)\s*(?:and|\+|&|plus|with)\s*(?:a |the )?hotels?\b|\bwith (?:a )?hotel\b", 3),
+    (r"\bbusiness trip\b", 1.5),
+    (r"\b(?:combo|combination|bundle|package deal|best value)\b", 2),
+)  # fmt: skip
+
+BOOK_CUES = _cues(
+    (r"(?<!取消)(?<!取消我)(?:预订|预定|订购|帮我订|给我订|我要订|想订|订(?:一|个|张|两|间|几|间|晚|明|后|今|下|[0-9])|订(?=.{0,12}(?:票|机|航班|酒店|房|高铁|火车|动车|民宿)))(?!单)", 4),
+    (r"买(?:一|两|几)?张?.{0,10}(?:票|机票)|抢票|出票|订票|开(?:个|间)房|入住", 3),
+    (r"\b(?:book|booking a|reserve|make a reservation|get me (?:a|an|two)|buy (?:a |two )?tickets?|find me (?:a|an))\b", 4),
+    (r"\b(?:i need|i want|i'd like|looking for|need)\s+(?:a |an |two |cheap |cheaper |the cheapest )?(?:flight|hotel|room|train|ticket)", 3),
+    (r"多少钱|价格|票价|how much|prices?|fares?|cheapest|最便宜", 1),
+    (r"要(?:一|两)张|需要(?:一|个|间)|找(?:个|家|一家)", 1.5),
+)  # fmt: skip
+
+PLAN_CUES = _cues(
+    (r"行程|攻略|规划|日程|怎么玩|怎么安排|玩法", 3),
+    (r"计划|安排|线路|路线", 2),
+    (r"\b(?:itinerary|itineraries|day[- ]by[- ]day|how should (?:i|we) spend|what to do each day)\b", 4),
+    (r"\bplan(?:ning)?\b(?! b\b)|\bschedule\b|\broute\b", 3),
+)
+RECOMMEND_CUES = _cues(
+    (r"推荐|热门|有什么好玩|有啥好玩|好玩的|哪里好玩|哪儿好玩|去哪(?:里|儿)?(?:玩|好|比较好|合适)|去哪|有啥好去|好去处|值得去|散心|"
+     r"建议|适合.{0,6}(?:去|玩)|随便|出去玩|出去走走|哪些地方|什么地方|比较火|很火|最火|火爆|爆款|网红|人气|"
+     r"(?:一个|个|找个|些).{0,8}地方", 3),
+    (r"\b(?:recommend|recommendation|recommendations|suggest|suggestion|suggestions|ideas?|inspiration|"
+     r"where (?:should|can|could|to|would you) (?:i |we )?go|(?:good|nice|great|fun|cool) (?:place|spot)s?|where would you (?:recommend|suggest)|where to go|popular|trending|somewhere|anywhere|something fun|"
+     r"fun things|what'?s good|what'?s hot|surprise me|top picks?|best places?|best spots?|best destinations?|"
+     r"must[- ](?:see|visit|go)|where'?s good|where is good|where to travel)\b", 3),
+)  # fmt: skip
+SEARCH_CUES = _cues(
+    (r"想去|去.{1,8}玩|活动|跟团|报团|有团|旅游团|团吗|团(?=[,.?!，。？！ ]|$)|一日游|日游|游玩|旅游|旅行|出游|度假|玩几天|玩", 2),
+    (r"徒步|爬山|登山|滑雪|露营|潜水|冲浪|骑行|自驾|看雪|赏雪|看海|赏花|赏枫|温泉|亲子|漂流|观星|摄影|拍照|看日出|看极光|"
+     r"观鸟|划船|游船|骑马|草原|古镇|门票|景点|景区|有没有|能去吗|可以去吗|值不值|便宜|海岛|岛游|周边游|自由行|跟团游|出境游|"
+     r"国内游|短途|长途|游学|研学|夏令营|冬令营", 2),
+    (r"\b(?:tours?|trips?|activities|activity|things to do|what (?:can|to|could) (?:i |we )?do|hiking|hike|trek(?:king)?|"
+     r"ski(?:ing)?|camping|diving|surf(?:ing)?|cycling|visit(?:ing)?|travel(?:l?ing)?|excursions?|day trips?|"
+     r"sightseeing|vacation|holiday|getaway|explore|show me|looking for|anything in|go to|going to|head to|"
+     r"packages?|deals?)\b", 2),
+)  # fmt: skip
+
+
+@dataclass
+class Evidence:
+    """What the slot parsers found, as evidence for the intent."""
+
+    order_id: bool = False
+    booking_id: bool = False
+    destination: bool = False
+    province: bool = False
+    route: bool = False
+    biz_types: list[str] = field(default_factory=list)
+    date: bool = False
+    date_range: bool = False
+    days: bool = False
+    budget: bool = False
+    slots_only: bool = False
+
+
+@dataclass
+class Decision:
+    intent: str
+    aftersale_action: str | None = None
+    explicit: bool = True  # False when the intent came from slots alone (a follow-up may keep the pending one)
+
+
+def _score(cues: list[Cue], text: str) -> float:
+    return sum(weight for pattern, weight in cues if pattern.search(text))
+
+
+def classify(text: str, ev: Evidence, pending_intent: str | None = None) -> Decision:
+    """Choose the intent of one (normalised) sentence."""
+    if not text.strip():
+        return Decision("OUT_OF_SCOPE")
+    oos = _score(OUT_OF_SCOPE_CUES, text)
+    progress = _score(PROGRESS_STRONG, text)
+    progress_weak = _score(PROGRESS_WEAK, text)
+    aftersale = _score(AFTERSALE_CUES, text)
+    cancel = _score(CANCEL_CUES, text)
+    weather = _score(WEATHER_CUES, text)
+    compare = _score(COMPARE_CUES, text)
+    book = _score(BOOK_CUES, text)
+    plan = _score(PLAN_CUES, text)
+    recommend = _score(RECOMMEND_CUES, text)
+    search = _score(SEARCH_CUES, text)
+
+    action = _aftersale_action(text)
+    travel_desk = max(progress, aftersale, cancel if (ev.biz_types or ev.booking_id) else 0, weather)
+    if oos >= 5 and travel_desk < 4 and not ev.order_id and not ev.booking_id:
+        return Decision("OUT_OF_SCOPE")
+
+    # Money and bookings first.
+    has_aftersale_context = bool(AFTERSALE_CONTEXT.search(text)) or ev.order_id
+    if progress >= 4 and (has_aftersale_context or ev.booking_id or progress >= 8):
+        return Decision("QUERY_PROGRESS", action)
+    weak_progress = progress_weak and has_aftersale_context and not ev.biz_types and (aftersale or ev.order_id)
+    if (progress >= 4 or weak_progress) and (aftersale >= 3 or ev.order_id or has_aftersale_context):
+        return Decision("QUERY_PROGRESS", action)
+    booking_context = bool(ev.biz_types) or ev.booking_id or bool(BOOKING_CONTEXT.search(text))
+    if cancel >= 4 or (cancel >= 2.5 and booking_context):
+        if ev.order_id and not ev.booking_id:
+            return Decision("AFTERSALE", action or "REFUND")
+        if aftersale >= 4 and ORDER_CONTEXT.search(text) and not ev.biz_types:
+            return Decision("AFTERSALE", action or "REFUND")
+        return Decision("CANCEL_BOOKING")
+    if aftersale >= 3:
+        if ev.order_id or ORDER_CONTEXT.search(text) or action == "RETURN":
+            return Decision("AFTERSALE", action or "REFUND")
+        if ev.booking_id or ev.biz_types:
+            return Decision("CANCEL_BOOKING")
+        return Decision("AFTERSALE", action or "REFUND")
+    if ev.booking_id and max(weather, compare, book, plan, recommend, search) < 3:
+        return Decision("CANCEL_BOOKING")
+    if ev.order_id and max(weather, compare, book, plan, recommend, search) < 3:
+        if pending_intent in ("AFTERSALE", "QUERY_PROGRESS"):
+            return Decision(pending_intent, action, explicit=False)
+        return Decision("AFTERSALE", action or "REFUND", explicit=False)
+
+    if weather >= 4 or (weather >= 2 and (ev.destination or ev.province) and max(book, plan, compare) < 3):
+        return Decision("QUERY_WEATHER")
+
+    # Options between an origin and a destination, or one booking.
+    plan_itinerary = compare + (1.5 if ev.route else 0) + (0.5 if ev.date_range else 0)
+    if ev.route and ev.date_range and "HOTEL" in ev.biz_types:
+        plan_itinerary += 2  # there and back, with a hotel: transport + hotel options
+    booking = book + (2 if ev.biz_types else 0) + (1 if ev.route else 0) + (0.5 if ev.date else 0)
+    if compare >= 4 and ("HOTEL" in ev.biz_types or ev.route or compare >= 6) and plan_itinerary >= booking - 2:
+        return Decision("PLAN_ITINERARY")
+    if plan_itinerary >= 6 and plan_itinerary > booking:
+        return Decision("PLAN_ITINERARY")
+    if ev.biz_types and (book >= 1 or ev.route or ev.date or ev.destination) and plan < 3:
+        return Decision("BOOK")
+    if book >= 4 and ev.biz_types:
+        return Decision("BOOK")
+
+    if (plan >= 3 and (ev.destination or ev.province or ev.days or plan >= 4 or ev.date or ev.route)) or (
+        plan >= 2 and ev.days
+    ):
+        return Decision("MAKE_TRAVEL_PLAN")
+
+    if recommend >= 3 and not ev.destination:
+        if ev.province:
+            return Decision("SEARCH_ACTIVITIES")
+        return Decision("RECOMMEND")
+
+    travel_slots = ev.destination or ev.province or ev.budget or ev.days or ev.date
+    if search >= 2 or recommend >= 3 or plan >= 3:
+        strong = search >= 4 or recommend >= 3 or plan >= 3
+        if pending_intent and not strong and ev.slots_only:
+            return Decision(pending_intent, explicit=False)
+        if travel_slots or search >= 2:
+            return Decision("SEARCH_ACTIVITIES", explicit=strong)
+    if ev.biz_types and book >= 1:
+        return Decision("BOOK")
+    if travel_slots and (ev.slots_only or ev.destination or ev.province or ev.budget):
+        if pending_intent:
+            return Decision(pending_intent, explicit=False)
+        return Decision("SEARCH_ACTIVITIES", explicit=False)
+    if pending_intent and ev.slots_only and (ev.biz_types or travel_slots):
+        return Decision(pending_intent, explicit=False)
+    return Decision("OUT_OF_SCOPE")
+
+
+def _aftersale_action(text: str) -> str | None:
+    if RETURN_GOODS.search(text):
+        return "RETURN"
+    if re.search(r"退款|退钱|退费|钱|refund|money", text, re.I):
+        return "REFUND"
+    if re.search(r"\breturn\b", text, re.I):
+        return "RETURN"
+    return None

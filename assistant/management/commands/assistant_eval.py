@@ -1,0 +1,150 @@
+"""Score an LLM port adapter on a labelled JSONL file of utterances (it reports; it does not judge).
+
+Each line: {"text": "...", "intent": "SEARCH_ACTIVITIES", "slots": {"destination": "大理", "max_price": 2000}}.
+Slot names are those of the intent JSON, plus `destination`, which matches any of `destination_keywords` or `city`.
+"""
+
+import json
+import time
+from collections import Counter
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from assistant.llm.factory import get_llm_port
+from assistant.llm.port import LLMError, UnderstandContext
+from assistant.llm.schema import SLOT_NAMES, IntentName
+
+SLOTS = {*SLOT_NAMES, "destination"}
+
+
+def load_cases(path: Path) -> list[dict[str, Any]]:
+    """Read and check the labelled file; a malformed line is a CommandError naming its line number."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise CommandError(f"cannot read {path}: {exc}", returncode=2)
+    cases = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            case = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise CommandError(f"{path}, line {number}: not valid JSON ({exc.msg})", returncode=2)
+        if not isinstance(case, dict) or not isinstance(case.get("text"), str):
+            raise CommandError(f'{path}, line {number}: expected an object with a string "text"', returncode=2)
+        if case.get("intent") not in IntentName.__members__:
+            raise CommandError(f"{path}, line {number}: unknown intent {case.get('intent')!r}", returncode=2)
+        slots = case.get("slots", {})
+        if not isinstance(slots, dict) or not set(slots) <= SLOTS:
+            raise CommandError(
+                f"{path}, line {number}: slots must be an object with names among {sorted(SLOTS)}", returncode=2
+            )
+        cases.append({"line": number, "text": case["text"], "intent": case["intent"], "slots": slots})
+    return cases
+
+
+def slot_matches(name: str, expected: Any, got: dict[str, Any]) -> bool:
+    """One expected slot against the predicted intent JSON (dates as YYYY-MM-DD, numbers as ints)."""
+    if name == "destination":
+        return expected in (got.get("destination_keywords") or []) or expected == got.get("city")
+    value = got.get(name)
+    if name in ("days", "max_price"):
+        try:
+            return value is not None and int(value) == int(expected)
+        except (TypeError, ValueError):
+            return False
+    if name == "destination_keywords":
+        expected_list = expected if isinstance(expected, list) else [expected]
+        return all(e in (value or []) for e in expected_list)
+    return value is not None and str(value) == str(expected)
+
+
+class Command(BaseCommand):
+    help = "Evaluate intent and slot accuracy of an LLM port adapter on a labelled JSONL file."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--file", required=True, help="JSONL file: one {text, intent, slots} per line")
+        parser.add_argument("--today", default=None, help="the date 'today' is, YYYY-MM-DD (default: the real today)")
+        parser.add_argument("--provider", default=None, choices=["rules", "openai"], help="default: the setting")
+        parser.add_argument("--json", action="store_true", help="end with one JSON line of the figures")
+
+    def handle(self, *args, **options):
+        try:
+            today = date.fromisoformat(options["today"]) if options["today"] else date.today()
+        except ValueError:
+            raise CommandError(f"--today must be YYYY-MM-DD, not {options['today']!r}", returncode=2)
+        cases = load_cases(Path(options["file"]))
+        port = get_llm_port(options["provider"])
+        context = UnderstandContext(today=today)
+
+        intent_correct = slot_total = slot_correct = errors = 0
+        true_pos, predicted, support = Counter(), Counter(), Counter()
+        misses = []
+        started = time.perf_counter()
+        for case in cases:
+            try:
+                got = port.understand(case["text"], context=context).intent.model_dump(mode="json")
+            except LLMError as exc:
+                errors += 1
+                got = {"intent": f"ERROR:{exc.kind}"}
+            support[case["intent"]] += 1
+            predicted[got["intent"]] += 1
+            ok_intent = got["intent"] == case["intent"]
+            intent_correct += ok_intent
+            true_pos[case["intent"]] += ok_intent
+            wrong_slots = {}
+            for name, expected in case["slots"].items():
+                slot_total += 1
+                if slot_matches(name, expected, got):
+                    slot_correct += 1
+                else:
+                    wrong_slots[name] = expected
+            if not ok_intent or wrong_slots:
+                brief = {k: v for k, v in got.items() if v not in (None, [], False)}
+                misses.append({"line": case["line"], "text": case["text"], "expected": case, "got": brief,
+                               "wrong_slots": wrong_slots})  # fmt: skip
+        elapsed = time.perf_counter() - started
+
+        total = len(cases)
+        result = {
+            "provider": getattr(port, "provider", "?"),
+            "model": getattr(port, "model", "?"),
+            "total": total,
+            "intent_correct": intent_correct,
+            "intent_accuracy": round(intent_correct / total, 4) if total else 0.0,
+            "slot_total": slot_total,
+            "slot_correct": slot_correct,
+            "slot_accuracy": round(slot_correct / slot_total, 4) if slot_total else 1.0,
+            "errors": errors,
+            "mean_ms": round(elapsed * 1000 / total, 3) if total else 0.0,
+        }
+        self._report(result, true_pos, predicted, support, misses)
+        if options["json"]:
+            self.stdout.write(json.dumps(result, ensure_ascii=False))
+
+    def _report(self, result, true_pos, predicted, support, misses) -> None:
+        out = self.stdout.write
+        out(f"provider {result['provider']} ({result['model']}), {result['total']} utterances")
+        out(f"intent accuracy {result['intent_accuracy']:.4f} ({result['intent_correct']}/{result['total']})")
+        out(f"slot accuracy   {result['slot_accuracy']:.4f} ({result['slot_correct']}/{result['slot_total']})")
+        out(f"mean latency    {result['mean_ms']} ms per utterance")
+        out("")
+        out(f"{'intent':<20}{'precision':>10}{'recall':>10}{'support':>9}")
+        for name in IntentName.__members__:
+            if not support[name] and not predicted[name]:
+                continue
+            precision = true_pos[name] / predicted[name] if predicted[name] else 0.0
+            recall = true_pos[name] / support[name] if support[name] else 0.0
+            out(f"{name:<20}{precision:>10.2f}{recall:>10.2f}{support[name]:>9}")
+        if misses:
+            out("")
+            out(f"misses ({len(misses)}):")
+            for miss in misses:
+                expected = {"intent": miss["expected"]["intent"], **miss["expected"]["slots"]}
+                out(f"  line {miss['line']}: {miss['text']}")
+                out(f"    expected {json.dumps(expected, ensure_ascii=False)}")
+                out(f"    got      {json.dumps(miss['got'], ensure_ascii=False)}")

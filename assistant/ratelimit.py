@@ -1,0 +1,24 @@
+"""A per-user daily turn limit, counted in the cache (Redis: one atomic INCR per turn)."""
+
+import datetime as dt
+import logging
+
+from django.conf import settings
+from django.core.cache import cache
+
+logger = logging.getLogger(__name__)
+
+
+def turn_admitted(*, user_id: int, today: dt.date) -> bool:
+    """Count one turn for the user today; False once the day's limit is passed.
+
+    If the counter cannot be reached the turn is admitted (the limit protects cost, not safety) and logged.
+    """
+    key = f"ratelimit:turns:{user_id}:{today:%Y%m%d}"
+    try:
+        cache.add(key, 0, timeout=60 * 60 * 26)
+        count = cache.incr(key)
+    except Exception as exc:
+        logger.warning("rate limit counter unavailable, admitting the turn", extra={"error": repr(exc)})
+        return True
+    return count <= settings.ASSISTANT_DAILY_TURN_LIMIT

@@ -1,0 +1,195 @@
+"""The assistant's writes: one chat turn end to end, and the audit of every model call."""
+
+import datetime as dt
+import logging
+import time
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from assistant.dispatcher import Reply, TurnContext, dispatch
+from assistant.llm.factory import get_llm_port
+from assistant.llm.port import LLMError, LLMPort, UnderstandContext, Understanding, Usage
+from assistant.llm.schema import Intent
+from assistant.memory import Memory, memory_load, memory_save
+from assistant.models import Conversation, LLMCall, Turn, TurnOutcome
+from assistant.ratelimit import turn_admitted
+from assistant.replies import compose, reply_language
+
+logger = logging.getLogger("assistant.turn")
+
+MAX_MESSAGE_CHARS = 2000
+
+
+class InvalidMessage(ValueError):
+    """The message cannot be a turn (empty, too long); nothing was recorded."""
+
+
+@dataclass
+class TurnResult:
+    conversation_id: str
+    reply: str
+    intent: dict | None
+    cards: list[dict]
+    suggestions: list[dict]
+    outcome: str
+    meta: dict = field(default_factory=dict)
+
+
+def clean_message(raw: object) -> str:
+    """The user's message without control characters; refuses empty and over-long messages."""
+    if not isinstance(raw, str):
+        raise InvalidMessage("message must be text")
+    text = "".join(ch for ch in raw if ch.isprintable() or ch in "\n\t").strip()
+    if not text:
+        raise InvalidMessage("message is empty")
+    if len(text) > MAX_MESSAGE_CHARS:
+        raise InvalidMessage(f"message is longer than {MAX_MESSAGE_CHARS} characters")
+    return text
+
+
+def conversation_start(*, user) -> Conversation:
+    """A new, empty conversation: nothing remembered from the previous one."""
+    return Conversation.objects.create(user=user)
+
+
+def conversation_for(*, user, conversation_id: str | None) -> Conversation:
+    """The user's conversation with that id, or a new one (another user's id is never reused)."""
+    if conversation_id:
+        try:
+            found = Conversation.objects.filter(pk=conversation_id, user=user).first()
+        except (ValidationError, ValueError):  # a malformed id is simply not found
+            found = None
+        if found:
+            return found
+    return Conversation.objects.create(user=user)
+
+
+def llm_call_record(*, port: LLMPort, purpose: str, usage: Usage, outcome: str, error: str = "", user=None) -> LLMCall:
+    """One audit row per model call: provider, model, tokens, latency, outcome. Never the key or the prompt."""
+    call = LLMCall.objects.create(
+        user=user,
+        purpose=purpose,
+        provider=port.provider,
+        model=port.model,
+        prompt_tokens=usage.prompt_tokens,
+        completion_tokens=usage.completion_tokens,
+        latency_ms=usage.latency_ms,
+        outcome=outcome,
+        error=error[:500],
+    )
+    logger.info(
+        "llm call",
+        extra={
+            "provider": port.provider,
+            "model": port.model,
+            "purpose": purpose,
+            "outcome": outcome,
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+            "latency_ms": usage.latency_ms,
+        },
+    )
+    return call
+
+
+def understand_audited(
+    *, port: LLMPort, text: str, context: UnderstandContext, user=None
+) -> tuple[Understanding | None, LLMError | None, LLMCall]:
+    """Ask the port to understand, recording the call whatever happens."""
+    try:
+        understanding = port.understand(text, context=context)
+    except LLMError as exc:
+        call = llm_call_record(
+            port=port, purpose="understand", usage=exc.usage, outcome=exc.kind, error=str(exc), user=user
+        )
+        return None, exc, call
+    call = llm_call_record(port=port, purpose="understand", usage=understanding.usage, outcome="OK", user=user)
+    return understanding, None, call
+
+
+def chat_turn(
+    *,
+    user,
+    message: str,
+    conversation_id: str | None = None,
+    page_language: str = "zh-hans",
+    fresh: bool = False,
+    port: LLMPort | None = None,
+    today: dt.date | None = None,
+) -> TurnResult:
+    """Answer one message: limit, understand, remember, dispatch, record. Raises InvalidMessage for bad input."""
+    started = time.monotonic()
+    text = clean_message(message)
+    today = today or timezone.localdate()
+    language = reply_language(text, page_language)
+    conversation = conversation_for(user=user, conversation_id=conversation_id)
+    port = port or get_llm_port()
+
+    if not turn_admitted(user_id=user.pk, today=today):
+        reply = Reply(
+            compose("rate_limited", language, limit=settings.ASSISTANT_DAILY_TURN_LIMIT), TurnOutcome.RATE_LIMITED
+        )
+        return _finish(conversation, user, text, None, reply, port, [], started)
+
+    memory = Memory() if fresh else memory_load(str(conversation.pk))
+    context = UnderstandContext(today=today, pending_intent=memory.intent if memory.awaiting else None)
+    understanding, error, call = understand_audited(port=port, text=text, context=context, user=user)
+    if error is not None:
+        reply = Reply(compose("llm_unavailable", language, kind=error.kind), TurnOutcome.DEGRADED)
+        return _finish(conversation, user, text, None, reply, port, [call], started)
+
+    understood = understanding.intent
+    slots = memory.merged_with(understood.intent, understood.slots())
+    intent = Intent.model_validate({"intent": understood.intent, **slots})
+    reply = dispatch(TurnContext(intent=intent, user=user, today=today, language=language))
+    memory_save(str(conversation.pk), Memory(intent=intent.intent, slots=intent.slots(), awaiting=reply.awaiting))
+    return _finish(conversation, user, text, intent, reply, port, [call], started)
+
+
+@transaction.atomic
+def _finish(conversation, user, text, intent: Intent | None, reply: Reply, port, calls, started) -> TurnResult:
+    latency_ms = int((time.monotonic() - started) * 1000)
+    turn = Turn.objects.create(
+        conversation=conversation,
+        user=user,
+        message=text,
+        intent=intent.intent if intent else "",
+        understanding=intent.model_dump(mode="json") if intent else {},
+        reply=reply.text,
+        cards=reply.cards,
+        outcome=reply.outcome,
+        provider=port.provider,
+        model=port.model,
+        prompt_tokens=sum(c.prompt_tokens for c in calls),
+        completion_tokens=sum(c.completion_tokens for c in calls),
+        latency_ms=latency_ms,
+    )
+    LLMCall.objects.filter(pk__in=[c.pk for c in calls]).update(turn=turn)
+    Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
+    logger.info(
+        "turn",
+        extra={
+            "user_id": user.pk,
+            "conversation": str(conversation.pk),
+            "intent": turn.intent,
+            "outcome": turn.outcome,
+            "provider": turn.provider,
+            "model": turn.model,
+            "prompt_tokens": turn.prompt_tokens,
+            "completion_tokens": turn.completion_tokens,
+            "latency_ms": latency_ms,
+        },
+    )
+    return TurnResult(
+        conversation_id=str(conversation.pk),
+        reply=reply.text,
+        intent=turn.understanding or None,
+        cards=reply.cards,
+        suggestions=reply.suggestions,
+        outcome=reply.outcome,
+        meta={"turn_id": turn.pk, "provider": port.provider, "model": port.model, "latency_ms": latency_ms},
+    )

@@ -1,0 +1,96 @@
+"""`manage.py assistant_eval`: the figures on the shared dev set and on our own sets, and its errors."""
+
+import json
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+ROOT = Path(__file__).resolve().parents[2]
+DEV_SET = ROOT.parent / "shared" / "eval" / "intents-dev.jsonl"
+OWN_SET = ROOT / "tests" / "assistant" / "eval" / "intents-own.jsonl"
+HOLDOUT_SET = ROOT / "tests" / "assistant" / "eval" / "intents-holdout.jsonl"
+HOLDOUT_SET_2 = ROOT / "tests" / "assistant" / "eval" / "intents-holdout2.jsonl"
+
+
+def run_eval(path: Path) -> dict:
+    out = StringIO()
+    call_command("assistant_eval", file=str(path), today="2026-12-01", provider="rules", json=True, stdout=out)
+    return json.loads(out.getvalue().strip().splitlines()[-1])
+
+
+@pytest.mark.skipif(not DEV_SET.exists(), reason="the shared dev set is not beside the repository")
+def test_the_dev_set_reaches_the_thresholds():
+    result = run_eval(DEV_SET)
+    assert result["total"] == 64
+    assert result["intent_accuracy"] >= 0.95
+    assert result["slot_accuracy"] >= 0.90
+
+
+def test_our_own_set_reaches_the_thresholds():
+    result = run_eval(OWN_SET)
+    assert result["total"] >= 300
+    assert result["intent_accuracy"] >= 0.95
+    assert result["slot_accuracy"] >= 0.95
+
+
+@pytest.mark.parametrize(("path", "size"), [(HOLDOUT_SET, 80), (HOLDOUT_SET_2, 40)])
+def test_the_holdout_sets_are_scored(path, size):
+    # Written after the engine was done, to measure how it generalises; a floor, not a target.
+    result = run_eval(path)
+    assert result["total"] == size
+    assert result["intent_accuracy"] >= 0.90
+    assert result["slot_accuracy"] >= 0.90
+
+
+def test_the_report_lists_accuracy_and_the_per_intent_table(tmp_path):
+    path = tmp_path / "two.jsonl"
+    lines = [
+        {"text": "赛里木湖", "intent": "SEARCH_ACTIVITIES", "slots": {"destination": "赛里木湖"}},
+        {"text": "给我讲个笑话", "intent": "RECOMMEND", "slots": {}},
+    ]
+    path.write_text("\n".join(json.dumps(line, ensure_ascii=False) for line in lines), encoding="utf-8")
+    out = StringIO()
+    call_command("assistant_eval", file=str(path), today="2026-12-01", provider="rules", stdout=out)
+    report = out.getvalue()
+    assert "intent accuracy 0.5000 (1/2)" in report
+    assert "slot accuracy   1.0000 (1/1)" in report
+    assert "RECOMMEND" in report and "precision" in report
+    assert "给我讲个笑话" in report  # the miss is listed
+
+
+def test_a_malformed_line_is_an_error_naming_its_line(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(
+        '{"text": "赛里木湖", "intent": "SEARCH_ACTIVITIES", "slots": {}}\n{"text": oops}\n', encoding="utf-8"
+    )
+    with pytest.raises(CommandError, match="line 2"):
+        call_command("assistant_eval", file=str(path), provider="rules", stdout=StringIO())
+
+
+def test_an_unknown_intent_or_slot_is_an_error(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"text": "x", "intent": "DANCE", "slots": {}}\n', encoding="utf-8")
+    with pytest.raises(CommandError, match="line 1"):
+        call_command("assistant_eval", file=str(path), provider="rules", stdout=StringIO())
+    path.write_text('{"text": "x", "intent": "BOOK", "slots": {"colour": "red"}}\n', encoding="utf-8")
+    with pytest.raises(CommandError, match="line 1"):
+        call_command("assistant_eval", file=str(path), provider="rules", stdout=StringIO())
+
+
+def test_the_command_exits_with_code_2_on_a_malformed_file(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "bad.jsonl"
+    path.write_text("not json\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "manage.py", "assistant_eval", "--file", str(path), "--provider", "rules"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "line 1" in done.stderr
