@@ -27,7 +27,11 @@ print(json.dumps({
 
 
 def settings_with(**env: str) -> dict:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "REDIS_", "CELERY_", "ASSISTANT_"))}
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DATABASE_", "REDIS_", "CELERY_", "ASSISTANT_", "LOG_", "DJANGO_", "TRIPDESK_"))
+    }
     clean.update(env, DJANGO_SETTINGS_MODULE="config.settings")
     out = subprocess.run(
         [sys.executable, "-c", PROBE], cwd=ROOT, env=clean, capture_output=True, text=True, check=True, timeout=60
