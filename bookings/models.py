@@ -70,3 +70,15 @@ class BookingEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.booking.booking_id}: {self.from_status or '∅'} → {self.to_status}"
+
+
+class SupplierAccount(models.Model):
+    """A traveller's key on the supplier platform. It goes into the CLI's environment only: never argv, logs,
+    audit rows or API answers."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="supplier_account")
+    api_key = models.CharField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"supplier account of {self.user}"

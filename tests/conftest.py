@@ -38,6 +38,18 @@ def _fresh_cache():
     yield
 
 
+@pytest.fixture(autouse=True)
+def _tasks_in_process_unless_a_worker_runs(request):
+    """Tests run Celery tasks in-process, except those that start a real worker (marked `worker`)."""
+    from config.celery import app
+
+    eager = request.node.get_closest_marker("worker") is None
+    previous = app.conf.task_always_eager
+    app.conf.task_always_eager = eager or previous
+    yield
+    app.conf.task_always_eager = previous
+
+
 @pytest.fixture
 def user_factory(django_user_model):
     counter = {"n": 0}
