@@ -6,10 +6,11 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from assistant.audit import understand_audited
 from assistant.llm.factory import get_llm_port
 from assistant.llm.port import UnderstandContext
 from assistant.ratelimit import turn_admitted
-from assistant.services import MAX_MESSAGE_CHARS, InvalidMessage, chat_turn, clean_message, understand_audited
+from assistant.services import MAX_MESSAGE_CHARS, InvalidMessage, chat_turn, clean_message
 
 
 class ErrorSerializer(serializers.Serializer):

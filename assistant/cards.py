@@ -23,3 +23,27 @@ def activity_card(activity: Activity) -> dict:
         "url": reverse("itinerary:activity-detail", args=[activity.pk]),
         "cover_image_url": activity.cover_image_url,
     }
+
+
+def booking_card(booking) -> dict:
+    """A booking as the traveller sees it: what, when, how much, in which state, and the platform's number."""
+    details = booking.details or {}
+    route = " → ".join(x for x in (details.get("from"), details.get("to")) if x)
+    summary_parts = [
+        details.get("flightNo") or details.get("trainNo") or details.get("hotelName") or details.get("hotelId"),
+        route,
+        details.get("date") or details.get("checkInDate"),
+        f"→ {details['checkOutDate']}" if details.get("checkOutDate") else "",
+    ]
+    return {
+        "type": "booking",
+        "booking_id": booking.booking_id,
+        "biz_type": booking.biz_type,
+        "biz_type_label": booking.get_biz_type_display(),
+        "status": booking.status,
+        "status_label": booking.get_status_display(),
+        "amount": str(booking.amount),
+        "external_order_no": booking.external_order_no,
+        "summary": " ".join(p for p in summary_parts if p),
+        "url": reverse("bookings:list"),
+    }

@@ -21,7 +21,8 @@ PLACE_AND_TIME_SLOTS = ("destination_keywords", "province", "city", "origin", "d
 class Memory:
     intent: str | None = None
     slots: dict[str, Any] = field(default_factory=dict)
-    awaiting: str | None = None  # the slot the last reply asked for, if it asked
+    awaiting: str | None = None  # what the last reply asked for, if it asked
+    request: str = ""  # the user's words so far while a question is open (the booking agent reads them)
 
     def merged_with(self, intent: str, new_slots: dict[str, Any]) -> dict[str, Any]:
         """The slots of this turn: the new ones over the remembered ones that still apply."""
@@ -49,11 +50,16 @@ def memory_load(conversation_id: str) -> Memory:
         return Memory()
     if not isinstance(raw, dict):
         return Memory()
-    return Memory(intent=raw.get("intent"), slots=raw.get("slots") or {}, awaiting=raw.get("awaiting"))
+    return Memory(
+        intent=raw.get("intent"),
+        slots=raw.get("slots") or {},
+        awaiting=raw.get("awaiting"),
+        request=raw.get("request") or "",
+    )
 
 
 def memory_save(conversation_id: str, memory: Memory) -> bool:
-    data = {"intent": memory.intent, "slots": memory.slots, "awaiting": memory.awaiting}
+    data = {"intent": memory.intent, "slots": memory.slots, "awaiting": memory.awaiting, "request": memory.request}
     try:
         cache.set(_key(conversation_id), data, timeout=settings.ASSISTANT_SESSION_TTL)
     except Exception as exc:

@@ -2,6 +2,7 @@
 
 import datetime as dt
 import logging
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -10,10 +11,11 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from assistant.audit import understand_audited
 from assistant.dispatcher import Reply, TurnContext, dispatch
 from assistant.llm.factory import get_llm_port
-from assistant.llm.port import LLMError, LLMPort, UnderstandContext, Understanding, Usage
-from assistant.llm.schema import Intent
+from assistant.llm.port import LLMPort, UnderstandContext
+from assistant.llm.schema import Intent, IntentName
 from assistant.memory import Memory, memory_load, memory_save
 from assistant.models import Conversation, LLMCall, Turn, TurnOutcome
 from assistant.ratelimit import turn_admitted
@@ -68,49 +70,6 @@ def conversation_for(*, user, conversation_id: str | None) -> Conversation:
     return Conversation.objects.create(user=user)
 
 
-def llm_call_record(*, port: LLMPort, purpose: str, usage: Usage, outcome: str, error: str = "", user=None) -> LLMCall:
-    """One audit row per model call: provider, model, tokens, latency, outcome. Never the key or the prompt."""
-    call = LLMCall.objects.create(
-        user=user,
-        purpose=purpose,
-        provider=port.provider,
-        model=port.model,
-        prompt_tokens=usage.prompt_tokens,
-        completion_tokens=usage.completion_tokens,
-        latency_ms=usage.latency_ms,
-        outcome=outcome,
-        error=error[:500],
-    )
-    logger.info(
-        "llm call",
-        extra={
-            "provider": port.provider,
-            "model": port.model,
-            "purpose": purpose,
-            "outcome": outcome,
-            "prompt_tokens": usage.prompt_tokens,
-            "completion_tokens": usage.completion_tokens,
-            "latency_ms": usage.latency_ms,
-        },
-    )
-    return call
-
-
-def understand_audited(
-    *, port: LLMPort, text: str, context: UnderstandContext, user=None
-) -> tuple[Understanding | None, LLMError | None, LLMCall]:
-    """Ask the port to understand, recording the call whatever happens."""
-    try:
-        understanding = port.understand(text, context=context)
-    except LLMError as exc:
-        call = llm_call_record(
-            port=port, purpose="understand", usage=exc.usage, outcome=exc.kind, error=str(exc), user=user
-        )
-        return None, exc, call
-    call = llm_call_record(port=port, purpose="understand", usage=understanding.usage, outcome="OK", user=user)
-    return understanding, None, call
-
-
 def chat_turn(
     *,
     user,
@@ -135,6 +94,21 @@ def chat_turn(
         )
         return _finish(conversation, user, text, None, reply, port, [], started)
 
+    if settings.ASSISTANT_AGENT_ENABLED:
+        from assistant.agent_turn import agent_turn
+
+        context = TurnContext(
+            intent=Intent(intent=IntentName.OUT_OF_SCOPE),  # channel 2 does not classify; the model picks tools
+            user=user,
+            today=today,
+            language=language,
+            port=port,
+            conversation_id=str(conversation.pk),
+            request_text=text,
+        )
+        reply = agent_turn(context)
+        return _finish(conversation, user, text, None, reply, port, reply.llm_calls, started)
+
     memory = Memory() if fresh else memory_load(str(conversation.pk))
     context = UnderstandContext(today=today, pending_intent=memory.intent if memory.awaiting else None)
     understanding, error, call = understand_audited(port=port, text=text, context=context, user=user)
@@ -143,11 +117,40 @@ def chat_turn(
         return _finish(conversation, user, text, None, reply, port, [call], started)
 
     understood = understanding.intent
-    slots = memory.merged_with(understood.intent, understood.slots())
-    intent = Intent.model_validate({"intent": understood.intent, **slots})
-    reply = dispatch(TurnContext(intent=intent, user=user, today=today, language=language))
-    memory_save(str(conversation.pk), Memory(intent=intent.intent, slots=intent.slots(), awaiting=reply.awaiting))
-    return _finish(conversation, user, text, intent, reply, port, [call], started)
+    name = understood.intent
+    if memory.awaiting and name == IntentName.OUT_OF_SCOPE and answers_open_question(memory, text):
+        name = memory.intent  # "张三 13800000000" answers the booking question; it is not a new topic
+    continuing = bool(memory.awaiting) and name == memory.intent
+    request_text = f"{memory.request}\n{text}" if continuing and memory.request else text
+    slots = memory.merged_with(name, understood.slots())
+    intent = Intent.model_validate({"intent": name, **slots})
+    reply = dispatch(
+        TurnContext(
+            intent=intent,
+            user=user,
+            today=today,
+            language=language,
+            port=port,
+            conversation_id=str(conversation.pk),
+            request_text=request_text,
+        )
+    )
+    remembered = Memory(
+        intent=intent.intent,
+        slots=intent.slots(),
+        awaiting=reply.awaiting,
+        request=request_text if reply.awaiting else "",
+    )
+    memory_save(str(conversation.pk), remembered)
+    return _finish(conversation, user, text, intent, reply, port, [call, *reply.llm_calls], started)
+
+
+MOBILE = re.compile(r"(?<!\d)1[3-9]\d{9}(?!\d)")
+
+
+def answers_open_question(memory: Memory, text: str) -> bool:
+    """Whether a sentence the engine found no intent in answers the question the last reply asked."""
+    return memory.awaiting == "booking" and bool(MOBILE.search(text))
 
 
 @transaction.atomic

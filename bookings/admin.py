@@ -1,6 +1,7 @@
+from django import forms
 from django.contrib import admin
 
-from bookings.models import BookingEvent, BookingRecord
+from bookings.models import BookingEvent, BookingRecord, SupplierAccount
 
 
 class BookingEventInline(admin.TabularInline):
@@ -22,3 +23,23 @@ class BookingRecordAdmin(admin.ModelAdmin):
     inlines = [BookingEventInline]
     list_per_page = 50
     show_full_result_count = False
+
+
+class SupplierAccountForm(forms.ModelForm):
+    api_key = forms.CharField(
+        widget=forms.PasswordInput(render_value=False), help_text="Write-only: never shown again."
+    )
+
+    class Meta:
+        model = SupplierAccount
+        fields = ["user", "api_key"]
+
+
+@admin.register(SupplierAccount)
+class SupplierAccountAdmin(admin.ModelAdmin):
+    """Keys are written here and never displayed: not in lists, forms or logs."""
+
+    form = SupplierAccountForm
+    list_display = ("user", "created_at")
+    search_fields = ("user__username",)
+    raw_id_fields = ("user",)

@@ -11,3 +11,7 @@ def bookings_for_user(*, user) -> QuerySet[BookingRecord]:
 
 def booking_get(*, booking_id: str) -> BookingRecord | None:
     return BookingRecord.objects.filter(booking_id=booking_id).first()
+
+
+def bookings_created_since(*, user, since) -> QuerySet[BookingRecord]:
+    return BookingRecord.objects.filter(user=user, created_at__gte=since).order_by("created_at", "id")

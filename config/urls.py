@@ -14,5 +14,6 @@ urlpatterns = [
     path("api/v1/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include("itinerary.urls")),
+    path("", include("bookings.urls")),
     path("", include("assistant.urls")),
 ]

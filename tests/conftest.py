@@ -64,6 +64,13 @@ def user_factory(django_user_model):
 
 
 @pytest.fixture
+def alice(db):
+    from tests.factories import UserFactory
+
+    return UserFactory(username="alice")
+
+
+@pytest.fixture
 def traveller(user_factory):
     return user_factory("traveller")
 
@@ -197,3 +204,40 @@ def redis_process(settings):
     }
     yield server
     server.kill()
+
+
+class SupplierSandbox:
+    """The sandbox supplier's own store for one test, and the switches a test may flip."""
+
+    def __init__(self, store: Path, monkeypatch) -> None:
+        self.store = store
+        self._monkeypatch = monkeypatch
+
+    def fault(self, spec: str) -> None:
+        """e.g. "flight.cancelOrder=fail", "*=timeout": the next CLI calls misbehave."""
+        self._monkeypatch.setenv("SANDBOX_SUPPLIER_FAULTS", spec)
+
+    def heal(self) -> None:
+        self._monkeypatch.delenv("SANDBOX_SUPPLIER_FAULTS", raising=False)
+
+    def stats(self) -> dict:
+        import json
+
+        env = {**os.environ, "SANDBOX_SUPPLIER_STORE": str(self.store)}
+        env.pop("SANDBOX_SUPPLIER_FAULTS", None)
+        out = subprocess.run(
+            [sys.executable, "-m", "bookings.sandbox", "stats"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        return json.loads(out.stdout)
+
+
+@pytest.fixture
+def supplier_sandbox(tmp_path, monkeypatch):
+    monkeypatch.setenv("SANDBOX_SUPPLIER_STORE", str(tmp_path / "supplier.sqlite3"))
+    monkeypatch.delenv("SANDBOX_SUPPLIER_FAULTS", raising=False)
+    return SupplierSandbox(tmp_path / "supplier.sqlite3", monkeypatch)

@@ -39,14 +39,18 @@ SESSION_ENGINE = "django.contrib.sessions.backends.db"
 CELERY_BROKER_URL = env.CELERY_BROKER_URL or "memory://"
 CELERY_TASK_ALWAYS_EAGER = not env.CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
-CELERY_RESULT_BACKEND = None
+# Results are kept only by tasks that ask (the platform task, whose caller waits for its answer), for an hour.
+CELERY_RESULT_BACKEND = REDIS_URL or None
 CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_EXPIRES = 3600
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = 120
 CELERY_TASK_SOFT_TIME_LIMIT = 100
 CELERY_TASK_DEFAULT_QUEUE = "default"
+# Supplier calls and after-sale execution have queues of their own, so a slow supplier never holds up the rest.
+CELERY_TASK_ROUTES = {"bookings.tasks.*": {"queue": "platform"}, "aftersale.tasks.*": {"queue": "aftersale"}}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 300}
 CELERY_TIMEZONE = env.TIME_ZONE

@@ -2,15 +2,8 @@ import datetime as dt
 
 import pytest
 
-from tests.factories import UserFactory
-
 # 2026-12-01 is a Tuesday: this weekend is Dec 5–6, next week Dec 7–13.
 TODAY = dt.date(2026, 12, 1)
-
-
-@pytest.fixture
-def alice(db):
-    return UserFactory(username="alice")
 
 
 @pytest.fixture

@@ -11,9 +11,10 @@ import time
 from collections.abc import Iterable
 from datetime import date, timedelta
 
+from assistant.llm.messages import ChatResult
 from assistant.llm.port import UnderstandContext, Understanding, Usage
 from assistant.llm.rules import dates as dates_mod
-from assistant.llm.rules import ids, intents, numbers
+from assistant.llm.rules import ids, intents, numbers, policy
 from assistant.llm.rules.gazetteer import PROVINCE, PlaceMatch, gazetteer
 from assistant.llm.rules.text import ascii_lower, mask, normalise
 from assistant.llm.schema import Intent, IntentName
@@ -93,6 +94,10 @@ class RulesLLM:
             intent = Intent(intent="OUT_OF_SCOPE")
         latency_ms = int(round((time.perf_counter() - started) * 1000))
         return Understanding(intent=intent, usage=Usage(latency_ms=latency_ms))
+
+    def chat(self, messages: list[dict], tools: list[dict]) -> ChatResult:
+        """One turn of the tool-calling loop (channel 2): the deterministic policy picks the next tool or ends."""
+        return policy.next_turn(self, messages, tools)
 
     # -----------------------------------------------------------------------------------------------------------
 

@@ -1,0 +1,255 @@
+"""The tool registry: which tools the agent may call, their schemas, and one guarded way to call them.
+
+`ToolRegistry.call` never raises into the loop. In order: an unknown tool → UNKNOWN_TOOL; arguments that break the
+tool's JSON schema → INVALID_PARAM (the tool is not run); pre-acting hooks by priority (one may answer instead of
+the tool); the tool itself (an exception or a non-envelope answer → INTERNAL_ERROR, logged); post-acting hooks by
+priority (side effects, failures logged and swallowed).
+
+Apps declare `TOOLS` (and `HOOKS`) in their own `tools.py`; `default_registry()` collects them, so no app imports
+the agent.
+"""
+
+import importlib
+import inspect
+import logging
+import threading
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
+
+from jsonschema import Draft202012Validator, FormatChecker
+from jsonschema.exceptions import SchemaError
+from jsonschema.validators import validator_for
+
+from assistant.agent.hooks import HookLike, ToolInvocation
+from assistant.toolkit import Code, Tool, ToolContext, fail, is_envelope
+
+logger = logging.getLogger("assistant.agent")
+
+# The modules where apps declare their tools; a module that does not exist (yet) is skipped.
+APP_TOOL_MODULES = ("itinerary.tools", "bookings.tools", "aftersale.tools")
+# The first argument of every tool function: code passes it, the model never sees or names it.
+CONTEXT_ARGUMENT = "context"
+MAX_ERRORS_REPORTED = 3
+
+
+class ToolRegistry:
+    """Tools by name, in registration order, with the hooks that run around every call."""
+
+    def __init__(self, tools: Iterable[Tool] = (), hooks: Iterable[HookLike] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        self._validators: dict[str, Any] = {}
+        self._signatures: dict[str, inspect.Signature] = {}
+        self._hooks: list[HookLike] = []
+        for tool in tools:
+            self.register(tool)
+        for hook in hooks:
+            self.add_hook(hook)
+
+    def __repr__(self) -> str:
+        return f"ToolRegistry(tools={list(self._tools)}, hooks={[h.name for h in self._hooks]})"
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    # -- building ----------------------------------------------------------------------------------------------
+
+    def register(self, tool: Tool) -> Tool:
+        """Add a tool. Its schema must be a valid JSON schema of an object without a `context` property."""
+        if not isinstance(tool, Tool):
+            raise TypeError(f"not a Tool: {tool!r} (declare it with assistant.toolkit.tool)")
+        existing = self._tools.get(tool.name)
+        if existing is not None:
+            if existing is tool:
+                return tool
+            raise ValueError(f"a different tool named {tool.name!r} is already registered")
+        self._validators[tool.name] = _validator(tool)
+        self._signatures[tool.name] = inspect.signature(tool.func)
+        self._tools[tool.name] = tool
+        return tool
+
+    def add_hook(self, hook: HookLike) -> HookLike:
+        """Add a hook; hooks run by `priority` (lower first), equal priorities in the order they were added."""
+        if not isinstance(hook, HookLike) or not isinstance(hook.priority, int):
+            raise TypeError(f"not a hook: {hook!r} (needs name, an int priority, pre_acting and post_acting)")
+        if hook not in self._hooks:
+            self._hooks.append(hook)
+        return hook
+
+    def scoped(self, names: Iterable[str]) -> "ToolRegistry":
+        """A registry holding only the named tools (an unknown name is a KeyError), with the same hooks."""
+        names = list(names)
+        unknown = [name for name in names if name not in self._tools]
+        if unknown:
+            raise KeyError(f"no such tools: {', '.join(unknown)}")
+        scoped = ToolRegistry()
+        for name in names:
+            scoped._tools[name] = self._tools[name]
+            scoped._validators[name] = self._validators[name]
+            scoped._signatures[name] = self._signatures[name]
+        scoped._hooks = list(self._hooks)
+        return scoped
+
+    # -- reading -----------------------------------------------------------------------------------------------
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    @property
+    def hooks(self) -> list[HookLike]:
+        """The hooks in the order they run."""
+        return sorted(self._hooks, key=lambda hook: hook.priority)  # sorted() is stable: ties keep their order
+
+    def schemas(self, names: Iterable[str] | None = None) -> list[dict]:
+        """The OpenAI tool schemas of all tools (or of the named ones that exist), in registration order."""
+        wanted = None if names is None else set(names)
+        return [tool.schema() for name, tool in self._tools.items() if wanted is None or name in wanted]
+
+    # -- calling -----------------------------------------------------------------------------------------------
+
+    def call(self, name: str, arguments: Any, context: ToolContext, call_id: str = "") -> dict:
+        """Run one tool call through validation and hooks; always returns an envelope, never raises."""
+        tool = self._tools.get(name)
+        if tool is None:
+            available = ", ".join(self._tools) or "none"
+            return fail(Code.UNKNOWN_TOOL, f"there is no tool named {name!r}; available tools: {available}")
+        problem = self._invalid_arguments(tool, arguments)
+        if problem:
+            return fail(Code.INVALID_PARAM, problem)
+        invocation = ToolInvocation(tool=tool, arguments=dict(arguments), context=context, call_id=call_id)
+        hooks = self.hooks
+
+        result, stopped_by = self._pre_acting(hooks, invocation)
+        if result is None:
+            result = _run(tool, invocation)
+        else:
+            invocation = replace(invocation, short_circuited_by=stopped_by)
+
+        for hook in hooks:
+            try:
+                hook.post_acting(invocation, result)
+            except Exception:  # a side effect never breaks the loop
+                logger.exception("post-acting hook %s failed after tool %s (call %s)", hook.name, name, call_id)
+        return result
+
+    def _invalid_arguments(self, tool: Tool, arguments: Any) -> str | None:
+        if not isinstance(arguments, dict):
+            return f"{tool.name}: arguments must be a JSON object, got {type(arguments).__name__}"
+        errors = sorted(self._validators[tool.name].iter_errors(arguments), key=lambda e: list(e.absolute_path))
+        if errors:
+            details = "; ".join(_describe(error) for error in errors[:MAX_ERRORS_REPORTED])
+            more = f" (and {len(errors) - MAX_ERRORS_REPORTED} more)" if len(errors) > MAX_ERRORS_REPORTED else ""
+            return f"{tool.name}: invalid arguments: {details}{more}"
+        try:  # the schema may allow what the function cannot take (an extra or a missing argument)
+            self._signatures[tool.name].bind(None, **arguments)
+        except TypeError as exc:
+            return f"{tool.name}: invalid arguments: {exc}"
+        return None
+
+    def _pre_acting(self, hooks: list[HookLike], invocation: ToolInvocation) -> tuple[dict | None, str | None]:
+        """(envelope, hook name) when a hook stopped the call (by answering or by failing); (None, None) to run
+        the tool."""
+        for hook in hooks:
+            try:
+                answer = hook.pre_acting(invocation)
+            except Exception:
+                logger.exception(
+                    "pre-acting hook %s failed before tool %s; the tool was not run", hook.name, invocation.name
+                )
+                return fail(Code.INTERNAL_ERROR, f"{invocation.name} was not run: a check before it failed"), hook.name
+            if answer is None:
+                continue
+            if not is_envelope(answer):
+                logger.error(
+                    "pre-acting hook %s answered a %s, not an envelope; tool %s not run",
+                    hook.name,
+                    type(answer).__name__,
+                    invocation.name,
+                )
+                return fail(Code.INTERNAL_ERROR, f"{invocation.name} was not run: a check before it failed"), hook.name
+            return answer, hook.name
+        return None, None
+
+
+def _run(tool: Tool, invocation: ToolInvocation) -> dict:
+    try:
+        result = tool.func(invocation.context, **invocation.arguments)
+    except Exception:
+        logger.exception("tool %s raised (call %s)", tool.name, invocation.call_id)
+        return fail(Code.INTERNAL_ERROR, f"{tool.name} failed with an internal error; nothing further is known")
+    if not is_envelope(result):
+        logger.error(
+            "tool %s returned %s, not an envelope (call %s)", tool.name, type(result).__name__, invocation.call_id
+        )
+        return fail(Code.INTERNAL_ERROR, f"{tool.name} gave an unusable answer")
+    return result
+
+
+def _validator(tool: Tool) -> Any:
+    schema = tool.parameters
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        raise ValueError(f"tool {tool.name!r}: parameters must be a JSON schema of type 'object'")
+    if CONTEXT_ARGUMENT in (schema.get("properties") or {}):
+        raise ValueError(f"tool {tool.name!r}: {CONTEXT_ARGUMENT!r} is passed by code and cannot be a parameter")
+    cls = validator_for(schema, default=Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except SchemaError as exc:
+        raise ValueError(f"tool {tool.name!r}: invalid parameters schema: {exc.message}") from None
+    return cls(schema, format_checker=FormatChecker())
+
+
+def _describe(error: Any) -> str:
+    where = "/".join(str(part) for part in error.absolute_path)
+    return f"{where}: {error.message}" if where else error.message
+
+
+# -- the default registry -------------------------------------------------------------------------------------------
+
+_default: ToolRegistry | None = None
+_default_lock = threading.Lock()
+
+
+def build_registry(module_names: Iterable[str] = APP_TOOL_MODULES) -> ToolRegistry:
+    """A registry of the `TOOLS` and `HOOKS` that the named modules declare; modules that do not exist are skipped.
+
+    Only the absence of the module itself is forgiven: an ImportError inside an existing module propagates.
+    """
+    registry = ToolRegistry()
+    for module_name in module_names:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name and (module_name == exc.name or module_name.startswith(exc.name + ".")):
+                logger.debug("no tools module %s; skipped", module_name)
+                continue
+            raise
+        for tool in getattr(module, "TOOLS", ()):
+            registry.register(tool)
+        for hook in getattr(module, "HOOKS", ()):
+            registry.add_hook(hook)
+    return registry
+
+
+def default_registry() -> ToolRegistry:
+    """The registry of every app's tools and hooks, built on first use and then shared."""
+    global _default
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                _default = build_registry(APP_TOOL_MODULES)
+    return _default
+
+
+def reset_default_registry() -> None:
+    """Forget the default registry (tests that change which tools exist)."""
+    global _default
+    with _default_lock:
+        _default = None

@@ -1,0 +1,5 @@
+import sys
+
+from bookings.sandbox.cli import main
+
+sys.exit(main())

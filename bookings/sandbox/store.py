@@ -1,0 +1,103 @@
+"""The sandbox supplier's own store: a SQLite file, safe for many processes at once.
+
+Every command runs in one `BEGIN IMMEDIATE` transaction (the write lock is taken up front, so two processes never
+read-then-write past each other) with a busy timeout, in WAL mode so `stats` reads do not wait for writers.
+"""
+
+import os
+import secrets
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+DEFAULT_STORE = Path(__file__).resolve().parent.parent.parent / "var" / "sandbox-supplier.sqlite3"
+SCHEMA_VERSION = 1
+SCHEMA = [
+    """CREATE TABLE IF NOT EXISTS orders (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        order_no TEXT NOT NULL UNIQUE,
+        product TEXT NOT NULL,
+        key_hash TEXT NOT NULL,
+        status TEXT NOT NULL,
+        total_price REAL NOT NULL,
+        details TEXT NOT NULL,
+        contact TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS orders_key ON orders (key_hash)",
+    """CREATE TABLE IF NOT EXISTS refunds (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        refund_no TEXT NOT NULL UNIQUE,
+        order_id TEXT NOT NULL,
+        amount REAL NOT NULL,
+        request_id TEXT,
+        key_hash TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    )""",
+    # What was searched recently, so saveOrder can find a flight, train or hotel by its number alone.
+    """CREATE TABLE IF NOT EXISTS searched (
+        kind TEXT NOT NULL,
+        item_no TEXT NOT NULL,
+        day TEXT NOT NULL,
+        origin TEXT NOT NULL,
+        destination TEXT NOT NULL,
+        searched_at TEXT NOT NULL,
+        PRIMARY KEY (kind, item_no, day)
+    )""",
+]
+BUSY_TIMEOUT_SECONDS = 30
+
+
+def store_path() -> Path:
+    raw = os.environ.get("SANDBOX_SUPPLIER_STORE", "").strip()
+    return Path(raw) if raw else DEFAULT_STORE
+
+
+@contextmanager
+def transaction(path: Path | None = None) -> Iterator[sqlite3.Connection]:
+    """One write transaction on the store, created (folder, file, tables) on first use."""
+    path = path or store_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_SECONDS * 1000}")
+        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+                for statement in SCHEMA:
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+
+
+def new_number(conn: sqlite3.Connection, table: str, column: str, prefix: str, today: str) -> str:
+    """A fresh number like FL261205483920: prefix, yymmdd, six random digits, unique in the table."""
+    while True:
+        number = f"{prefix}{today}{secrets.randbelow(10**6):06d}"
+        if conn.execute(f"SELECT 1 FROM {table} WHERE {column} = ?", (number,)).fetchone() is None:  # noqa: S608 - fixed names
+            return number
+
+
+def stats(conn: sqlite3.Connection) -> dict:
+    """Counts for tests and benchmarks: orders by status and product, refunds by order."""
+    by_status = dict(conn.execute("SELECT status, COUNT(*) FROM orders GROUP BY status ORDER BY status").fetchall())
+    by_product = dict(conn.execute("SELECT product, COUNT(*) FROM orders GROUP BY product ORDER BY product").fetchall())
+    refunds = dict(
+        conn.execute("SELECT order_id, COUNT(*) FROM refunds GROUP BY order_id ORDER BY order_id").fetchall()
+    )
+    return {
+        "orders": {"total": sum(by_status.values()), "byStatus": by_status, "byProduct": by_product},
+        "refunds": {"total": sum(refunds.values()), "byOrderId": refunds},
+    }

@@ -1,0 +1,21 @@
+"""Celery tasks of bookings: platform commands on the `platform` queue."""
+
+from celery import shared_task
+from django.conf import settings
+
+from bookings.platform import platform_call_for_user
+
+
+# Never retried, acknowledged on receipt: a saveOrder run twice books twice, so at most once is the only safe
+# delivery. The result is kept (the caller waits for it); the user's key is loaded here, never sent via the broker.
+@shared_task(
+    name="bookings.tasks.platform_command",
+    ignore_result=False,
+    acks_late=False,
+    max_retries=0,
+    soft_time_limit=settings.PLATFORM_TIMEOUT + 2,
+    time_limit=settings.PLATFORM_TIMEOUT + 5,
+)
+def platform_command(product: str, action: str, arguments: dict, user_id: int) -> dict:
+    """Run one platform command for a user; a plain result, never a raised business error."""
+    return platform_call_for_user(product=product, action=action, arguments=arguments, user_id=user_id)

@@ -1,0 +1,102 @@
+"""What the agent may call about the catalogue. Read-only; envelopes carry activity ids and facts from rows."""
+
+import datetime as dt
+
+from django.utils import timezone
+
+from assistant.toolkit import Code, Risk, ToolContext, fail, ok, tool
+from itinerary.selectors import ActivityQuery, activity_popular, activity_search
+
+MAX_RESULTS = 6
+
+
+def _summaries(activities) -> list[dict]:
+    return [
+        {
+            "id": a.pk,
+            "title": a.title,
+            "city": a.city,
+            "province": a.province,
+            "price": str(a.price),
+            "start_date": a.start_date.isoformat(),
+            "end_date": a.end_date.isoformat(),
+        }
+        for a in activities
+    ]
+
+
+def _date(value: str | None, name: str) -> dt.date | None:
+    if not value:
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"{name} must be YYYY-MM-DD") from None
+
+
+@tool(
+    name="search_activities",
+    risk=Risk.READ,
+    parameters={
+        "type": "object",
+        "properties": {
+            "destination": {"type": "string", "description": "Place or keyword in Chinese, e.g. 赛里木湖"},
+            "province": {"type": "string", "description": "Short province name, e.g. 云南"},
+            "date_start": {"type": "string", "description": "YYYY-MM-DD"},
+            "date_end": {"type": "string", "description": "YYYY-MM-DD"},
+            "max_price": {"type": "integer", "minimum": 1},
+        },
+        "additionalProperties": False,
+    },
+    tags=("activities",),
+)
+def search_activities(
+    context: ToolContext,
+    destination: str | None = None,
+    province: str | None = None,
+    date_start: str | None = None,
+    date_end: str | None = None,
+    max_price: int | None = None,
+) -> dict:
+    """Search the published activity catalogue by place, dates (default: the next 30 days) and budget."""
+    try:
+        start, end = _date(date_start, "date_start"), _date(date_end, "date_end")
+    except ValueError as exc:
+        return fail(Code.INVALID_PARAM, str(exc))
+    if not destination and not province:
+        return fail(Code.INVALID_PARAM, "give a destination or a province")
+    query = ActivityQuery.build(
+        today=context.today or timezone.localdate(),
+        keywords=[destination] if destination else [],
+        province=province if not destination else None,
+        date_start=start,
+        date_end=end,
+        max_price=max_price,
+    )
+    found = list(activity_search(query)[:MAX_RESULTS])
+    return ok({"activity_ids": [a.pk for a in found], "activities": _summaries(found)}, f"{len(found)} found")
+
+
+@tool(
+    name="recommend_activities",
+    risk=Risk.READ,
+    parameters={
+        "type": "object",
+        "properties": {"date_start": {"type": "string"}, "date_end": {"type": "string"}},
+        "additionalProperties": False,
+    },
+    tags=("activities",),
+)
+def recommend_activities(context: ToolContext, date_start: str | None = None, date_end: str | None = None) -> dict:
+    """The most popular published activities open in the window (default: the next 30 days)."""
+    try:
+        start, end = _date(date_start, "date_start"), _date(date_end, "date_end")
+    except ValueError as exc:
+        return fail(Code.INVALID_PARAM, str(exc))
+    found = list(
+        activity_popular(today=context.today or timezone.localdate(), date_start=start, date_end=end)[:MAX_RESULTS]
+    )
+    return ok({"activity_ids": [a.pk for a in found], "activities": _summaries(found)}, f"{len(found)} found")
+
+
+TOOLS = [search_activities, recommend_activities]

@@ -1,0 +1,174 @@
+"""The booking agent over the OpenAI tool-calling protocol, against a local scripted OpenAI-compatible server,
+with the real sandbox supplier; and channel 2 (ASSISTANT_AGENT_ENABLED) end to end."""
+
+import json
+
+import pytest
+
+from assistant.models import LLMCall, Turn
+from assistant.services import chat_turn
+from bookings.models import BookingRecord
+from bookings.platform import PlatformCommand, platform_call
+from bookings.services import supplier_account_ensure
+from tests.assistant.conftest import TODAY
+from tests.support import fixtures
+from tests.support.fake_openai import Reply
+
+fake_openai = fixtures.fake_openai
+pytestmark = pytest.mark.django_db
+
+SEARCH = """supplier call flight search -a '{"from": "上海", "to": "杭州", "date": "2026-12-05"}'"""
+
+
+@pytest.fixture
+def openai_settings(settings, fake_openai):
+    settings.ASSISTANT_LLM_PROVIDER = "openai"
+    settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
+    settings.ASSISTANT_LLM_API_KEY = "sk-test"
+    settings.ASSISTANT_LLM_MODEL = "scripted-model"
+    settings.ASSISTANT_LLM_TIMEOUT = 2
+    settings.ASSISTANT_AGENT_MAX_ITERATIONS = 4
+    return settings
+
+
+def cheapest_flight(user):
+    key = supplier_account_ensure(user=user).api_key
+    found = platform_call(
+        PlatformCommand("flight", "search", {"from": "上海", "to": "杭州", "date": "2026-12-05"}), api_key=key
+    )
+    return min(found["flights"], key=lambda f: f["price"])
+
+
+def save_order(flight_no):
+    args = {"flightNo": flight_no, "date": "2026-12-05", "contactTourist": {"name": "张三", "mobile": "13800000000"}}
+    return f"supplier call flight saveOrder -a '{json.dumps(args, ensure_ascii=False)}'"
+
+
+UNDERSTOOD = {
+    "intent": "BOOK",
+    "biz_type": "FLIGHT",
+    "origin": "上海",
+    "destination_keywords": ["杭州"],
+    "date_start": "2026-12-05",
+}
+
+
+def test_the_booking_agent_round_trips_tool_calls_and_the_hook_records_the_booking(
+    alice, supplier_sandbox, openai_settings, fake_openai
+):
+    flight = cheapest_flight(alice)
+    fake_openai.enqueue(
+        Reply(content=UNDERSTOOD, prompt_tokens=100, completion_tokens=20),
+        Reply(
+            tool_calls=[{"id": "call_search", "name": "execute_platform_command", "arguments": {"command": SEARCH}}],
+            prompt_tokens=200,
+            completion_tokens=30,
+        ),
+        Reply(
+            tool_calls=[
+                {
+                    "id": "call_save",
+                    "name": "execute_platform_command",
+                    "arguments": {"command": save_order(flight["flightNo"])},
+                }
+            ],
+            prompt_tokens=300,
+            completion_tokens=40,
+        ),
+        Reply(content="Booked.", prompt_tokens=400, completion_tokens=10),
+    )
+
+    result = chat_turn(user=alice, message="帮我订12月5日上海到杭州最便宜的航班，乘机人张三 13800000000", today=TODAY)
+
+    booking = BookingRecord.objects.get(user=alice)
+    assert result.outcome == "ANSWERED"
+    assert booking.details["flightNo"] == flight["flightNo"]
+    assert result.cards[0]["booking_id"] == booking.booking_id
+    # the tool_call_id round trip: each tool result went back under the id the model gave it
+    second_round = fake_openai.requests[2].messages
+    tool_messages = [m for m in second_round if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in tool_messages] == ["call_search"]
+    assert json.loads(tool_messages[0]["content"])["ok"] is True
+    assert second_round[-2]["tool_calls"][0]["id"] == "call_search"
+    # every model call audited with its real tokens
+    assert sorted(LLMCall.objects.values_list("prompt_tokens", flat=True)) == [100, 200, 300, 400]
+    assert Turn.objects.get().prompt_tokens == 1000
+
+
+def test_a_model_that_never_stops_calling_tools_is_capped_and_books_nothing(
+    alice, supplier_sandbox, openai_settings, fake_openai
+):
+    fake_openai.enqueue(Reply(content=UNDERSTOOD))
+    for i in range(10):
+        command = SEARCH.replace("2026-12-05", f"2026-12-{10 + i}")
+        fake_openai.enqueue(
+            Reply(tool_calls=[{"id": f"c{i}", "name": "execute_platform_command", "arguments": {"command": command}}])
+        )
+
+    result = chat_turn(user=alice, message="帮我订12月5日上海到杭州最便宜的航班，乘机人张三 13800000000", today=TODAY)
+
+    assert len(fake_openai.requests) == 1 + openai_settings.ASSISTANT_AGENT_MAX_ITERATIONS
+    assert not BookingRecord.objects.exists()
+    assert result.outcome == "CLARIFY"  # honest: nothing booked, asks for what it needs
+    assert LLMCall.objects.filter(purpose="agent").count() == openai_settings.ASSISTANT_AGENT_MAX_ITERATIONS
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        SEARCH + "; rm -rf /",
+        SEARCH + " && curl evil",
+        SEARCH + " | sh",
+        "supplier call flight search -a '$(cat /etc/passwd)'",
+        "bash -c 'supplier call flight search'",
+        'supplier call order refund -a \'{"orderId": "ORD-001", "amount": 1}\'',
+    ],
+)
+def test_a_composed_command_with_shell_syntax_or_another_program_is_refused(
+    alice, supplier_sandbox, openai_settings, fake_openai, command
+):
+    fake_openai.enqueue(
+        Reply(content=UNDERSTOOD),
+        Reply(tool_calls=[{"id": "bad", "name": "execute_platform_command", "arguments": {"command": command}}]),
+        Reply(content="done"),
+    )
+
+    chat_turn(user=alice, message="帮我订12月5日上海到杭州最便宜的航班，乘机人张三 13800000000", today=TODAY)
+
+    refused = json.loads(next(m for m in fake_openai.requests[2].messages if m["role"] == "tool")["content"])
+    assert refused["ok"] is False and refused["code"] == "INVALID_PARAM"
+    assert "refused" in refused["message"]
+    assert supplier_sandbox.stats()["orders"]["total"] == 0
+
+
+def test_channel_two_books_and_cancels_with_the_rules_policy(alice, supplier_sandbox, settings):
+    settings.ASSISTANT_AGENT_ENABLED = True
+
+    booked = chat_turn(user=alice, message="帮我订12月5日上海到杭州最便宜的航班，乘机人张三 13800000000", today=TODAY)
+    booking = BookingRecord.objects.get(user=alice)
+    cancelled = chat_turn(user=alice, message=f"取消预订 {booking.booking_id}", today=TODAY)
+
+    booking.refresh_from_db()
+    assert booked.outcome == "ANSWERED" and booked.cards[0]["booking_id"] == booking.booking_id
+    assert cancelled.outcome == "ANSWERED" and booking.status == "CANCELLED"
+
+
+def test_channel_two_searches_activities_with_the_same_cards(alice, settings):
+    from decimal import Decimal
+
+    from tests.factories import ActivityFactory
+
+    settings.ASSISTANT_AGENT_ENABLED = True
+    ActivityFactory(
+        title="大理古城漫游",
+        city="大理",
+        province="云南",
+        price=Decimal("199"),
+        start_date=TODAY,
+        end_date=TODAY.replace(day=28),
+    )
+
+    result = chat_turn(user=alice, message="大理有什么活动", today=TODAY)
+
+    assert [c["title"] for c in result.cards] == ["大理古城漫游"]
+    assert result.cards[0]["type"] == "activity"

@@ -1,0 +1,483 @@
+"""The sandbox supplier as a program: its grammar, inventory, orders, keys, answer shapes and faults.
+
+Every test runs the real command line in a subprocess, on a store file of its own.
+"""
+
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+KEY = "sbx_test-key-alice-0123456789"
+OTHER_KEY = "sbx_test-key-bob-9876543210"
+CONTACT = {"name": "张三", "mobile": "13800000000"}
+
+
+@pytest.fixture(autouse=True)
+def store(tmp_path, monkeypatch) -> Path:
+    path = tmp_path / "supplier.sqlite3"
+    monkeypatch.setenv("SANDBOX_SUPPLIER_STORE", str(path))
+    monkeypatch.delenv("SANDBOX_SUPPLIER_FAULTS", raising=False)
+    return path
+
+
+def sandbox(*argv: str, key: str | None = KEY, faults: str | None = None, timeout: float = 30):
+    env = {k: v for k, v in os.environ.items() if k != "SUPPLIER_API_KEY"}
+    if key is not None:
+        env["SUPPLIER_API_KEY"] = key
+    if faults is not None:
+        env["SANDBOX_SUPPLIER_FAULTS"] = faults
+    return subprocess.run(
+        [sys.executable, "-m", "bookings.sandbox", *argv], cwd=ROOT, env=env, capture_output=True, timeout=timeout
+    )
+
+
+def call(product: str, action: str, arguments: dict, **options) -> tuple[int, dict]:
+    done = sandbox("call", product, action, "-a", json.dumps(arguments, ensure_ascii=False), **options)
+    return done.returncode, json.loads(done.stdout)
+
+
+def stats() -> dict:
+    done = sandbox("stats", key=None)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def mcp_text(payload: dict) -> dict:
+    assert payload["content"][0]["type"] == "text"
+    return json.loads(payload["content"][0]["text"])
+
+
+def search_flights(origin="上海", destination="杭州", date="2026-12-05") -> list[dict]:
+    code, payload = call("flight", "search", {"from": origin, "to": destination, "date": date})
+    assert code == 0
+    return mcp_text(payload)["flights"]
+
+
+def search_trains(origin="北京", destination="天津", date="2026-12-02") -> list[dict]:
+    code, payload = call("train", "search", {"from": origin, "to": destination, "date": date})
+    assert code == 0 and payload["success"] is True
+    return payload["data"]["trains"]
+
+
+def search_hotels(city="大理", check_in="2026-12-10", check_out="2026-12-12") -> list[dict]:
+    code, payload = call("hotel", "search", {"city": city, "checkInDate": check_in, "checkOutDate": check_out})
+    assert code == 0
+    return payload["hotels"]
+
+
+def book_flight(**options) -> str:
+    flight = search_flights()[0]
+    code, payload = call(
+        "flight",
+        "saveOrder",
+        {"flightNo": flight["flightNo"], "date": "2026-12-05", "contactTourist": CONTACT},
+        **options,
+    )
+    assert code == 0, payload
+    return mcp_text(payload)["orderId"]
+
+
+def book_train(**options) -> str:
+    train = search_trains()[0]
+    seat = train["seats"][0]
+    arguments = {
+        "trainNo": train["trainNo"],
+        "date": "2026-12-02",
+        "resources": [{"seatType": seat["seatType"], "adultPrice": seat["price"], "passengers": [CONTACT]}],
+        "contact": CONTACT,
+    }
+    code, payload = call("train", "saveOrder", arguments, **options)
+    assert code == 0, payload
+    return payload["data"]["mainOrderNo"]
+
+
+# --- search ------------------------------------------------------------------------------------------------------
+
+
+def test_a_flight_search_gives_the_same_realistic_flights_every_time():
+    first, again = search_flights("上海", "乌鲁木齐"), search_flights("上海", "乌鲁木齐")
+
+    assert first == again
+    assert 4 <= len(first) <= 8
+    for flight in first:
+        assert re.fullmatch(r"(MU|CA|CZ|HU|3U|MF)\d{4}", flight["flightNo"])
+        assert 300 <= flight["price"] <= 2500
+        assert flight["arriveTime"] > flight["departTime"]
+        assert flight["durationMinutes"] > 180  # a long route takes hours
+    departures = [f["departTime"] for f in first]
+    assert departures == sorted(departures)
+    assert len({f["price"] for f in first}) > 1
+
+
+def test_a_short_route_is_quicker_than_a_long_one():
+    short = search_flights("上海", "杭州")
+    long = search_flights("上海", "乌鲁木齐")
+
+    assert max(f["durationMinutes"] for f in short) < min(f["durationMinutes"] for f in long)
+
+
+def test_a_flight_keeps_its_number_on_another_day_but_its_fare_may_change():
+    monday, tuesday = search_flights(date="2026-12-07"), search_flights(date="2026-12-08")
+
+    assert [f["flightNo"] for f in monday] == [f["flightNo"] for f in tuesday]
+    assert [f["price"] for f in monday] != [f["price"] for f in tuesday]
+
+
+def test_a_train_search_gives_the_same_g_and_d_trains_with_seat_prices_every_time():
+    first, again = search_trains("上海", "杭州"), search_trains("上海", "杭州")
+
+    assert first == again
+    assert 2 <= len(first) <= 6
+    for train in first:
+        assert re.fullmatch(r"[GD]\d{1,4}", train["trainNo"])
+        seats = {s["seatType"]: s["price"] for s in train["seats"]}
+        assert {"二等座", "一等座"} <= set(seats) <= {"二等座", "一等座", "商务座"}
+        assert seats["二等座"] < seats["一等座"]
+
+
+def test_a_hotel_search_gives_the_same_hotels_of_the_city_with_totals_for_the_nights():
+    first, again = search_hotels("博乐", "2026-12-10", "2026-12-13"), search_hotels("博乐", "2026-12-10", "2026-12-13")
+
+    assert first == again
+    assert 4 <= len(first) <= 8
+    for hotel in first:
+        assert hotel["name"].startswith("博乐")
+        assert 2 <= hotel["star"] <= 5
+        assert 150 <= hotel["pricePerNight"] <= 1500
+        assert hotel["nights"] == 3
+        assert hotel["totalPrice"] == hotel["pricePerNight"] * 3
+    assert len({h["name"] for h in first}) == len(first)
+
+
+@pytest.mark.parametrize(
+    ("product", "arguments", "fragment"),
+    [
+        ("flight", {"from": "上海", "to": "杭州", "date": "2026/12/05"}, "date"),
+        ("flight", {"from": "上海", "to": "杭州", "date": "2026-02-30"}, "not a real date"),
+        ("flight", {"from": "上海", "to": "上海", "date": "2026-12-05"}, "different"),
+        ("flight", {"to": "杭州", "date": "2026-12-05"}, "from is required"),
+        ("train", {"from": "北京", "to": " ", "date": "2026-12-05"}, "to is required"),
+        ("hotel", {"city": "大理", "checkInDate": "2026-12-12", "checkOutDate": "2026-12-10"}, "after"),
+        ("hotel", {"checkInDate": "2026-12-10", "checkOutDate": "2026-12-12"}, "city is required"),
+    ],
+)
+def test_a_search_with_bad_parameters_is_refused_as_invalid(product, arguments, fragment):
+    code, payload = call(product, "search", arguments)
+
+    assert code == 1
+    assert payload["success"] is False and payload["errorCode"] == "INVALID_PARAM"
+    assert fragment in payload["errorMessage"]
+
+
+def test_arguments_that_are_not_one_json_object_are_refused():
+    done = sandbox("call", "flight", "search", "-a", '["上海", "杭州"]')
+
+    assert done.returncode == 1
+    assert json.loads(done.stdout)["errorCode"] == "INVALID_PARAM"
+
+
+def test_a_command_outside_the_grammar_is_a_usage_error():
+    done = sandbox("call", "flight", "book", "-a", "{}")
+
+    assert done.returncode == 2
+    assert b"invalid choice" in done.stderr
+    assert done.stdout == b""
+
+
+# --- saveOrder ---------------------------------------------------------------------------------------------------
+
+
+def test_a_flight_booking_answers_as_mcp_content_with_the_number_under_order_id():
+    flight = search_flights()[2]
+
+    code, payload = call(
+        "flight", "saveOrder", {"flightNo": flight["flightNo"], "date": "2026-12-05", "contactTourist": CONTACT}
+    )
+
+    assert code == 0
+    order = mcp_text(payload)
+    assert re.fullmatch(r"FL\d{12}", order["orderId"])
+    assert order["status"] == "PENDING_PAYMENT"
+    assert order["totalPrice"] == flight["price"]
+    assert stats()["orders"]["byStatus"] == {"PENDING_PAYMENT": 1}
+
+
+def test_a_flight_not_searched_in_this_store_can_be_booked_with_its_route(store, monkeypatch):
+    monkeypatch.setenv("SANDBOX_SUPPLIER_STORE", str(store.with_name("elsewhere.sqlite3")))
+    flight = search_flights("广州", "三亚", "2026-12-20")[0]
+    monkeypatch.setenv("SANDBOX_SUPPLIER_STORE", str(store))
+    arguments = {"flightNo": flight["flightNo"], "date": "2026-12-20", "contactTourist": CONTACT}
+
+    unknown = call("flight", "saveOrder", arguments)
+    code, payload = call("flight", "saveOrder", {**arguments, "from": "广州", "to": "三亚"})
+
+    assert unknown[1]["errorCode"] == "INVALID_PARAM"
+
+    assert code == 0
+    assert mcp_text(payload)["totalPrice"] == flight["price"]
+
+
+def test_a_hotel_booking_answers_plain_with_the_number_under_order_no():
+    hotel = search_hotels()[0]
+
+    code, payload = call(
+        "hotel",
+        "saveOrder",
+        {"hotelId": hotel["hotelId"], "checkInDate": "2026-12-10", "checkOutDate": "2026-12-12", "guests": [CONTACT]},
+    )
+
+    assert code == 0
+    assert re.fullmatch(r"HT\d{12}", payload["orderNo"])
+    assert payload["status"] == "PENDING_PAYMENT"
+    assert payload["totalPrice"] == hotel["pricePerNight"] * 2
+
+
+def test_a_train_booking_answers_inside_data_with_the_number_under_main_order_no():
+    train = search_trains()[0]
+    seat = train["seats"][1]
+    two = [CONTACT, {"name": "李四"}]
+
+    code, payload = call(
+        "train",
+        "saveOrder",
+        {
+            "trainNo": train["trainNo"],
+            "date": "2026-12-02",
+            "resources": [{"seatType": seat["seatType"], "adultPrice": seat["price"], "passengers": two}],
+            "contact": CONTACT,
+        },
+    )
+
+    assert code == 0 and payload["success"] is True
+    assert re.fullmatch(r"TR\d{12}", payload["data"]["mainOrderNo"])
+    assert payload["data"]["totalPrice"] == seat["price"] * 2
+
+
+def test_a_train_booked_at_a_stale_price_is_refused_and_nothing_is_booked():
+    train = search_trains()[0]
+    seat = train["seats"][0]
+
+    code, payload = call(
+        "train",
+        "saveOrder",
+        {
+            "trainNo": train["trainNo"],
+            "date": "2026-12-02",
+            "resources": [{"seatType": seat["seatType"], "adultPrice": seat["price"] - 5, "passengers": [CONTACT]}],
+        },
+    )
+
+    assert (code, payload["errorCode"]) == (1, "PRICE_CHANGED")
+    assert stats()["orders"]["total"] == 0
+
+
+@pytest.mark.parametrize(
+    ("change", "fragment"),
+    [
+        ({"contactTourist": {"name": "张三", "mobile": "1380000000"}}, "mobile"),
+        ({"contactTourist": {"name": "张三", "mobile": "23800000000"}}, "mobile"),
+        ({"contactTourist": {"name": " ", "mobile": "13800000000"}}, "name"),
+        ({"contactTourist": None}, "contactTourist"),
+        ({"flightNo": "MU0000"}, "unknown flight"),
+        ({"date": "2026-12-06"}, "unknown flight"),
+    ],
+)
+def test_a_flight_booking_with_bad_parameters_is_refused_and_nothing_is_booked(change, fragment):
+    flight = search_flights()[0]
+    arguments = {"flightNo": flight["flightNo"], "date": "2026-12-05", "contactTourist": CONTACT} | change
+
+    code, payload = call("flight", "saveOrder", arguments)
+
+    assert (code, payload["errorCode"]) == (1, "INVALID_PARAM")
+    assert fragment in payload["errorMessage"]
+    assert stats()["orders"]["total"] == 0
+
+
+def test_a_hotel_booking_without_guests_is_refused():
+    hotel = search_hotels()[0]
+
+    code, payload = call(
+        "hotel",
+        "saveOrder",
+        {"hotelId": hotel["hotelId"], "checkInDate": "2026-12-10", "checkOutDate": "2026-12-12", "guests": []},
+    )
+
+    assert (code, payload["errorCode"]) == (1, "INVALID_PARAM")
+    assert stats()["orders"]["total"] == 0
+
+
+def test_concurrent_bookings_from_many_processes_all_land_with_distinct_numbers():
+    flight = search_flights()[0]
+    arguments = {"flightNo": flight["flightNo"], "date": "2026-12-05", "contactTourist": CONTACT}
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(lambda _: call("flight", "saveOrder", arguments), range(16)))
+
+    assert all(code == 0 for code, _ in results)
+    assert len({mcp_text(payload)["orderId"] for _, payload in results}) == 16
+    assert stats()["orders"]["total"] == 16
+
+
+# --- keys --------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", [None, "", "sk-live-not-a-sandbox-key", "sbx_"])
+def test_a_call_without_a_valid_sandbox_key_fails_authentication(key):
+    code, payload = call("flight", "search", {"from": "上海", "to": "杭州", "date": "2026-12-05"}, key=key)
+
+    assert (code, payload["errorCode"]) == (1, "AUTH_FAILED")
+
+
+def test_another_key_can_neither_see_nor_cancel_an_order():
+    number = book_flight()
+
+    seen = call("flight", "queryOrder", {"orderId": number}, key=OTHER_KEY)
+    cancelled = call("flight", "cancelOrder", {"orderId": number}, key=OTHER_KEY)
+
+    assert seen[1]["errorCode"] == cancelled[1]["errorCode"] == "ORDER_NOT_FOUND"
+    assert call("flight", "queryOrder", {"orderId": number})[1]["data"]["status"] == "PENDING_PAYMENT"
+
+
+def test_the_store_keeps_a_hash_of_the_key_never_the_key(store):
+    book_flight()
+
+    with sqlite3.connect(store) as conn:
+        dump = "\n".join(conn.iterdump())
+    assert KEY not in dump
+    assert "test-key-alice" not in dump
+
+
+def test_stats_need_no_key():
+    done = sandbox("stats", key=None)
+
+    assert done.returncode == 0
+    assert json.loads(done.stdout)["orders"]["total"] == 0
+
+
+# --- cancel, query, refund ---------------------------------------------------------------------------------------
+
+
+def test_cancelling_a_flight_twice_cancels_it_once_and_answers_cancelled_both_times():
+    number = book_flight()
+
+    first = call("flight", "cancelOrder", {"orderId": number})
+    second = call("flight", "cancelOrder", {"orderId": number.lower()})
+
+    assert first[0] == second[0] == 0
+    assert first[1]["data"]["status"] == second[1]["data"]["status"] == "CANCELLED"
+    assert (first[1]["data"]["alreadyCancelled"], second[1]["data"]["alreadyCancelled"]) == (False, True)
+    assert stats()["orders"]["byStatus"] == {"CANCELLED": 1}
+
+
+def test_cancelling_a_train_answers_inside_data():
+    number = book_train()
+
+    code, payload = call("train", "cancelOrder", {"orderId": number})
+
+    assert code == 0
+    assert payload["data"]["mainOrderNo"] == number and payload["data"]["status"] == "CANCELLED"
+
+
+def test_a_hotel_cannot_be_cancelled_online():
+    hotel = search_hotels()[0]
+    booked = call(
+        "hotel",
+        "saveOrder",
+        {"hotelId": hotel["hotelId"], "checkInDate": "2026-12-10", "checkOutDate": "2026-12-12", "guests": [CONTACT]},
+    )[1]
+
+    code, payload = call("hotel", "cancelOrder", {"orderId": booked["orderNo"]})
+
+    assert (code, payload["errorCode"]) == (1, "HOTEL_NO_ONLINE_CANCEL")
+    assert stats()["orders"]["byStatus"] == {"PENDING_PAYMENT": 1}
+
+
+def test_cancelling_an_unknown_order_says_not_found():
+    code, payload = call("flight", "cancelOrder", {"orderId": "FL000000000000"})
+
+    assert (code, payload["errorCode"]) == (1, "ORDER_NOT_FOUND")
+
+
+def test_an_order_is_found_by_the_order_product_whatever_its_own_product():
+    number = book_train()
+
+    code, payload = call("order", "queryOrder", {"orderId": number})
+
+    assert code == 0
+    assert payload["order"]["mainOrderNo"] == number and payload["order"]["product"] == "train"
+
+
+def test_every_refund_call_records_a_refund_even_with_the_same_request_id():
+    arguments = {"orderId": "ORD-001", "amount": 1280.0, "requestId": "T42"}
+
+    first, second = call("order", "refund", arguments), call("order", "refund", arguments)
+
+    assert first[1]["status"] == second[1]["status"] == "REFUNDED"
+    assert first[1]["refundId"] != second[1]["refundId"]
+    assert first[1]["amount"] == 1280
+    assert stats()["refunds"] == {"total": 2, "byOrderId": {"ORD-001": 2}}
+
+
+def test_a_refund_of_nothing_is_refused():
+    code, payload = call("order", "refund", {"orderId": "ORD-001", "amount": 0, "requestId": "T1"})
+
+    assert (code, payload["errorCode"]) == (1, "INVALID_PARAM")
+    assert stats()["refunds"]["total"] == 0
+
+
+# --- faults ------------------------------------------------------------------------------------------------------
+
+
+def test_a_failing_command_answers_a_platform_error_and_changes_nothing():
+    number = book_flight()
+    before = stats()
+
+    code, payload = call("flight", "cancelOrder", {"orderId": number}, faults="flight.cancelOrder=fail")
+
+    assert (code, payload["errorCode"]) == (1, "PLATFORM_ERROR")
+    assert stats() == before
+
+
+def test_a_garbage_answer_is_not_json_and_changes_nothing():
+    before = stats()
+
+    done = sandbox("call", "order", "refund", "-a", '{"orderId": "ORD-001", "amount": 10}', faults="*=garbage")
+
+    assert done.returncode == 0
+    with pytest.raises(ValueError):
+        json.loads(done.stdout)
+    assert stats() == before
+
+
+def test_a_timing_out_command_waits_longer_than_any_caller():
+    with pytest.raises(subprocess.TimeoutExpired):
+        sandbox("call", "flight", "search", "-a", "{}", faults="flight.*=timeout", timeout=1.5)
+
+    assert stats()["orders"]["total"] == 0
+
+
+def test_the_most_specific_fault_rule_wins():
+    faults = "*=garbage,flight.*=fail,flight.search=garbage"
+
+    exact = sandbox("call", "flight", "search", "-a", "{}", faults=faults)
+    product_wide = sandbox("call", "flight", "cancelOrder", "-a", "{}", faults=faults)
+    everything = sandbox("call", "hotel", "search", "-a", "{}", faults=faults)
+
+    assert exact.stdout.startswith(b"<html>")
+    assert json.loads(product_wide.stdout)["errorCode"] == "PLATFORM_ERROR"
+    assert everything.stdout.startswith(b"<html>")
+
+
+def test_a_bad_fault_rule_is_a_usage_error():
+    done = sandbox("call", "flight", "search", "-a", "{}", faults="flight.search=explode")
+
+    assert done.returncode == 2
+    assert b"SANDBOX_SUPPLIER_FAULTS" in done.stderr

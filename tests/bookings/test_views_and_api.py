@@ -1,0 +1,120 @@
+"""My bookings page and the bookings API: each user sees and cancels only their own bookings."""
+
+from decimal import Decimal
+
+import pytest
+from rest_framework.test import APIClient
+
+from bookings.models import BookingRecord
+from bookings.services import booking_record_from_platform
+
+pytestmark = pytest.mark.django_db
+
+
+def hotel_booking(user, order_no="HT1"):
+    return booking_record_from_platform(
+        user=user,
+        biz_type="HOTEL",
+        external_order_no=order_no,
+        arguments={
+            "hotelId": "HDL001",
+            "checkInDate": "2026-12-10",
+            "checkOutDate": "2026-12-12",
+            "guests": [{"name": "王五"}],
+        },
+        response={"orderNo": order_no, "totalPrice": 640},
+    )
+
+
+@pytest.fixture
+def bob(user_factory):
+    return user_factory("bob")
+
+
+def test_my_bookings_lists_only_mine(client, alice, bob):
+    mine, theirs = hotel_booking(alice, "HT1"), hotel_booking(bob, "HT2")
+    client.force_login(alice)
+
+    page = client.get("/bookings/").content.decode()
+
+    assert mine.booking_id in page
+    assert theirs.booking_id not in page
+    assert "¥640.00" in page
+
+
+def test_the_cancel_button_swaps_the_row_with_an_htmx_post(client, alice):
+    booking = hotel_booking(alice)
+    client.force_login(alice)
+
+    response = client.post(f"/bookings/{booking.booking_id}/cancel", HTTP_HX_REQUEST="true")
+
+    booking.refresh_from_db()
+    assert booking.status == "CANCELLED"
+    html = response.content.decode()
+    assert 'data-status="CANCELLED"' in html and "<html" not in html
+
+
+def test_cancelling_someone_elses_booking_on_the_page_is_refused(client, alice, bob):
+    theirs = hotel_booking(bob)
+    client.force_login(alice)
+
+    response = client.post(f"/bookings/{theirs.booking_id}/cancel", follow=True)
+
+    theirs.refresh_from_db()
+    assert theirs.status == "PENDING_PAYMENT"
+    assert "not yours" in response.content.decode()
+
+
+def test_the_api_lists_only_my_bookings(alice, bob):
+    hotel_booking(alice, "HT1")
+    hotel_booking(bob, "HT2")
+    api = APIClient()
+    api.force_authenticate(alice)
+
+    body = api.get("/api/v1/bookings/").json()
+
+    assert [b["external_order_no"] for b in body["results"]] == ["HT1"]
+    assert "raw_payload" not in body["results"][0] and "contact" not in body["results"][0]
+
+
+@pytest.mark.parametrize(
+    ("who", "booking_id", "status", "code"),
+    [
+        ("bob", None, 403, "PERMISSION_DENIED"),
+        ("alice", "BK20990101001", 404, "BOOKING_NOT_FOUND"),
+        ("alice", "%20", 400, "INVALID_PARAM"),
+    ],
+)
+def test_the_api_refuses_to_cancel_what_is_not_mine_or_not_there(alice, bob, who, booking_id, status, code):
+    alices = hotel_booking(alice)
+    api = APIClient()
+    api.force_authenticate(alice if who == "alice" else bob)
+
+    response = api.post(f"/api/v1/bookings/{booking_id or alices.booking_id}/cancel")
+
+    alices.refresh_from_db()
+    assert response.status_code == status
+    assert response.json()["code"] == code
+    assert alices.status == "PENDING_PAYMENT"
+
+
+def test_the_api_cancel_is_idempotent(alice):
+    booking = hotel_booking(alice)
+    api = APIClient()
+    api.force_authenticate(alice)
+
+    first = api.post(f"/api/v1/bookings/{booking.booking_id.lower()}/cancel").json()
+    second = api.post(f"/api/v1/bookings/{booking.booking_id}/cancel").json()
+
+    assert first["booking"]["status"] == "CANCELLED"
+    assert second["message"] == "already cancelled"
+    assert BookingRecord.objects.get().events.filter(to_status="CANCELLED").count() == 1
+
+
+def test_the_same_platform_order_is_recorded_once(alice):
+    first = hotel_booking(alice, "HT9")
+    second = hotel_booking(alice, "HT9")
+
+    assert first.pk == second.pk
+    assert BookingRecord.objects.count() == 1
+    assert first.amount == Decimal("640.00")
