@@ -167,6 +167,10 @@ class HitlTicket(models.Model):
     decided_at = models.DateTimeField(null=True, blank=True)
     decision_reason = models.TextField(blank=True)
     execution_result = models.JSONField(default=dict, blank=True)
+    execution_started_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the current execution claimed the ticket (its lease starts here)."
+    )
+    attempts = models.PositiveSmallIntegerField(default=0, help_text="Executions started, retries included.")
     executed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
