@@ -9,6 +9,7 @@ from functools import cache
 from django.conf import settings
 from django.utils import timezone
 
+from aftersale.selectors import tickets_for_user
 from assistant import cards
 from assistant.agent import default_registry, run_agent
 from assistant.dispatcher import Reply, TurnContext
@@ -109,11 +110,46 @@ def _reply_for_step(context: TurnContext, step, calls) -> Reply:
             booking=card,
             already=data.get("already_cancelled"),
             hotel=data.get("call_the_hotel"),
+            rejected=data.get("status") == "REJECTED",
         )
         return Reply(text, "ANSWERED" if envelope["ok"] else "REJECTED", cards=[card] if card else [], llm_calls=calls)
+    if step.tool == "request_aftersale":
+        return _aftersale_reply(context, step, calls)
+    if step.tool == "query_progress" and envelope["ok"]:
+        wanted = [t["ticket_no"] for t in data.get("tickets", [])]
+        tickets = tickets_for_user(user=context.user).filter(ticket_no__in=wanted)
+        ticket_cards = [cards.ticket_card(t) for t in tickets]
+        text = compose("progress", language, count=len(ticket_cards), tickets=ticket_cards, order_id=None)
+        return Reply(text, "ANSWERED" if ticket_cards else "EMPTY", cards=ticket_cards, llm_calls=calls)
     # Tools of other areas compose their own message from rows (code, not the model).
     return Reply(
         envelope.get("message") or compose("agent_no_action", language),
         "ANSWERED" if envelope["ok"] else "REJECTED",
         llm_calls=calls,
     )
+
+
+def _aftersale_reply(context: TurnContext, step, calls) -> Reply:
+    from assistant.handlers.aftersale import ACTION_EN, ACTION_ZH
+
+    envelope, data = step.envelope, step.envelope.get("data") or {}
+    action = step.arguments.get("action", "REFUND")
+    ticket = (
+        tickets_for_user(user=context.user).filter(ticket_no=data.get("ticket_no")).first() if envelope["ok"] else None
+    )
+    card = cards.ticket_card(ticket) if ticket else None
+    text = compose(
+        "aftersale_result",
+        context.language,
+        status=data.get("outcome") if envelope["ok"] else "REJECTED",
+        code=envelope["code"],
+        order_id=data.get("order_id") or step.arguments.get("order_id", ""),
+        ticket=card,
+        ticket_status_zh=card["status_label_zh"] if card else "",
+        ticket_status_en=card["status_label"].lower() if card else "",
+        reason=data.get("reason", ""),
+        policy=(data.get("policies") or [{}])[0].get("title", ""),
+        action_zh=ACTION_ZH.get(action, "退款"),
+        action_en=ACTION_EN.get(action, "refund"),
+    )
+    return Reply(text, "ANSWERED" if envelope["ok"] else "REJECTED", cards=[card] if card else [], llm_calls=calls)

@@ -47,3 +47,36 @@ def booking_card(booking) -> dict:
         "summary": " ".join(p for p in summary_parts if p),
         "url": reverse("bookings:list"),
     }
+
+
+TICKET_STATUS_ZH = {
+    "PENDING": "等待审核",
+    "APPROVED": "已批准，处理中",
+    "REJECTED": "已驳回",
+    "TIMEOUT": "已超时",
+    "EXECUTING": "处理中",
+    "EXECUTED": "已完成",
+    "FAILED": "处理失败，等待重试",
+}
+TICKET_ACTION_ZH = {"REFUND": "退款", "RETURN": "退货", "CANCEL_BOOKING": "取消预订"}
+
+
+def ticket_card(ticket) -> dict:
+    """A ticket as its requester sees it: what, for which order, how much, where it stands. Never the
+    verdict, the evidence or the flag: those are for approvers."""
+    return {
+        "type": "ticket",
+        "ticket_no": ticket.ticket_no,
+        "action": ticket.action,
+        "action_label": ticket.get_action_display(),
+        "action_label_zh": TICKET_ACTION_ZH.get(ticket.action, ticket.action),
+        "entity": ticket.entity,
+        "amount": str(ticket.amount) if ticket.amount is not None else None,
+        "status": ticket.status,
+        "status_label": ticket.get_status_display(),
+        "status_label_zh": TICKET_STATUS_ZH.get(ticket.status, ticket.status),
+        "created_at": ticket.created_at.isoformat(),
+        "decided_at": ticket.decided_at.isoformat() if ticket.decided_at else None,
+        "decision_reason": ticket.decision_reason if ticket.status == "REJECTED" else "",
+        "url": reverse("aftersale:requests"),
+    }

@@ -15,5 +15,6 @@ urlpatterns = [
     path("api/v1/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include("itinerary.urls")),
     path("", include("bookings.urls")),
+    path("", include("aftersale.urls")),
     path("", include("assistant.urls")),
 ]

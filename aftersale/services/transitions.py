@@ -59,7 +59,8 @@ def order_transition(*, order_id: str, to_status: str, actor=None, reason: str =
 
 
 def ticket_number() -> str:
-    """A human-readable, unique ticket number: T + time + random."""
+    """A human-readable ticket number: T + the site's local date and time + 6 random digits (a clash needs two
+    tickets in the same second drawing the same number; the unique column refuses it if it ever happens)."""
     import secrets
 
-    return f"T{timezone.now():%y%m%d%H%M%S}{secrets.randbelow(10**4):04d}"
+    return f"T{timezone.localtime():%y%m%d%H%M%S}{secrets.randbelow(10**6):06d}"

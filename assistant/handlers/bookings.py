@@ -196,6 +196,7 @@ def cancel(context: TurnContext) -> Reply:
         booking=card,
         already=data.get("already_cancelled"),
         hotel=data.get("call_the_hotel"),
+        rejected=data.get("status") == "REJECTED",  # an approver rejected the paused cancellation
     )
     outcome = {"OK": "ANSWERED", "TICKET_PENDING": "ANSWERED", "PLATFORM_CANCEL_FAILED": "DEGRADED"}.get(
         envelope["code"], "REJECTED"

@@ -9,7 +9,7 @@ log line or an error message.
 import json
 import logging
 import time
-from datetime import date
+from datetime import date, datetime
 from functools import cache
 from pathlib import Path
 from string import Template
@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from assistant.llm.messages import ChatResult, ToolCall
 from assistant.llm.port import LLMError, UnderstandContext, Understanding, Usage
 from assistant.llm.schema import Intent
+from assistant.llm.verdict import VERDICTS, VerdictRequest, VerdictResult
 
 logger = logging.getLogger("assistant.llm")
 
@@ -53,6 +54,23 @@ def understand_system_prompt(context: UnderstandContext) -> str:
     return _prompt("understand_system.md").substitute(
         today=today.isoformat(), weekday=WEEKDAYS[today.weekday()], pending=pending
     )
+
+
+def verdict_system_prompt(request: VerdictRequest) -> str:
+    """The system prompt of one verdict: the three states, the answer's shape, today and the current time."""
+    now: datetime = request.now
+    return _prompt("verdict_system.md").substitute(
+        today=request.today.isoformat(),
+        weekday=WEEKDAYS[request.today.weekday()],
+        now=now.isoformat(timespec="minutes"),
+        time_zone=getattr(now.tzinfo, "key", None) or str(now.tzinfo),
+    )
+
+
+def verdict_user_content(request: VerdictRequest) -> str:
+    """The case as JSON data: the request, the order's facts and the policy passages (never instructions)."""
+    case = {"action": request.action, "order": request.order, "policies": request.policies}
+    return json.dumps(case, ensure_ascii=False, default=str)
 
 
 class OpenAILLM:
@@ -92,6 +110,23 @@ class OpenAILLM:
             raise LLMError(INVALID, f"the model's answer is not a valid intent: {exc}", usage) from None
         self._log("understand", usage, OK)
         return Understanding(intent=intent, usage=usage)
+
+    def verdict(self, request: VerdictRequest) -> VerdictResult:
+        """Judge one refund or return against the policy passages. Raises LLMError (TIMEOUT, INVALID or ERROR)."""
+        messages = [
+            {"role": "system", "content": verdict_system_prompt(request)},
+            {"role": "user", "content": verdict_user_content(request)},
+        ]
+        completion, usage = self._create(
+            "verdict", messages=messages, response_format={"type": "json_object"}, temperature=0
+        )
+        try:
+            verdict, reason, policy_ids = _parse_verdict(_first_message(completion).content, request.policies)
+        except _Invalid as exc:
+            self._log("verdict", usage, INVALID, str(exc))
+            raise LLMError(INVALID, f"the model's answer is not a valid verdict: {exc}", usage) from None
+        self._log("verdict", usage, OK)
+        return VerdictResult(verdict=verdict, reason=reason, policy_ids=policy_ids, usage=usage)
 
     def chat(self, messages: list[dict], tools: list[dict]) -> ChatResult:
         """One turn of the tool-calling loop (channel 2). Raises LLMError (TIMEOUT, INVALID or ERROR)."""
@@ -197,6 +232,34 @@ def _parse_intent(content: str | None) -> Intent:
     except ValidationError as exc:
         fields = sorted({".".join(str(p) for p in err["loc"]) or "answer" for err in exc.errors()})
         raise _Invalid(f"missing or unknown {', '.join(fields)}") from None
+
+
+def _json_object(content: str | None) -> dict:
+    if not content or not content.strip():
+        raise _Invalid("empty content")
+    try:
+        data = json.loads(_strip_code_fence(content.strip()))
+    except json.JSONDecodeError as exc:
+        raise _Invalid(f"not JSON ({exc.msg} at position {exc.pos})") from None
+    if not isinstance(data, dict):
+        raise _Invalid(f"JSON {type(data).__name__}, not an object")
+    return data
+
+
+def _parse_verdict(content: str | None, policies: list[dict]) -> tuple[str, str, list[Any]]:
+    """(verdict, reason, policy ids) from the model's JSON; only ids of the given passages are kept."""
+    data = _json_object(content)
+    verdict = data.get("verdict")
+    if not isinstance(verdict, str) or verdict.strip().upper() not in VERDICTS:
+        raise _Invalid(f"verdict must be one of {', '.join(VERDICTS)}, got {str(verdict)[:40]!r}")
+    reason = data.get("reason")
+    if not isinstance(reason, str):
+        raise _Invalid("reason must be a string")
+    given = {str(p.get("id")): p.get("id") for p in policies}
+    raw_ids = data.get("policy_ids")
+    cited = raw_ids if isinstance(raw_ids, list) else []
+    policy_ids = list(dict.fromkeys(given[str(i)] for i in cited if isinstance(i, str | int) and str(i) in given))
+    return verdict.strip().upper(), reason.strip()[:2000], policy_ids
 
 
 def _strip_code_fence(text: str) -> str:

@@ -6,9 +6,12 @@ endpoint through the openai SDK). Callers get data to validate, never text to tr
 
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from assistant.llm.schema import Intent
+
+if TYPE_CHECKING:  # verdict.py imports Usage from here
+    from assistant.llm.verdict import VerdictRequest, VerdictResult
 
 
 class LLMError(Exception):
@@ -49,4 +52,8 @@ class LLMPort(Protocol):
 
     def understand(self, text: str, *, context: UnderstandContext) -> Understanding:
         """Turn one sentence into an intent. Raises LLMError when no usable answer came."""
+        ...
+
+    def verdict(self, request: "VerdictRequest") -> "VerdictResult":
+        """Judge one refund or return against the policy passages. Raises LLMError when no usable answer came."""
         ...

@@ -13,7 +13,8 @@ Answers vary in shape like real suppliers', but always the same way for a given 
 | train search | `{"success": true, "data": {"trains": […]}}` |
 | train saveOrder / cancelOrder | `{"success": true, "data": {order, number under mainOrderNo}}` |
 | train queryOrder | plain order, number under `mainOrderNo` |
-| order queryOrder | `{"order": {…}}` with the product's own number key |
+| order queryOrder | `{"order": {…}}` with the product's own number key; for a business order (`ORD-…`): |
+| | `{"orderId": "ORD-…", "refunds": [{"refundId", "amount", "requestId", "createdAt"}]}`, the caller's refunds |
 | order refund | plain `{"refundId": "RF…", "status": "REFUNDED", "amount": …, "orderId": …, "requestId": …}` |
 
 An error is `{"success": false, "errorCode": "…", "errorMessage": "…"}` (raised here as `SupplierError`).
@@ -32,6 +33,7 @@ MOBILE_RE = re.compile(r"^1\d{10}$")
 ORDER_PREFIX = {"flight": "FL", "hotel": "HT", "train": "TR"}
 NUMBER_KEY = {"flight": "orderId", "hotel": "orderNo", "train": "mainOrderNo"}
 PENDING_PAYMENT, CANCELLED = "PENDING_PAYMENT", "CANCELLED"
+BUSINESS_ORDER_PREFIX = "ORD-"  # TripDesk's own orders (refunded through `order refund`), not supplier bookings
 MAX_PASSENGERS = 9
 
 
@@ -358,7 +360,25 @@ def train_query(conn, ctx, args):
 
 
 def order_query(conn, ctx, args):
-    return {"order": _order_view(_load(conn, ctx, _order_id(args), None))}
+    order_id = _order_id(args)
+    if order_id.startswith(BUSINESS_ORDER_PREFIX):
+        # A merchant's own order, not a booking: what this key refunded on it (how an executor checks a past try).
+        rows = conn.execute(
+            "SELECT refund_no, amount, request_id, created_at FROM refunds WHERE order_id = ? AND key_hash = ? "
+            "ORDER BY id",
+            (order_id, ctx.key_hash),
+        ).fetchall()
+        refunds = [
+            {
+                "refundId": row["refund_no"],
+                "amount": _amount(row["amount"]),
+                "requestId": row["request_id"],
+                "createdAt": row["created_at"],
+            }
+            for row in rows
+        ]
+        return {"orderId": order_id, "refunds": refunds}
+    return {"order": _order_view(_load(conn, ctx, order_id, None))}
 
 
 def order_refund(conn, ctx, args):

@@ -54,4 +54,15 @@ CELERY_TASK_ROUTES = {"bookings.tasks.*": {"queue": "platform"}, "aftersale.task
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 300}
 CELERY_TIMEZONE = env.TIME_ZONE
-CELERY_BEAT_SCHEDULE: dict = {}
+# Celery beat: time out pending tickets past their deadline; re-enqueue approved tickets whose task was lost and
+# executions whose worker died (both safe to run any number of times, on any number of beat instances).
+CELERY_BEAT_SCHEDULE: dict = {
+    "aftersale-timeout-sweep": {
+        "task": "aftersale.tasks.time_out_tickets",
+        "schedule": env.AFTERSALE_TIMEOUT_SWEEP_SECONDS,
+    },
+    "aftersale-resume-stalled": {
+        "task": "aftersale.tasks.resume_stalled_tickets",
+        "schedule": env.AFTERSALE_TIMEOUT_SWEEP_SECONDS,
+    },
+}

@@ -351,3 +351,20 @@ def test_a_100_kb_message_is_answered_quickly(llm):
 
 def test_the_port_identity(llm):
     assert (llm.provider, llm.model) == ("rules", "rules-v1")
+
+
+@pytest.mark.parametrize(
+    ("text", "pending", "intent", "slot"),
+    [
+        ("ORD-001", "AFTERSALE", "AFTERSALE", ("order_id", "ORD-001")),
+        ("ord-004", None, "AFTERSALE", ("order_id", "ORD-004")),
+        ("BK20261201001", None, "CANCEL_BOOKING", ("booking_id", "BK20261201001")),
+    ],
+)
+def test_a_bare_identifier_is_understood_as_the_request_it_answers(text, pending, intent, slot):
+    from assistant.llm.port import UnderstandContext
+    from assistant.llm.rules import RulesLLM
+
+    got = RulesLLM().understand(text, context=UnderstandContext(today=date(2026, 12, 1), pending_intent=pending)).intent
+    assert got.intent == intent
+    assert getattr(got, slot[0]) == slot[1]

@@ -15,9 +15,11 @@ from assistant.llm.messages import ChatResult
 from assistant.llm.port import UnderstandContext, Understanding, Usage
 from assistant.llm.rules import dates as dates_mod
 from assistant.llm.rules import ids, intents, numbers, policy
+from assistant.llm.rules import verdict as verdict_mod
 from assistant.llm.rules.gazetteer import PROVINCE, PlaceMatch, gazetteer
 from assistant.llm.rules.text import ascii_lower, mask, normalise
 from assistant.llm.schema import Intent, IntentName
+from assistant.llm.verdict import VerdictRequest, VerdictResult
 
 logger = logging.getLogger(__name__)
 
@@ -98,6 +100,13 @@ class RulesLLM:
     def chat(self, messages: list[dict], tools: list[dict]) -> ChatResult:
         """One turn of the tool-calling loop (channel 2): the deterministic policy picks the next tool or ends."""
         return policy.next_turn(self, messages, tools)
+
+    def verdict(self, request: VerdictRequest) -> VerdictResult:
+        """The after-sale verdict: the policy engine of `rules/verdict.py` over the order's facts and today."""
+        started = time.perf_counter()
+        verdict, reason, policy_ids = verdict_mod.decide(request)
+        latency_ms = int(round((time.perf_counter() - started) * 1000))
+        return VerdictResult(verdict=verdict, reason=reason, policy_ids=policy_ids, usage=Usage(latency_ms=latency_ms))
 
     # -----------------------------------------------------------------------------------------------------------
 

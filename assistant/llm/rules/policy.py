@@ -251,6 +251,8 @@ def decide(turn: Turn) -> Decision:
         "CANCEL_BOOKING": _cancel,
         "SEARCH_ACTIVITIES": _search_activities,
         "RECOMMEND": _recommend,
+        "AFTERSALE": _aftersale,
+        "QUERY_PROGRESS": _progress,
     }
     flow = flows.get(turn.intent.intent)
     if flow is None:
@@ -590,6 +592,32 @@ def _recommend(turn: Turn) -> Decision:
     if done:
         return End(_found(done[-1], "activities"))
     return Call(RECOMMEND_TOOL, {})
+
+
+# AFTERSALE and QUERY_PROGRESS
+
+AFTERSALE_TOOL = "request_aftersale"
+PROGRESS_TOOL = "query_progress"
+
+
+def _aftersale(turn: Turn) -> Decision:
+    if AFTERSALE_TOOL not in turn.offered:
+        return _not_offered(AFTERSALE_TOOL)
+    done = turn.calls(AFTERSALE_TOOL)
+    if done:
+        return End(f"{AFTERSALE_TOOL} answered {'ok' if done[-1].ok else _reason(done[-1])}.")
+    if not turn.intent.order_id:
+        return End("Missing: the order id.")
+    return Call(AFTERSALE_TOOL, {"order_id": turn.intent.order_id, "action": turn.intent.aftersale_action or "REFUND"})
+
+
+def _progress(turn: Turn) -> Decision:
+    if PROGRESS_TOOL not in turn.offered:
+        return _not_offered(PROGRESS_TOOL)
+    done = turn.calls(PROGRESS_TOOL)
+    if done:
+        return End(f"{PROGRESS_TOOL} answered.")
+    return Call(PROGRESS_TOOL, {"order_id": turn.intent.order_id} if turn.intent.order_id else {})
 
 
 def _found(done: Done, key: str) -> str:

@@ -1,0 +1,37 @@
+"""Business reconciliation: before money moves, does the approved ticket still match the order as it is NOW?
+
+An approver decided on the facts of the moment the ticket was opened; hours may have passed. The executor calls
+`reconcile` on the order row it has just read (or None when the order is gone) and executes only when the list of
+mismatches is empty. Pure: it reads the two rows it is given and queries nothing.
+"""
+
+from aftersale.models import ORDER_TRANSITIONS, BizOrder, HitlTicket, OrderStatus, TicketAction
+
+# What a successful ticket does to its order.
+ORDER_TARGET_STATUS: dict[str, str] = {
+    TicketAction.REFUND: OrderStatus.REFUNDED,
+    TicketAction.RETURN: OrderStatus.RETURNED,
+}
+
+
+def reconcile(ticket: HitlTicket, order: BizOrder | None) -> list[str]:
+    """The reasons the ticket must not be executed against `order`; an empty list means it may be.
+
+    Checked: the order exists, is the ticket's order, still belongs to the requester, may still move to the status
+    the action leads to (ORDER_TRANSITIONS), and its amount equals the ticket's amount.
+    """
+    target = ORDER_TARGET_STATUS.get(ticket.action)
+    if target is None:
+        return [f"action {ticket.action} does not refund an order"]
+    if order is None:
+        return [f"order {ticket.entity} no longer exists"]
+    mismatches = []
+    if order.order_id != ticket.entity or (ticket.order_id is not None and ticket.order_id != order.pk):
+        mismatches.append(f"order {order.order_id} is not the ticket's order {ticket.entity}")
+    if order.user_id != ticket.requested_by_id:
+        mismatches.append(f"order {order.order_id} no longer belongs to the requester")
+    if target not in ORDER_TRANSITIONS.get(order.status, set()):
+        mismatches.append(f"order {order.order_id} is {order.status}, it cannot become {target}")
+    if ticket.amount is None or ticket.amount != order.amount:
+        mismatches.append(f"amounts differ: ticket ¥{ticket.amount}, order ¥{order.amount}")
+    return mismatches

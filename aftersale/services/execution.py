@@ -1,0 +1,456 @@
+"""Deciding tickets, and executing approved ones exactly once.
+
+Exactly once is enforced by PostgreSQL, not by Python memory, however many clicks, approvers, workers or
+deliveries of a task there are:
+
+- **The decision** locks the ticket row and moves it PENDING → APPROVED/REJECTED (`ticket_transition`); any other
+  decision then finds it no longer PENDING and is refused with TICKET_DECIDED. An approval enqueues the execution
+  on commit, never inside the open transaction.
+- **The claim** is a compare-and-set UPDATE: `status = EXECUTING, execution_started_at = now, attempts + 1` only
+  where the ticket is APPROVED, or EXECUTING under a lease older than AFTERSALE_EXECUTION_LEASE_SECONDS (its
+  executor died). One executor gets the row; a duplicate task updates 0 rows and does nothing. `attempts` after
+  the claim is the executor's fencing token: it may finish the ticket only while the row still shows it.
+- **Before refunding again**, every execution after the first asks the supplier (`order queryOrder`) whether a
+  refund with requestId = ticket number already exists, and if so finishes with it instead of refunding twice.
+- **The end** (order REFUNDED/RETURNED and ticket EXECUTED, with events) is one transaction.
+
+The lease must outlast any live executor: keep it above PLATFORM_TIMEOUT and the task's hard time limit
+(CELERY_TASK_TIME_LIMIT), which kill a stuck supplier call and a stuck task first.
+
+Retry: the transition table has FAILED → EXECUTING, not FAILED → APPROVED. `ticket_retry` therefore leaves the
+ticket FAILED and enqueues `execute_ticket(id, retry=True)`; only a claim made with `retry=True` accepts a FAILED
+ticket. Automatic task retries (broker/database hiccups) never set it, so a supplier failure or a business "no" is
+retried only when a human asks.
+
+A lost enqueue (broker down at commit) or an executor that died is picked up by `tickets_resume_stalled`, run by
+Celery beat.
+"""
+
+import contextlib
+import logging
+from datetime import datetime, timedelta
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from django.conf import settings
+from django.db import DatabaseError, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from aftersale.models import BizOrder, HitlTicket, TicketAction, TicketEvent, TicketKind, TicketStatus
+from aftersale.reconciliation import ORDER_TARGET_STATUS, reconcile
+from aftersale.services.transitions import AftersaleError, order_transition, ticket_transition
+from bookings.platform import PlatformCommand, PlatformError, platform_call
+from bookings.services import BookingError, booking_cancel, normalise_booking_id, supplier_account_ensure
+
+logger = logging.getLogger("aftersale.execution")
+
+DECIDE_PERMISSION = "aftersale.decide_ticket"
+CHECKPOINT_TOOL = "cancel_booking"
+
+
+# --- deciding ----------------------------------------------------------------------------------------------------
+
+
+def _require_approver(user) -> None:
+    if user is None or not user.has_perm(DECIDE_PERMISSION):
+        raise AftersaleError("PERMISSION_DENIED", "you may not decide after-sale tickets")
+
+
+def _locked_ticket(ticket_id: int) -> HitlTicket:
+    ticket = HitlTicket.objects.select_for_update().filter(pk=ticket_id).first()
+    if ticket is None:
+        raise AftersaleError("TICKET_NOT_FOUND", f"no ticket {ticket_id}")
+    return ticket
+
+
+def _already_decided(ticket: HitlTicket) -> str:
+    if ticket.status == TicketStatus.TIMEOUT:
+        return (
+            f"ticket {ticket.ticket_no} timed out at its deadline {timezone.localtime(ticket.deadline):%Y-%m-%d %H:%M}"
+        )
+    verb = "rejected" if ticket.status == TicketStatus.REJECTED else "approved"
+    who = ticket.decided_by.get_username() if ticket.decided_by else "someone"
+    when = f" at {timezone.localtime(ticket.decided_at):%Y-%m-%d %H:%M:%S}" if ticket.decided_at else ""
+    return f"ticket {ticket.ticket_no} was already {verb} by {who}{when}"
+
+
+def _enqueue_execution(ticket_id: int, *, retry: bool = False) -> None:
+    """Send the execution task; if the broker cannot take it, the stalled-ticket sweep will resume the ticket."""
+    from aftersale.tasks import execute_ticket  # the tasks module imports these services
+
+    try:
+        execute_ticket.delay(ticket_id, retry=retry)
+    except Exception:
+        logger.exception("could not enqueue the execution of ticket %s; the sweep will resume it", ticket_id)
+
+
+def ticket_decide(*, ticket_id: int, approver, approve: bool, reason: str) -> HitlTicket:
+    """Approve or reject a PENDING ticket, once. An approval enqueues its execution after the commit.
+
+    Raises AftersaleError: PERMISSION_DENIED (no `aftersale.decide_ticket`, or deciding one's own request),
+    INVALID_PARAM (a rejection without a reason), TICKET_NOT_FOUND, TICKET_DECIDED (decided before, by anyone, or
+    timed out), TICKET_EXPIRED (its deadline passed; the sweep will time it out). Nothing changes when it raises.
+    """
+    _require_approver(approver)
+    reason = (reason or "").strip()
+    if not approve and not reason:
+        raise AftersaleError("INVALID_PARAM", "a rejection needs a reason the requester can read")
+    now = timezone.now()
+    with transaction.atomic():
+        ticket = _locked_ticket(ticket_id)  # every decision of this ticket queues here, one after the other
+        if ticket.requested_by_id == approver.pk:
+            raise AftersaleError("PERMISSION_DENIED", "nobody may decide their own request")
+        if ticket.status != TicketStatus.PENDING:
+            raise AftersaleError("TICKET_DECIDED", _already_decided(ticket))
+        if ticket.deadline <= now:
+            raise AftersaleError(
+                "TICKET_EXPIRED", f"ticket {ticket.ticket_no} passed its deadline; the requester may ask again"
+            )
+        to_status = TicketStatus.APPROVED if approve else TicketStatus.REJECTED
+        ticket = ticket_transition(
+            ticket_id=ticket.pk,
+            to_status=to_status,
+            actor=approver,
+            reason=reason or "approved",
+            decided_by=approver,
+            decided_at=now,
+            decision_reason=reason,
+        )
+        if approve:
+            ticket_pk = ticket.pk
+            transaction.on_commit(lambda: _enqueue_execution(ticket_pk))
+    return ticket
+
+
+def ticket_retry(*, ticket_id: int, actor) -> HitlTicket:
+    """Run a FAILED ticket's execution again (on a worker, after the commit), e.g. once the supplier is back.
+
+    The ticket stays FAILED until the worker claims it (FAILED → EXECUTING); the request itself is an event row
+    (FAILED → FAILED, "retry requested") so the history says who asked. The execution first asks the supplier
+    whether the earlier attempt refunded after all. Raises AftersaleError: PERMISSION_DENIED, TICKET_NOT_FOUND,
+    INVALID_TRANSITION (the ticket is not FAILED).
+    """
+    _require_approver(actor)
+    with transaction.atomic():
+        ticket = _locked_ticket(ticket_id)
+        if ticket.requested_by_id == actor.pk:
+            raise AftersaleError("PERMISSION_DENIED", "nobody may push their own request")
+        if ticket.status != TicketStatus.FAILED:
+            raise AftersaleError(
+                "INVALID_TRANSITION", f"only a failed ticket can be retried; {ticket.ticket_no} is {ticket.status}"
+            )
+        TicketEvent.objects.create(
+            ticket=ticket,
+            from_status=TicketStatus.FAILED,
+            to_status=TicketStatus.FAILED,
+            actor=actor,
+            reason="retry requested",
+        )
+        ticket_pk = ticket.pk
+        transaction.on_commit(lambda: _enqueue_execution(ticket_pk, retry=True))
+    return ticket
+
+
+# --- claiming ----------------------------------------------------------------------------------------------------
+
+
+def _lease_cutoff(now: datetime) -> datetime:
+    return now - timedelta(seconds=settings.AFTERSALE_EXECUTION_LEASE_SECONDS)
+
+
+def _claim(ticket_id: int, *, retry: bool, now: datetime) -> HitlTicket | None:
+    """Take the ticket for this executor with one compare-and-set UPDATE per possible starting state, or None.
+
+    Each UPDATE is atomic in the database: of two executors racing, the second waits for the first's row lock,
+    re-reads the row (now EXECUTING under a fresh lease) and updates nothing. Trying the states one by one tells
+    which one we came from, for the event row.
+    """
+    stale = Q(execution_started_at__lt=_lease_cutoff(now)) | Q(execution_started_at__isnull=True)
+    sources: list[tuple[str, Q, str]] = [
+        (TicketStatus.APPROVED, Q(status=TicketStatus.APPROVED), "execution started"),
+        (TicketStatus.EXECUTING, Q(status=TicketStatus.EXECUTING) & stale, "the previous executor's lease expired"),
+    ]
+    if retry:
+        sources.append((TicketStatus.FAILED, Q(status=TicketStatus.FAILED), "retry"))
+    with transaction.atomic():
+        for from_status, condition, reason in sources:
+            claimed = (
+                HitlTicket.objects.filter(condition, pk=ticket_id).update(
+                    status=TicketStatus.EXECUTING,
+                    execution_started_at=now,
+                    attempts=F("attempts") + 1,
+                    updated_at=now,
+                )
+                == 1
+            )
+            if claimed:
+                ticket = HitlTicket.objects.select_related("requested_by").get(pk=ticket_id)
+                TicketEvent.objects.create(
+                    ticket=ticket,
+                    from_status=from_status,
+                    to_status=TicketStatus.EXECUTING,
+                    reason=f"{reason} (attempt {ticket.attempts})",
+                )
+                return ticket
+    return None
+
+
+def _still_ours(ticket_id: int, attempt: int) -> HitlTicket | None:
+    """The ticket, locked, if this executor still holds it (nobody took over a lease we outlived), else None."""
+    ticket = HitlTicket.objects.select_for_update().get(pk=ticket_id)
+    if ticket.status != TicketStatus.EXECUTING or ticket.attempts != attempt:
+        logger.warning(
+            "ticket %s: attempt %s lost its lease (now %s, attempt %s); leaving it",
+            ticket.ticket_no,
+            attempt,
+            ticket.status,
+            ticket.attempts,
+        )
+        return None
+    return ticket
+
+
+# --- finishing ---------------------------------------------------------------------------------------------------
+
+
+def _fail(ticket: HitlTicket, *, stage: str, code: str, message: str, reasons: list[str] | None = None) -> HitlTicket:
+    """EXECUTING → FAILED with what went wrong; the order is not touched."""
+    result: dict[str, Any] = {"ok": False, "stage": stage, "code": code, "message": message[:1000]}
+    if reasons:
+        result["reasons"] = reasons
+    result.update(attempt=ticket.attempts, at=timezone.now().isoformat())
+    with transaction.atomic():
+        if _still_ours(ticket.pk, ticket.attempts) is None:
+            return HitlTicket.objects.get(pk=ticket.pk)
+        logger.info("ticket %s failed at %s: %s %s", ticket.ticket_no, stage, code, message)
+        return ticket_transition(
+            ticket_id=ticket.pk, to_status=TicketStatus.FAILED, reason=f"{code}: {message}", execution_result=result
+        )
+
+
+def _succeed(ticket: HitlTicket, result: dict[str, Any], *, reason: str, flagged: bool = False) -> HitlTicket:
+    """EXECUTING → EXECUTED with its result; the caller's open transaction (if any) holds the order change."""
+    now = timezone.now()
+    fields: dict[str, Any] = {"execution_result": {"ok": True, **result, "attempt": ticket.attempts}}
+    fields["executed_at"] = now
+    if flagged:
+        fields["flagged"] = True
+    return ticket_transition(ticket_id=ticket.pk, to_status=TicketStatus.EXECUTED, reason=reason, **fields)
+
+
+def _finish_refund(ticket: HitlTicket, refund: dict[str, Any], *, recovered: bool) -> HitlTicket:
+    """In one transaction: the order to REFUNDED/RETURNED and the ticket to EXECUTED, if we still hold it.
+
+    The order is re-read under its row lock and reconciled again. Should it have changed since (an admin edit
+    during the supplier call), the money has moved all the same: the ticket is EXECUTED, the order left as it is,
+    and the ticket flagged with the reasons for a human to settle.
+    """
+    target = ORDER_TARGET_STATUS[ticket.action]
+    result = {
+        "refundId": refund["refundId"],
+        "amount": refund["amount"],
+        "at": refund.get("createdAt") or timezone.now().isoformat(),
+        "orderId": ticket.entity,
+        "requestId": ticket.ticket_no,
+        "recovered": recovered,
+    }
+    how = "refund found on the supplier from an earlier attempt" if recovered else "refunded on the supplier"
+    with transaction.atomic():
+        current = _still_ours(ticket.pk, ticket.attempts)
+        if current is None:
+            return HitlTicket.objects.get(pk=ticket.pk)
+        order = BizOrder.objects.select_for_update().filter(order_id=ticket.entity).first()
+        mismatches = reconcile(current, order)
+        if mismatches:
+            result["order_not_updated"] = mismatches
+            logger.error("ticket %s: %s, but the order changed: %s", ticket.ticket_no, how, mismatches)
+            return _succeed(current, result, reason=f"{how} {refund['refundId']}; order NOT updated", flagged=True)
+        order_transition(
+            order_id=order.order_id,
+            to_status=target,
+            reason=f"{ticket.get_action_display()} {refund['refundId']} for ticket {ticket.ticket_no}",
+        )
+        result["orderStatus"] = target
+        return _succeed(current, result, reason=f"{how} {refund['refundId']}")
+
+
+# --- the supplier ------------------------------------------------------------------------------------------------
+
+
+def _money(value: Any, default: Decimal) -> str:
+    try:
+        return str(Decimal(str(value)).quantize(Decimal("0.01")))
+    except (InvalidOperation, ValueError, TypeError):
+        return str(default)
+
+
+def _refund_in(answer: dict, ticket: HitlTicket) -> dict[str, Any]:
+    """The refund the supplier says it made, or PlatformError INVALID_RESPONSE for an answer that is not one."""
+    refund_id = answer.get("refundId")
+    if not isinstance(refund_id, str) or not refund_id.strip():
+        raise PlatformError(PlatformError.INVALID_RESPONSE, "the supplier's refund answer has no refundId")
+    status = answer.get("status")
+    if status is not None and status != "REFUNDED":
+        raise PlatformError(PlatformError.INVALID_RESPONSE, f"the supplier's refund is {status!r}, not REFUNDED")
+    return {
+        "refundId": refund_id.strip(),
+        "amount": _money(answer.get("amount"), ticket.amount),
+        "createdAt": answer.get("createdAt"),
+    }
+
+
+def _earlier_refund(ticket: HitlTicket, api_key: str) -> dict[str, Any] | None:
+    """The refund an earlier attempt of this ticket made (requestId = ticket number), asked of the supplier."""
+    answer = platform_call(PlatformCommand("order", "queryOrder", {"orderId": ticket.entity}), api_key=api_key)
+    refunds = answer.get("refunds")
+    if not isinstance(refunds, list):
+        raise PlatformError(PlatformError.INVALID_RESPONSE, "the supplier did not list the order's refunds")
+    for refund in refunds:
+        if isinstance(refund, dict) and refund.get("requestId") == ticket.ticket_no:
+            return _refund_in({**refund, "status": None}, ticket)
+    return None
+
+
+def _execute_refund(ticket: HitlTicket) -> HitlTicket:
+    api_key = supplier_account_ensure(user=ticket.requested_by).api_key
+    if ticket.attempts > 1:  # a takeover or a retry: an earlier attempt may have refunded before it stopped
+        try:
+            earlier = _earlier_refund(ticket, api_key)
+        except PlatformError as exc:
+            return _fail(
+                ticket,
+                stage="verify",
+                code=exc.code,
+                message=f"could not check the supplier for an earlier refund: {exc.message}",
+            )
+        if earlier is not None:
+            return _finish_refund(ticket, earlier, recovered=True)
+
+    order = BizOrder.objects.filter(order_id=ticket.entity).first()
+    mismatches = reconcile(ticket, order)
+    if mismatches:
+        return _fail(
+            ticket, stage="reconcile", code="RECONCILIATION_FAILED", message="; ".join(mismatches), reasons=mismatches
+        )
+
+    command = PlatformCommand(
+        "order", "refund", {"orderId": ticket.entity, "amount": float(ticket.amount), "requestId": ticket.ticket_no}
+    )
+    try:
+        refund = _refund_in(platform_call(command, api_key=api_key), ticket)
+    except PlatformError as exc:
+        return _fail(ticket, stage="supplier", code=exc.code, message=exc.message)
+    return _finish_refund(ticket, refund, recovered=False)
+
+
+# --- checkpoints -------------------------------------------------------------------------------------------------
+
+
+def _execute_checkpoint(ticket: HitlTicket) -> HitlTicket:
+    """Resume the paused `cancel_booking` call by running its service (idempotent: a cancelled booking stays so)."""
+    saved = ticket.arguments if isinstance(ticket.arguments, dict) else {}
+    arguments = saved.get("arguments") if isinstance(saved.get("arguments"), dict) else {}
+    if saved.get("tool") != CHECKPOINT_TOOL:
+        return _fail(ticket, stage="resume", code="UNSUPPORTED", message=f"cannot resume tool {saved.get('tool')!r}")
+    booking_id = normalise_booking_id(arguments.get("booking_id"))
+    if ticket.entity and booking_id != normalise_booking_id(ticket.entity):
+        return _fail(
+            ticket,
+            stage="resume",
+            code="INVALID_PARAM",
+            message=f"the saved call is for {booking_id or 'no booking'}, the ticket for {ticket.entity}",
+        )
+    try:
+        outcome = booking_cancel(user=ticket.requested_by, booking_id=booking_id)
+    except BookingError as exc:
+        return _fail(ticket, stage="resume", code=exc.code, message=exc.message)
+    result = {
+        "tool": CHECKPOINT_TOOL,
+        "booking_id": outcome.booking.booking_id,
+        "status": outcome.booking.status,
+        "already_cancelled": outcome.already_cancelled,
+        "call_the_hotel": outcome.call_the_hotel,
+        "at": timezone.now().isoformat(),
+    }
+    with transaction.atomic():
+        current = _still_ours(ticket.pk, ticket.attempts)
+        if current is None:
+            return HitlTicket.objects.get(pk=ticket.pk)
+        return _succeed(current, result, reason=f"booking {outcome.booking.booking_id} cancelled")
+
+
+# --- executing ---------------------------------------------------------------------------------------------------
+
+
+def ticket_execute(*, ticket_id: int, retry: bool = False) -> HitlTicket:
+    """Execute an approved ticket exactly once; return the ticket as it then is.
+
+    Claims the ticket (see the module docstring); when someone else holds it or it is done, returns it untouched.
+    WORKFLOW refund/return: check the supplier for an earlier attempt's refund (any attempt after the first),
+    reconcile with the order as it is now, refund on the supplier, then order and ticket in one transaction.
+    CHECKPOINT cancel_booking: resume the saved call through `booking_cancel`. Business and supplier failures end
+    FAILED with the reason in `execution_result` (the order unchanged); `retry=True` (from `ticket_retry`) may
+    claim a FAILED ticket. Raises AftersaleError TICKET_NOT_FOUND; database errors propagate (the task retries).
+    """
+    ticket = _claim(ticket_id, retry=retry, now=timezone.now())
+    if ticket is None:
+        current = HitlTicket.objects.filter(pk=ticket_id).first()
+        if current is None:
+            raise AftersaleError("TICKET_NOT_FOUND", f"no ticket {ticket_id}")
+        return current
+    try:
+        if ticket.kind == TicketKind.CHECKPOINT and ticket.action == TicketAction.CANCEL_BOOKING:
+            return _execute_checkpoint(ticket)
+        if ticket.kind == TicketKind.WORKFLOW and ticket.action in ORDER_TARGET_STATUS:
+            return _execute_refund(ticket)
+        return _fail(
+            ticket, stage="dispatch", code="UNSUPPORTED", message=f"cannot execute {ticket.kind} {ticket.action}"
+        )
+    except DatabaseError:
+        raise  # the lease stays; a takeover after it expires checks the supplier first
+    except Exception as exc:
+        # A bug or a time limit: end FAILED (a human may retry, which checks the supplier first) rather than hang.
+        logger.exception("ticket %s: execution crashed", ticket.ticket_no)
+        with contextlib.suppress(Exception):
+            _fail(ticket, stage="internal", code="INTERNAL_ERROR", message=type(exc).__name__)
+        raise
+
+
+# --- sweeps ------------------------------------------------------------------------------------------------------
+
+
+def tickets_time_out(*, now: datetime | None = None) -> int:
+    """PENDING tickets whose deadline has passed become TIMEOUT (one transition each); return how many."""
+    now = now or timezone.now()
+    due = list(
+        HitlTicket.objects.filter(status=TicketStatus.PENDING, deadline__lte=now)
+        .order_by("deadline", "pk")
+        .values_list("pk", flat=True)
+    )
+    timed_out = 0
+    for ticket_id in due:
+        try:
+            ticket_transition(ticket_id=ticket_id, to_status=TicketStatus.TIMEOUT, reason="deadline passed")
+        except AftersaleError:  # decided between the query and the lock: the decision stands
+            continue
+        timed_out += 1
+    return timed_out
+
+
+def tickets_resume_stalled(*, now: datetime | None = None) -> int:
+    """Enqueue the execution of tickets nobody is executing: APPROVED for longer than a lease (the enqueue was
+    lost) or EXECUTING under an expired lease (the executor died). Safe to over-enqueue: the claim picks one."""
+    now = now or timezone.now()
+    cutoff = _lease_cutoff(now)
+    stalled = list(
+        HitlTicket.objects.filter(
+            Q(status=TicketStatus.APPROVED, updated_at__lt=cutoff)
+            | Q(status=TicketStatus.EXECUTING, execution_started_at__lt=cutoff)
+            | Q(status=TicketStatus.EXECUTING, execution_started_at__isnull=True)
+        ).values_list("pk", flat=True)
+    )
+    for ticket_id in stalled:
+        logger.warning("ticket %s stalled; enqueueing its execution again", ticket_id)
+        transaction.on_commit(lambda ticket_id=ticket_id: _enqueue_execution(ticket_id))
+    return len(stalled)

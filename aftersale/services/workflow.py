@@ -1,0 +1,404 @@
+"""The after-sale workflow: one refund or return request through a fixed graph, ending in a ticket or a rejection.
+
+    query_user → query_order → query_policy → validate → submit_ticket
+        └────────────┴──────────────────────────┴──→ rejected
+
+Mechanical facts (who asks, the order exists, the order is theirs) are checked in code and reject at once. Policy
+eligibility is the verdict of the LLM port over the retrieved passages, the order's facts and today's date; a
+verdict that fails or is uncertain becomes a flagged ticket for a human. Only the `rules` adapter's REJECTED ends
+the request (its verdict is the policy engine, code); a model's REJECTED is a flagged ticket: the model alone never
+approves or rejects money.
+
+`submit_ticket` is the gate on `wfa:{action}:{order_id}`: a live ticket answers a repeated request (PENDING → reuse
+it, unless past its deadline: then it is timed out; APPROVED / EXECUTING / EXECUTED / FAILED → already done, never a
+second execution); a REJECTED or TIMEOUT one does not stop a new ticket. When `query_order` already finds a live
+ticket, the request goes straight to the gate: a repeated request asks the model nothing. Identical parallel
+requests are settled by the partial unique constraint `ticket_one_live_per_key`, not in Python: the loser of the
+race reads the winner's ticket.
+
+The request returns at once; nothing waits for a human. The workflow is not one transaction on purpose: the verdict
+may take seconds, and no row is locked or written while the model thinks.
+"""
+
+import contextlib
+import logging
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from aftersale.models import LIVE_TICKET_STATUSES, BizOrder, HitlTicket, TicketEvent, TicketKind, TicketStatus, Verdict
+from aftersale.policies import policy_passages
+from aftersale.selectors import order_facts, order_get
+from aftersale.services.transitions import AftersaleError, ticket_number, ticket_transition
+from assistant.audit import llm_call_record
+from assistant.llm.port import LLMError, LLMPort, Usage
+from assistant.llm.schema import normalise_order_id
+from assistant.llm.verdict import ACTIONS, VERDICTS, VerdictRequest
+from assistant.toolkit import Code
+
+logger = logging.getLogger("aftersale.workflow")
+
+SUBMITTED, REUSED, ALREADY_DONE, REJECTED = "SUBMITTED", "REUSED", "ALREADY_DONE", "REJECTED"
+# The provider whose verdict is code (the policy engine), so its REJECTED may end a request.
+DETERMINISTIC_PROVIDER = "rules"
+END = "end"
+AUDIT_OUTCOMES = {"OK", "INVALID", "TIMEOUT", "ERROR"}
+CREATE_ATTEMPTS = 3
+
+
+@dataclass
+class WorkflowOutcome:
+    """How a request ended.
+
+    - `status`: SUBMITTED (a new ticket), REUSED (the pending one), ALREADY_DONE (approved or executed before),
+      REJECTED (no ticket).
+    - `code`: OK, or why it was rejected: INVALID_PARAM, PERMISSION_DENIED, ORDER_NOT_FOUND, ORDER_NOT_OWNED,
+      INELIGIBLE.
+    - `ticket`: the ticket that answers the request (None when rejected).
+    - `reason`, `verdict`, `policy_ids`, `flagged`: the verdict's evidence; `policies`: the retrieved passages,
+      those the verdict cites first.
+    - `path`: the graph's nodes visited, in order.
+    """
+
+    status: str
+    code: str = Code.OK.value
+    ticket: HitlTicket | None = None
+    reason: str = ""
+    policies: list[dict[str, Any]] = field(default_factory=list)
+    path: list[str] = field(default_factory=list)
+    verdict: str = ""
+    policy_ids: list[Any] = field(default_factory=list)
+    flagged: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.status != REJECTED
+
+    @property
+    def cited_policies(self) -> list[dict[str, Any]]:
+        """The passages the verdict rests on (all retrieved passages when it cited none)."""
+        cited = [p for p in self.policies if p.get("id") in self.policy_ids]
+        return cited or list(self.policies)
+
+
+@dataclass
+class WorkflowState:
+    """What the nodes know so far; each node reads it, adds to it, and names the next node."""
+
+    user: Any
+    order_id: str
+    action: str
+    port: LLMPort | None
+    today: date
+    now: datetime
+    path: list[str] = field(default_factory=list)
+    order: BizOrder | None = None
+    facts: dict[str, Any] = field(default_factory=dict)
+    policies: list[dict[str, Any]] = field(default_factory=list)
+    verdict: str = ""
+    reason: str = ""
+    policy_ids: list[Any] = field(default_factory=list)
+    flagged: bool = False
+    verdict_source: dict[str, Any] = field(default_factory=dict)
+    code: str = Code.OK.value
+    outcome: WorkflowOutcome | None = None
+
+    @property
+    def idempotency_key(self) -> str:
+        return f"wfa:{self.action}:{self.order_id}"
+
+
+def aftersale_request_submit(
+    *,
+    user,
+    order_id: str,
+    action: str,
+    port: LLMPort | None = None,
+    today: date | None = None,
+    now: datetime | None = None,
+) -> WorkflowOutcome:
+    """Run one refund or return request through the workflow graph; return how it ended (never raises for a
+    business outcome). `user` is the authenticated user; `port` defaults to the configured LLM port; `today` and
+    `now` default to the site's date and the current moment."""
+    now = now or timezone.now()
+    today = today or timezone.localdate(now)
+    normalised = normalise_order_id(order_id)
+    action_name = action.strip().upper() if isinstance(action, str) else ""
+    state = WorkflowState(user=user, order_id=normalised or "", action=action_name, port=port, today=today, now=now)
+    start = "query_user"
+    if normalised is None:
+        start = _reject(state, Code.INVALID_PARAM, "Give an order number like ORD-001.")
+    elif action_name not in ACTIONS:
+        start = _reject(state, Code.INVALID_PARAM, "The request must be a refund (REFUND) or a return (RETURN).")
+    return _run(state, start)
+
+
+# -- the nodes ---------------------------------------------------------------------------------------------------
+
+
+def query_user(state: WorkflowState) -> str:
+    """The requester is the authenticated user, never someone named in a body or by the model."""
+    user = state.user
+    if user is None or not getattr(user, "is_authenticated", False) or user.pk is None:
+        return _reject(state, Code.PERMISSION_DENIED, "Sign in to request a refund or a return.")
+    return "query_order"
+
+
+def query_order(state: WorkflowState) -> str:
+    """The order exists and is the requester's; a live ticket for the same request goes straight to the gate."""
+    order = order_get(order_id=state.order_id)
+    if order is None:
+        return _reject(state, Code.ORDER_NOT_FOUND, f"There is no order {state.order_id}.")
+    if order.user_id != state.user.pk:
+        return _reject(state, Code.ORDER_NOT_OWNED, f"Order {state.order_id} is not one of your orders.")
+    state.order = order
+    state.facts = order_facts(order)
+    if _live_ticket(state.idempotency_key) is not None:
+        return "submit_ticket"
+    return "query_policy"
+
+
+def query_policy(state: WorkflowState) -> str:
+    """The policy passages the verdict reads and the ticket keeps."""
+    state.policies = policy_passages(order=state.order, action=state.action)
+    return "validate"
+
+
+def validate(state: WorkflowState) -> str:
+    """The port's three-state verdict, audited; a failure is UNCERTAIN and flagged."""
+    try:
+        port = state.port or _configured_port()
+    except Exception as exc:  # a broken configuration is a fault of the verdict, not of the request
+        return _verdict_failed(state, None, "ERROR", f"no LLM port ({type(exc).__name__}: {exc})")
+    request = VerdictRequest(
+        action=state.action,
+        order=state.facts,
+        policies=state.policies,
+        today=state.today,
+        now=timezone.localtime(state.now),  # the site's clock: the model reads it as written
+    )
+    try:
+        result = port.verdict(request)
+    except LLMError as exc:
+        _audit(state, port, exc.usage, exc.kind, str(exc))
+        return _verdict_failed(state, port, exc.kind, str(exc))
+    except Exception as exc:  # an adapter bug must not lose the request: a human decides
+        logger.exception("aftersale verdict raised order_id=%s", state.order_id)  # the traceback; counted below
+        _audit(state, port, Usage(), "ERROR", f"{type(exc).__name__}: {exc}")
+        return _verdict_failed(state, port, "ERROR", type(exc).__name__)
+    verdict = str(result.verdict or "").upper()
+    if verdict not in VERDICTS or not isinstance(result.reason, str):
+        _audit(state, port, result.usage, "INVALID", f"unusable verdict {str(result.verdict)[:40]!r}")
+        return _verdict_failed(state, port, "INVALID", "the port answered an unknown verdict")
+    _audit(state, port, result.usage, "OK")
+
+    state.verdict, state.reason, state.policy_ids = verdict, result.reason, list(result.policy_ids or [])
+    state.verdict_source = _source(port)
+    deterministic = getattr(port, "provider", "") == DETERMINISTIC_PROVIDER
+    if verdict == Verdict.REJECTED and deterministic:
+        return _reject(state, Code.INELIGIBLE, result.reason)
+    state.flagged = verdict != Verdict.PASS  # uncertain, or a model's "no": a human looks closely
+    return "submit_ticket"
+
+
+def submit_ticket(state: WorkflowState) -> str:
+    """The `wfa:` gate, then a PENDING ticket with its evidence and its first event."""
+    key = state.idempotency_key
+    for _ in range(CREATE_ATTEMPTS):
+        live = _live_ticket(key)
+        if live is not None:
+            state.outcome = _answered_by(state, live)
+            _log_outcome(state)
+            return END
+        try:
+            with transaction.atomic():  # a savepoint when the caller holds a transaction
+                ticket = _create_ticket(state, key)
+        except IntegrityError:
+            continue  # a parallel identical request won the constraint (or a ticket number clashed): read again
+        state.outcome = _outcome(state, SUBMITTED, ticket)
+        _log_outcome(state)
+        return END
+    raise RuntimeError(f"could not open or find a live ticket for {key}")
+
+
+def rejected(state: WorkflowState) -> str:
+    """The end without a ticket: a business "no" or a bad request, never a fault."""
+    state.outcome = _outcome(state, REJECTED, None)
+    _log_outcome(state)
+    return END
+
+
+NODES = {
+    "query_user": query_user,
+    "query_order": query_order,
+    "query_policy": query_policy,
+    "validate": validate,
+    "submit_ticket": submit_ticket,
+    "rejected": rejected,
+}
+# The edges each node may take; `_run` refuses any other, so the graph in the docstring is the graph that runs.
+EDGES = {
+    "query_user": {"query_order", "rejected"},
+    "query_order": {"query_policy", "submit_ticket", "rejected"},
+    "query_policy": {"validate"},
+    "validate": {"submit_ticket", "rejected"},
+    "submit_ticket": {END},
+    "rejected": {END},
+}
+
+
+def _run(state: WorkflowState, start: str) -> WorkflowOutcome:
+    node = start
+    while node != END:
+        state.path.append(node)
+        following = NODES[node](state)
+        if following not in EDGES[node]:
+            raise RuntimeError(f"workflow node {node} went to {following}, not an edge of the graph")
+        node = following
+    assert state.outcome is not None
+    return state.outcome
+
+
+# -- helpers -----------------------------------------------------------------------------------------------------
+
+
+def _reject(state: WorkflowState, code: Code, reason: str) -> str:
+    state.code = code.value
+    state.reason = reason
+    return "rejected"
+
+
+def _verdict_failed(state: WorkflowState, port: LLMPort | None, kind: str, error: str) -> str:
+    state.verdict = Verdict.UNCERTAIN.value
+    state.reason = f"The policy check could not be done ({kind}); a human must decide."
+    state.flagged = True
+    state.policy_ids = []
+    state.verdict_source = {**_source(port), "error": f"{kind}: {error}"[:500]}
+    logger.warning(
+        "aftersale verdict failed outcome=fault kind=%s order_id=%s action=%s",
+        kind,
+        state.order_id,
+        state.action,
+        extra={"outcome": "fault", "kind": kind, "order_id": state.order_id, "action": state.action},
+    )
+    return "submit_ticket"
+
+
+def _configured_port() -> LLMPort:
+    from assistant.llm.factory import get_llm_port
+
+    return get_llm_port()
+
+
+def _audit(state: WorkflowState, port: LLMPort, usage: Usage, outcome: str, error: str = "") -> None:
+    outcome = outcome if outcome in AUDIT_OUTCOMES else "ERROR"  # an adapter's odd kind still fits the audit row
+    llm_call_record(port=port, purpose="verdict", usage=usage, outcome=outcome, error=error, user=state.user)
+
+
+def _source(port: LLMPort | None) -> dict[str, Any]:
+    if port is None:
+        return {"provider": "", "model": ""}
+    return {"provider": getattr(port, "provider", ""), "model": getattr(port, "model", "")}
+
+
+def _live_ticket(key: str) -> HitlTicket | None:
+    """The key's live ticket; a PENDING one past its deadline is timed out first (as the sweep would), since
+    nobody may decide it any more and a TIMEOUT ticket lets a new one open."""
+    live = HitlTicket.objects.filter(idempotency_key=key, status__in=LIVE_TICKET_STATUSES).first()
+    if live is not None and live.status == TicketStatus.PENDING and live.deadline <= timezone.now():
+        with contextlib.suppress(AftersaleError):  # decided or timed out meanwhile: the re-read answers
+            ticket_transition(ticket_id=live.pk, to_status=TicketStatus.TIMEOUT, reason="deadline passed")
+        live = HitlTicket.objects.filter(idempotency_key=key, status__in=LIVE_TICKET_STATUSES).first()
+    return live
+
+
+def _create_ticket(state: WorkflowState, key: str) -> HitlTicket:
+    order = state.order
+    evidence = {
+        "order": state.facts,
+        "policies": state.policies,
+        "verdict": {
+            "verdict": state.verdict,
+            "reason": state.reason,
+            "policy_ids": state.policy_ids,
+            "flagged": state.flagged,
+            **state.verdict_source,
+        },
+        "path": list(state.path),
+    }
+    ticket = HitlTicket.objects.create(
+        ticket_no=ticket_number(),
+        kind=TicketKind.WORKFLOW,
+        idempotency_key=key,
+        action=state.action,
+        requested_by=state.user,
+        order=order,
+        entity=state.order_id,
+        amount=order.amount,
+        status=TicketStatus.PENDING,
+        verdict=state.verdict,
+        verdict_reason=state.reason,
+        evidence=evidence,
+        flagged=state.flagged,
+        deadline=state.now + timedelta(hours=settings.AFTERSALE_TICKET_TTL_HOURS),
+    )
+    TicketEvent.objects.create(
+        ticket=ticket,
+        from_status="",
+        to_status=TicketStatus.PENDING,
+        actor=state.user,
+        reason=f"{state.action.lower()} requested; verdict {state.verdict}{' (flagged)' if state.flagged else ''}",
+    )
+    return ticket
+
+
+def _answered_by(state: WorkflowState, ticket: HitlTicket) -> WorkflowOutcome:
+    """The outcome of a repeated request: the live ticket's own verdict and evidence."""
+    state.verdict, state.reason, state.flagged = ticket.verdict, ticket.verdict_reason, ticket.flagged
+    evidence = ticket.evidence if isinstance(ticket.evidence, dict) else {}
+    state.policies = list(evidence.get("policies") or [])
+    state.policy_ids = list((evidence.get("verdict") or {}).get("policy_ids") or [])
+    return _outcome(state, REUSED if ticket.status == TicketStatus.PENDING else ALREADY_DONE, ticket)
+
+
+def _outcome(state: WorkflowState, status: str, ticket: HitlTicket | None) -> WorkflowOutcome:
+    # The passages the verdict cites come first (a rejection names the first one); the rest keep their rank.
+    policies = sorted(state.policies, key=lambda passage: passage.get("id") not in state.policy_ids)
+    return WorkflowOutcome(
+        status=status,
+        code=state.code if status == REJECTED else Code.OK.value,
+        ticket=ticket,
+        reason=state.reason,
+        policies=policies,
+        path=list(state.path),
+        verdict=state.verdict,
+        policy_ids=list(state.policy_ids),
+        flagged=state.flagged,
+    )
+
+
+def _log_outcome(state: WorkflowState) -> None:
+    """One line per request; rejections (a business "no") are counted apart from faults (logged in validate)."""
+    outcome = state.outcome
+    ticket_no = outcome.ticket.ticket_no if outcome.ticket else ""
+    logger.info(
+        "aftersale request outcome=%s code=%s order_id=%s action=%s ticket=%s",
+        outcome.status.lower(),
+        outcome.code,
+        state.order_id,
+        state.action,
+        ticket_no,
+        extra={
+            "outcome": outcome.status.lower(),
+            "code": outcome.code,
+            "order_id": state.order_id,
+            "action": state.action,
+            "ticket_no": ticket_no,
+            "verdict": outcome.verdict,
+            "flagged": outcome.flagged,
+        },
+    )

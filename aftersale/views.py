@@ -1,0 +1,35 @@
+"""My orders and requests: each order with refund / return buttons, and where each request stands."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from aftersale.selectors import orders_for_user, tickets_for_user
+
+ACTIONS = {"REFUND", "RETURN"}
+
+
+@login_required
+def requests_page(request):
+    context = {"orders": orders_for_user(user=request.user)[:50], "tickets": tickets_for_user(user=request.user)[:50]}
+    return render(request, "aftersale/requests.html", context)
+
+
+@login_required
+@require_POST
+def request_submit(request, order_id: str):
+    from aftersale.services.workflow import aftersale_request_submit
+
+    action = request.POST.get("action", "")
+    if action not in ACTIONS:
+        messages.error(request, "Choose a refund or a return.")
+        return redirect("aftersale:requests")
+    outcome = aftersale_request_submit(user=request.user, order_id=order_id, action=action)
+    if outcome.status == "REJECTED":
+        messages.error(request, f"{order_id}: {outcome.reason or outcome.code}")
+    elif outcome.status == "SUBMITTED":
+        messages.success(request, f"{outcome.ticket.ticket_no}: submitted, waiting for review.")
+    else:
+        messages.info(request, f"{outcome.ticket.ticket_no}: already {outcome.ticket.get_status_display().lower()}.")
+    return redirect("aftersale:requests")
