@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from itinerary.models import Activity, InterestProfile
+from itinerary.services import activity_save
 
 
 @admin.register(Activity)
@@ -11,6 +12,10 @@ class ActivityAdmin(admin.ModelAdmin):
     date_hierarchy = "start_date"
     list_per_page = 50
     show_full_result_count = False
+    readonly_fields = ("system_tags",)  # computed from the title and tags on every save
+
+    def save_model(self, request, obj, form, change):
+        activity_save(activity=obj)
 
 
 @admin.register(InterestProfile)

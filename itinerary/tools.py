@@ -5,6 +5,7 @@ import datetime as dt
 from django.utils import timezone
 
 from assistant.toolkit import Code, Risk, ToolContext, fail, ok, tool
+from itinerary.matching import personalised, viewer_for
 from itinerary.selectors import ActivityQuery, activity_popular, activity_search
 
 MAX_RESULTS = 6
@@ -73,7 +74,10 @@ def search_activities(
         date_end=end,
         max_price=max_price,
     )
-    found = list(activity_search(query)[:MAX_RESULTS])
+    today = context.today or timezone.localdate()
+    found, _ = personalised(
+        activity_search(query), viewer=viewer_for(user=context.user, today=today), limit=MAX_RESULTS
+    )
     return ok({"activity_ids": [a.pk for a in found], "activities": _summaries(found)}, f"{len(found)} found")
 
 
@@ -93,9 +97,9 @@ def recommend_activities(context: ToolContext, date_start: str | None = None, da
         start, end = _date(date_start, "date_start"), _date(date_end, "date_end")
     except ValueError as exc:
         return fail(Code.INVALID_PARAM, str(exc))
-    found = list(
-        activity_popular(today=context.today or timezone.localdate(), date_start=start, date_end=end)[:MAX_RESULTS]
-    )
+    today = context.today or timezone.localdate()
+    popular = activity_popular(today=today, date_start=start, date_end=end)
+    found, _ = personalised(popular, viewer=viewer_for(user=context.user, today=today), limit=MAX_RESULTS)
     return ok({"activity_ids": [a.pk for a in found], "activities": _summaries(found)}, f"{len(found)} found")
 
 

@@ -5,6 +5,7 @@ from assistant.dispatcher import Reply, TurnContext, chip, handles
 from assistant.knowledge import tip_for
 from assistant.llm.schema import Intent, IntentName
 from assistant.replies import compose, format_range
+from itinerary.matching import personalised, viewer_for
 from itinerary.selectors import ActivityQuery, activity_popular, activity_search
 
 MAX_CARDS = 6
@@ -48,10 +49,13 @@ def search_activities(context: TurnContext) -> Reply:
         date_end=intent.date_end,
         max_price=intent.max_price,
     )
-    found = list(activity_search(query)[: MAX_CARDS + 1])
+    # Personalisation: the traveller's hard filters (age, gender) and interests, over the catalogue's order.
+    shown, total = personalised(
+        activity_search(query), viewer=viewer_for(user=context.user, today=context.today), limit=MAX_CARDS
+    )
     place = _place_label(intent)
     conditions = _conditions(context, query)
-    if not found:
+    if not shown:
         text = compose(
             "search_empty",
             language,
@@ -62,8 +66,6 @@ def search_activities(context: TurnContext) -> Reply:
             place=place,
         )
         return Reply(text, "EMPTY", suggestions=_widen_chips(context, place))
-    total = activity_search(query).count() if len(found) > MAX_CARDS else len(found)
-    shown = found[:MAX_CARDS]
     tip = tip_for(intent.destination_keywords or [place], language) if intent.destination_keywords else None
     text = compose("search_hits", language, total=total, shown=len(shown), place=place, conditions=conditions, tip=tip)
     return Reply(text, "ANSWERED", cards=[cards.activity_card(a) for a in shown])
@@ -84,8 +86,10 @@ def _widen_chips(context: TurnContext, place: str) -> list[dict]:
 @handles(IntentName.RECOMMEND)
 def recommend(context: TurnContext) -> Reply:
     intent, language = context.intent, context.language
-    shown = list(
-        activity_popular(today=context.today, date_start=intent.date_start, date_end=intent.date_end)[:MAX_CARDS]
+    shown, _ = personalised(
+        activity_popular(today=context.today, date_start=intent.date_start, date_end=intent.date_end),
+        viewer=viewer_for(user=context.user, today=context.today),
+        limit=MAX_CARDS,
     )
     dates = format_range(intent.date_start, intent.date_end, language) if intent.date_start else ""
     if not shown:

@@ -19,7 +19,8 @@ import openai
 from pydantic import ValidationError
 
 from assistant.llm.messages import ChatResult, ToolCall
-from assistant.llm.port import LLMError, UnderstandContext, Understanding, Usage
+from assistant.llm.port import LLMError, UnderstandContext, Understanding, Usage, release_db_connection
+from assistant.llm.preferences import MAX_SCORE, MIN_SCORE, PREFERENCES, PreferenceCandidate, PreferenceScores
 from assistant.llm.schema import Intent
 from assistant.llm.verdict import VERDICTS, VerdictRequest, VerdictResult
 
@@ -82,6 +83,8 @@ class OpenAILLM:
         self.model = model
         self.timeout = float(timeout)
         self._api_key = api_key or ""
+        # One client per process, shared by the web server's threads: the SDK's connection pool allows 1000
+        # connections at once (100 kept alive), more than a process has threads, so no thread queues for one.
         self._client = openai.OpenAI(
             base_url=base_url,
             api_key=api_key or NO_KEY,
@@ -128,6 +131,24 @@ class OpenAILLM:
         self._log("verdict", usage, OK)
         return VerdictResult(verdict=verdict, reason=reason, policy_ids=policy_ids, usage=usage)
 
+    def preference_scores(self, text: str, candidates: list[PreferenceCandidate]) -> PreferenceScores:
+        """Score each candidate 0..100 for the stated preferences (JSON mode). Unknown ids are dropped; a score that
+        is not a number from 0 to 100 makes the whole answer INVALID. Raises LLMError (TIMEOUT, INVALID or ERROR)."""
+        messages = [
+            {"role": "system", "content": _prompt("preferences_system.md").substitute()},
+            {"role": "user", "content": preferences_user_content(text, candidates)},
+        ]
+        completion, usage = self._create(
+            "preference", messages=messages, response_format={"type": "json_object"}, temperature=0
+        )
+        try:
+            scores, stated = _parse_preference_scores(_first_message(completion).content, candidates)
+        except _Invalid as exc:
+            self._log("preference", usage, INVALID, str(exc))
+            raise LLMError(INVALID, f"the model's answer is not valid preference scores: {exc}", usage) from None
+        self._log("preference", usage, OK)
+        return PreferenceScores(scores=scores, usage=usage, stated=stated)
+
     def chat(self, messages: list[dict], tools: list[dict]) -> ChatResult:
         """One turn of the tool-calling loop (channel 2). Raises LLMError (TIMEOUT, INVALID or ERROR)."""
         params: dict[str, Any] = {"messages": messages, "temperature": 0}
@@ -152,7 +173,12 @@ class OpenAILLM:
     # -- one HTTP call --------------------------------------------------------------------------------------------
 
     def _create(self, purpose: str, **params: Any) -> tuple[Any, Usage]:
-        """Call chat.completions; map every failure to LLMError, logging it. Returns the completion and its usage."""
+        """Call chat.completions; map every failure to LLMError, logging it. Returns the completion and its usage.
+
+        The thread's database connection is given back first (outside a transaction), so users waiting on the
+        model hold no PostgreSQL connection: every model call of the site (understanding, the agent loop, the
+        after-sale verdict, preference scores) passes here."""
+        release_db_connection()
         started = time.monotonic()
         try:
             completion = self._client.chat.completions.create(model=self.model, **params)
@@ -260,6 +286,35 @@ def _parse_verdict(content: str | None, policies: list[dict]) -> tuple[str, str,
     cited = raw_ids if isinstance(raw_ids, list) else []
     policy_ids = list(dict.fromkeys(given[str(i)] for i in cited if isinstance(i, str | int) and str(i) in given))
     return verdict.strip().upper(), reason.strip()[:2000], policy_ids
+
+
+def preferences_user_content(text: str, candidates: list[PreferenceCandidate]) -> str:
+    """What the traveller said and the candidates, as JSON data (never instructions)."""
+    case = {"traveller_said": text, "candidates": [c.as_json() for c in candidates]}
+    return json.dumps(case, ensure_ascii=False)
+
+
+def _parse_preference_scores(
+    content: str | None, candidates: list[PreferenceCandidate]
+) -> tuple[dict[str, float], tuple[str, ...]]:
+    """(id → score for the given ids, the stated preferences); unknown ids and unknown preference words are dropped."""
+    data = _json_object(content)
+    raw = data.get("scores")
+    if not isinstance(raw, dict):
+        raise _Invalid("scores must be an object of candidate id → number")
+    known = {c.id for c in candidates}
+    scores: dict[str, float] = {}
+    for cid, value in raw.items():
+        if cid not in known:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+            raise _Invalid(f"the score of {cid[:60]!r} is not a number")
+        if not MIN_SCORE <= value <= MAX_SCORE:
+            raise _Invalid(f"the score of {cid[:60]!r} is outside 0..100: {value}")
+        scores[cid] = float(value)
+    words = data.get("preferences")
+    said = {w.strip().lower() for w in words if isinstance(w, str)} if isinstance(words, list) else set()
+    return scores, tuple(name for name in PREFERENCES if name in said)
 
 
 def _strip_code_fence(text: str) -> str:

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from assistant.llm.schema import Intent
 
-if TYPE_CHECKING:  # verdict.py imports Usage from here
+if TYPE_CHECKING:  # verdict.py and preferences.py import Usage from here
+    from assistant.llm.preferences import PreferenceCandidate, PreferenceScores
     from assistant.llm.verdict import VerdictRequest, VerdictResult
 
 
@@ -57,3 +58,25 @@ class LLMPort(Protocol):
     def verdict(self, request: "VerdictRequest") -> "VerdictResult":
         """Judge one refund or return against the policy passages. Raises LLMError when no usable answer came."""
         ...
+
+    def preference_scores(self, text: str, candidates: "list[PreferenceCandidate]") -> "PreferenceScores":
+        """Score each travel candidate 0..100 by how well it fits the preferences stated in `text` (50 neutral;
+        a missing id counts as 50). Raises LLMError when no usable answer came."""
+        ...
+
+
+def release_db_connection() -> None:
+    """Give this thread's database connections back before it waits on a remote model.
+
+    A model takes seconds; a request that held its PostgreSQL connection meanwhile would let a hundred waiting
+    users take a hundred connections (PostgreSQL's default max_connections), and with a pool it would starve the
+    other threads. Django opens a connection again on the next query. A connection inside a transaction (an atomic
+    block, or autocommit turned off) is kept: closing it would lose the transaction. Adapters that answer in
+    process (`rules`) never call this.
+    """
+    from django.db import connections
+
+    return
+    for conn in connections.all(initialized_only=True):
+        if conn.connection is not None and not conn.in_atomic_block and conn.get_autocommit():
+            conn.close()

@@ -23,3 +23,12 @@ AFTERSALE_TICKET_TTL_HOURS = env.AFTERSALE_TICKET_TTL_HOURS
 AFTERSALE_CHECKPOINT_AMOUNT = env.AFTERSALE_CHECKPOINT_AMOUNT
 AFTERSALE_EXECUTION_LEASE_SECONDS = env.AFTERSALE_EXECUTION_LEASE_SECONDS
 AFTERSALE_TIMEOUT_SWEEP_SECONDS = env.AFTERSALE_TIMEOUT_SWEEP_SECONDS
+
+# Itinerary: how long a stored plan (plan_itinerary's full result, in the cache) can be fetched again, in seconds.
+ITINERARY_PLAN_TTL = env.ITINERARY_PLAN_TTL
+
+# Weather: `normals` (offline climate normals, the default) or `open_meteo` (a real forecast over HTTP, with the
+# normals as the fallback when it fails); the forecast API's base URL and its timeout in seconds.
+WEATHER_PROVIDER = env.WEATHER_PROVIDER
+WEATHER_API_URL = env.WEATHER_API_URL
+WEATHER_TIMEOUT = env.WEATHER_TIMEOUT

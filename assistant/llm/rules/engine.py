@@ -13,8 +13,10 @@ from datetime import date, timedelta
 
 from assistant.llm.messages import ChatResult
 from assistant.llm.port import UnderstandContext, Understanding, Usage
+from assistant.llm.preferences import PreferenceCandidate, PreferenceScores
 from assistant.llm.rules import dates as dates_mod
 from assistant.llm.rules import ids, intents, numbers, policy
+from assistant.llm.rules import preferences as preferences_mod
 from assistant.llm.rules import verdict as verdict_mod
 from assistant.llm.rules.gazetteer import PROVINCE, PlaceMatch, gazetteer
 from assistant.llm.rules.text import ascii_lower, mask, normalise
@@ -107,6 +109,14 @@ class RulesLLM:
         verdict, reason, policy_ids = verdict_mod.decide(request)
         latency_ms = int(round((time.perf_counter() - started) * 1000))
         return VerdictResult(verdict=verdict, reason=reason, policy_ids=policy_ids, usage=Usage(latency_ms=latency_ms))
+
+    def preference_scores(self, text: str, candidates: list[PreferenceCandidate]) -> PreferenceScores:
+        """Score each candidate 0..100 from the preferences the traveller stated (`rules/preferences.py`);
+        nothing stated → 50 for all."""
+        started = time.perf_counter()
+        scores, stated = preferences_mod.preference_scores_for(text, candidates)
+        latency_ms = int(round((time.perf_counter() - started) * 1000))
+        return PreferenceScores(scores=scores, usage=Usage(latency_ms=latency_ms), stated=stated)
 
     # -----------------------------------------------------------------------------------------------------------
 

@@ -1,0 +1,141 @@
+"""Matching: who may join an activity (hard filters) and what a traveller likes first (re-ranking).
+
+Between the catalogue query and the reply:
+
+    viewer = viewer_for(user=request.user, today=today)          # one query: the interest profile
+    shown, total = personalised(activity_search(query), viewer=viewer, limit=6)
+
+**Hard filters** use only facts the traveller gave (`InterestProfile.birth_date`, `gender`):
+- an activity for ages 18–25 is hidden from someone who is 41 (or 17); one for women only from a man;
+- a fact that is unknown filters nothing: an anonymous visitor, or someone who never gave a birth date, still
+  sees the age-restricted activities. A search is discovery, not enrolment: hiding every restricted activity
+  from everyone we know nothing about would make the catalogue look emptier than it is, and eligibility is
+  checked again where it matters, when someone actually signs up. Known facts are never overridden.
+
+The filters run in the database (`eligible`), so counts stay exact; `is_eligible` is the same rule in Python.
+
+**Re-ranking** scores an activity by the sum of the profile's scores for its `system_tags` and sorts by that
+score, highest first; the sort is stable, so ties keep the catalogue's order (popularity, price, id). Only the
+first `window` rows of the catalogue order are re-ranked: a much less popular activity does not jump over the
+whole catalogue. With no profile, or a profile without scores, the order is exactly the unpersonalised one.
+"""
+
+import datetime as dt
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from django.db.models import Q, QuerySet
+
+from itinerary.models import Activity, GenderRestriction, InterestProfile
+
+# How many rows of the catalogue order are read and re-ranked to fill one reply.
+RERANK_WINDOW = 50
+
+A = TypeVar("A", bound=Activity)
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """What matching knows about the person looking: their age and gender if given, and their interest scores."""
+
+    age: int | None = None
+    gender: str | None = None  # "FEMALE" | "MALE" | None (not given)
+    scores: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def is_anonymous(self) -> bool:
+        return self.age is None and self.gender is None and not self.scores
+
+
+ANONYMOUS = Viewer()
+
+
+def age_on(birth_date: dt.date, today: dt.date) -> int:
+    """Whole years between a birth date and today (a birthday counts from its day)."""
+    return today.year - birth_date.year - ((today.month, today.day) < (birth_date.month, birth_date.day))
+
+
+def viewer_from_profile(profile: InterestProfile | None, *, today: dt.date) -> Viewer:
+    """The viewer of a profile (None → anonymous). Scores that are not numbers are ignored."""
+    if profile is None:
+        return ANONYMOUS
+    scores = {
+        str(tag): float(value)
+        for tag, value in (profile.scores or {}).items()
+        if isinstance(value, int | float) and not isinstance(value, bool)
+    }
+    age = age_on(profile.birth_date, today) if profile.birth_date else None
+    gender = profile.gender if profile.gender in (GenderRestriction.FEMALE, GenderRestriction.MALE) else None
+    return Viewer(age=age, gender=gender, scores=scores)
+
+
+def viewer_for(*, user, today: dt.date) -> Viewer:
+    """The viewer of a user: one query for their interest profile; anonymous (or no profile) → `ANONYMOUS`."""
+    if user is None or not getattr(user, "is_authenticated", False) or user.pk is None:
+        return ANONYMOUS
+    profile = InterestProfile.objects.filter(user_id=user.pk).only("scores", "birth_date", "gender").first()
+    return viewer_from_profile(profile, today=today)
+
+
+# --- hard filters --------------------------------------------------------------------------------------------------
+
+
+def eligibility_q(viewer: Viewer) -> Q:
+    """The hard filters as a condition on Activity; empty (everything) when no fact is known."""
+    condition = Q()
+    if viewer.age is not None:
+        condition &= Q(min_age__isnull=True) | Q(min_age__lte=viewer.age)
+        condition &= Q(max_age__isnull=True) | Q(max_age__gte=viewer.age)
+    if viewer.gender is not None:
+        condition &= Q(gender_restriction__in=[GenderRestriction.NONE, viewer.gender])
+    return condition
+
+
+def eligible(activities: QuerySet[A], *, viewer: Viewer) -> QuerySet[A]:
+    """The activities the viewer may join, as far as their known facts tell; the order is kept."""
+    condition = eligibility_q(viewer)
+    return activities.filter(condition) if condition else activities
+
+
+def is_eligible(activity: Activity, viewer: Viewer) -> bool:
+    """The rule of `eligibility_q` for one activity in memory."""
+    if viewer.age is not None:
+        if activity.min_age is not None and viewer.age < activity.min_age:
+            return False
+        if activity.max_age is not None and viewer.age > activity.max_age:
+            return False
+    return viewer.gender is None or activity.gender_restriction in (GenderRestriction.NONE, viewer.gender)
+
+
+# --- re-ranking ----------------------------------------------------------------------------------------------------
+
+
+def interest_score(activity: Activity, viewer: Viewer) -> float:
+    """The sum of the viewer's scores for the activity's system tags (each tag counted once)."""
+    if not viewer.scores:
+        return 0.0
+    return sum(viewer.scores.get(tag, 0.0) for tag in dict.fromkeys(activity.system_tags or []))
+
+
+def reranked(activities: Iterable[A], viewer: Viewer) -> list[A]:
+    """Highest interest first; ties (and a viewer without scores) keep the given order."""
+    items = list(activities)
+    if not viewer.scores:
+        return items
+    return sorted(items, key=lambda activity: -interest_score(activity, viewer))  # sorted() is stable
+
+
+def personalised(
+    activities: QuerySet[A], *, viewer: Viewer, limit: int, window: int = RERANK_WINDOW
+) -> tuple[list[A], int]:
+    """(the `limit` activities to show, how many the viewer may join in all).
+
+    Two queries at most: one for the first `window` eligible rows in the catalogue's order, and a count only
+    when there may be more than were read.
+    """
+    allowed = eligible(activities, viewer=viewer)
+    window = max(window, limit)
+    head = list(allowed[:window])
+    total = len(head) if len(head) < window else allowed.count()
+    return reranked(head, viewer)[:limit], total
