@@ -21,6 +21,7 @@ class TurnAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "user", "intent", "outcome", "provider", "latency_ms", "prompt_tokens")
     list_filter = ("outcome", "intent", "provider")
     search_fields = ("user__username", "message")
+    list_select_related = ("user",)
     list_per_page = 50
     show_full_result_count = False
 
@@ -37,3 +38,6 @@ class LLMCallAdmin(ReadOnlyAdmin):
 class ConversationAdmin(ReadOnlyAdmin):
     list_display = ("id", "user", "created_at", "updated_at")
     search_fields = ("user__username",)
+    list_select_related = ("user",)
+    list_per_page = 50
+    show_full_result_count = False

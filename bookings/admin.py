@@ -20,6 +20,7 @@ class BookingRecordAdmin(admin.ModelAdmin):
     list_filter = ("biz_type", "status")
     search_fields = ("booking_id", "external_order_no", "user__username")
     raw_id_fields = ("user",)
+    list_select_related = ("user",)
     inlines = [BookingEventInline]
     list_per_page = 50
     show_full_result_count = False
@@ -43,3 +44,6 @@ class SupplierAccountAdmin(admin.ModelAdmin):
     list_display = ("user", "created_at")
     search_fields = ("user__username",)
     raw_id_fields = ("user",)
+    list_select_related = ("user",)
+    list_per_page = 50
+    show_full_result_count = False

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.db import connection
 
 logger = logging.getLogger("bookings.platform")
 
@@ -377,6 +378,8 @@ def platform_run(command: PlatformCommand, *, user) -> dict:
         async_result = platform_command.apply_async(
             args=(command.product, command.action, command.arguments, user.pk), queue="platform", expires=wait
         )
+        if not connection.in_atomic_block:
+            connection.close()  # hold no database connection while the worker talks to the supplier
         result = async_result.get(timeout=wait)
     except PlatformError:
         raise

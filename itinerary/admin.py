@@ -23,3 +23,6 @@ class InterestProfileAdmin(admin.ModelAdmin):
     list_display = ("user", "gender", "birth_date", "updated_at")
     search_fields = ("user__username",)
     raw_id_fields = ("user",)
+    list_select_related = ("user",)
+    list_per_page = 50
+    show_full_result_count = False

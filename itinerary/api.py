@@ -18,6 +18,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
+from config.api import DetailSerializer
 from itinerary.planning import (
     MAX_CANDIDATES,
     HotelOption,
@@ -217,7 +218,12 @@ def first_error(errors: Any, path: str = "") -> str:
 class PlanCreateView(APIView):
     @extend_schema(
         request=PlanCreateSerializer,
-        responses={201: PlanSummarySerializer, 400: PlanErrorSerializer, 503: PlanErrorSerializer},
+        responses={
+            201: PlanSummarySerializer,
+            400: PlanErrorSerializer,
+            401: DetailSerializer,
+            503: PlanErrorSerializer,
+        },
         summary="Plan a round trip: the best overall, cheapest, fastest and best-preference combinations",
         description=(
             "Scores every outbound × hotel × return combination whose return leaves after the outbound arrives, "
@@ -257,7 +263,12 @@ class PlanCreateView(APIView):
 
 class PlanDetailView(APIView):
     @extend_schema(
-        responses={200: StoredPlanSerializer, 404: PlanErrorSerializer, 503: PlanErrorSerializer},
+        responses={
+            200: StoredPlanSerializer,
+            401: DetailSerializer,
+            404: PlanErrorSerializer,
+            503: PlanErrorSerializer,
+        },
         summary="One of my stored plans, while it lasts",
     )
     def get(self, request, plan_id: str):

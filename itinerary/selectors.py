@@ -4,11 +4,19 @@ import datetime as dt
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.db.models import Q, QuerySet
+from django.db import connection
+from django.db.models import F, Func, Q, QuerySet, TextField, Value
+from django.db.models.lookups import PostgresOperatorLookup
 
 from itinerary.models import Activity
 
 DEFAULT_WINDOW_DAYS = 30
+
+# On PostgreSQL a keyword is first looked up in a GIN index of character bigrams (migration itinerary 0002):
+# pg_trgm cannot serve 2-character Chinese patterns such as '%大理%', bigrams can. Both SQL functions upper-case
+# their text the way ILIKE does, so every row whose title, city, province or tags contain the keyword holds all
+# of its bigrams: the bigram test only narrows the rows; the icontains conditions still decide.
+MIN_INDEXED_KEYWORD = 2
 
 
 @dataclass(frozen=True)
@@ -63,22 +71,46 @@ def activity_search(query: ActivityQuery) -> QuerySet[Activity]:
     if query.keywords:
         match = Q()
         for word in query.keywords:
-            match |= (
+            match |= _narrowed(
+                word,
                 Q(title__icontains=word)
                 | Q(city__icontains=word)
                 | Q(province__icontains=word)
-                | Q(tags__icontains=word)
+                | Q(tags__icontains=word),
             )
         qs = qs.filter(match)
     if query.province:
         qs = qs.filter(province=query.province)
     if query.city:
-        qs = qs.filter(Q(city=query.city) | Q(title__icontains=query.city))
+        qs = qs.filter(Q(city=query.city) | _narrowed(query.city, Q(title__icontains=query.city)))
     if query.date_start and query.date_end:
         qs = qs.filter(start_date__lte=query.date_end, end_date__gte=query.date_start)
     if query.max_price is not None:
         qs = qs.filter(price__lte=Decimal(query.max_price))
     return qs.order_by("-popularity", "price", "id")
+
+
+class _BigramsContain(PostgresOperatorLookup):
+    lookup_name = "bigrams_contain"
+    postgres_operator = "@>"
+
+
+def _narrowed(word: str, condition: Q) -> Q:
+    """`condition` (a substring match of `word`) and, on PostgreSQL, the bigram test it implies, which the GIN
+    index answers: the same rows, found without reading the whole table."""
+    if connection.vendor != "postgresql" or len(word) < MIN_INDEXED_KEYWORD:
+        return condition
+    row_bigrams = Func(
+        F("title"),
+        F("city"),
+        F("province"),
+        F("tags"),
+        function="tripdesk_activity_search_grams",
+        output_field=TextField(),
+    )
+    word_bigrams = Func(Value(word), function="tripdesk_search_bigrams", output_field=TextField())
+    # The condition first: where the planner filters rows instead of using the index, the cheap LIKE goes first.
+    return condition & Q(_BigramsContain(row_bigrams, word_bigrams))
 
 
 def activity_popular(*, today: dt.date, date_start: dt.date | None = None, date_end: dt.date | None = None):

@@ -4,14 +4,14 @@
 ensure_venv() {
   local py="${PYTHON:-python3}"
   if [ ! -x .venv/bin/python ]; then
-    echo "· creating .venv"
+    echo "· creating .venv" >&2
     "$py" -m venv .venv
   fi
   local stamp=.venv/.requirements.sha256
   local want
   want=$(sha256sum requirements.txt | cut -d' ' -f1)
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-    echo "· installing requirements.txt into .venv"
+    echo "· installing requirements.txt into .venv" >&2
     .venv/bin/python -m pip install --quiet --upgrade pip
     .venv/bin/python -m pip install --quiet -r requirements.txt
     echo "$want" > "$stamp"

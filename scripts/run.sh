@@ -1,10 +1,153 @@
 #!/usr/bin/env bash
-# Install and run TripDesk on this machine: web server + Celery worker, demo data, the offline `rules` model.
-#   HOST/PORT: TRIPDESK_HOST (127.0.0.1), TRIPDESK_PORT (8000). Services: DATABASE_URL, REDIS_URL (see README).
-# With no REDIS_URL, a Redis on 127.0.0.1:6379 is used when one answers; otherwise tasks run in-process.
+# Install and run TripDesk on this machine.
+#
+#   scripts/run.sh                  the demo: web server + one Celery worker, demo data, the offline `rules` model.
+#                                   HOST/PORT: TRIPDESK_HOST (127.0.0.1), TRIPDESK_PORT (8000). Services:
+#                                   DATABASE_URL, REDIS_URL (see README). With no REDIS_URL, a Redis on
+#                                   127.0.0.1:6379 is used when one answers; otherwise tasks run in-process.
+#   scripts/run.sh --prod [ROLE…]   production (README "Deployment"): needs DATABASE_URL (PostgreSQL), REDIS_URL and
+#                                   DJANGO_SECRET_KEY. ROLEs: web, default, platform, aftersale, beat (all when none
+#                                   is given; run `beat` on one machine only). Options: --no-migrate, --dry-run
+#                                   (print the commands, start nothing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
+
+die() { echo "run.sh --prod: $*" >&2; exit 2; }
+
+# Production: one process per role, so each can run on any machine around the same PostgreSQL and Redis.
+run_prod() {
+  local roles=() migrate=1 dry_run=0 arg
+  for arg in "$@"; do
+    case "$arg" in
+      --no-migrate) migrate=0 ;;
+      --dry-run) dry_run=1 ;;
+      web | default | platform | aftersale | beat) roles+=("$arg") ;;
+      *) die "unknown argument '$arg' (roles: web default platform aftersale beat; options: --no-migrate --dry-run)" ;;
+    esac
+  done
+  [ ${#roles[@]} -gt 0 ] || roles=(web default platform aftersale beat)
+
+  # What production needs; nothing falls back to the embedded defaults here.
+  case "${DATABASE_URL:-}" in
+    postgres://* | postgresql://*) ;;
+    "") die "DATABASE_URL is not set: production needs PostgreSQL (DATABASE_URL=postgresql://USER@HOST:5432/NAME)" ;;
+    *) die "DATABASE_URL is not a postgresql:// URL: production needs PostgreSQL" ;;
+  esac
+  [ -n "${REDIS_URL:-}" ] ||
+    die "REDIS_URL is not set: production needs Redis for the cache, conversations, rate limits and the Celery broker (REDIS_URL=redis://HOST:6379/0)"
+  case "${DJANGO_SECRET_KEY:-}" in
+    "" | tripdesk-dev-only-*) die "DJANGO_SECRET_KEY is not set: give it a long random value (python -c 'import secrets; print(secrets.token_urlsafe(50))')" ;;
+  esac
+  case "${DJANGO_DEBUG:-false}" in
+    1 | true | True | TRUE | yes | on) die "DJANGO_DEBUG is on: never in production" ;;
+  esac
+
+  ensure_venv
+  export TRIPDESK_PRODUCTION=1
+  export ASSISTANT_LLM_PROVIDER="${ASSISTANT_LLM_PROVIDER:-rules}"
+  local host="${TRIPDESK_HOST:-127.0.0.1}" port="${TRIPDESK_PORT:-8000}"
+  local workers="${WEB_CONCURRENCY:-2}" threads="${WEB_THREADS:-64}" concurrency="${CELERY_CONCURRENCY:-2}"
+  local logs="${TRIPDESK_LOG_DIR:-var/log}"
+
+  # A request may wait on the model once per model call of its turn (the agent loop's calls, a verdict, preference
+  # scores), each bounded by ASSISTANT_LLM_TIMEOUT: gunicorn's timeout stays above that.
+  local llm_timeout="${ASSISTANT_LLM_TIMEOUT:-20}" iterations="${ASSISTANT_AGENT_MAX_ITERATIONS:-6}" longest
+  longest=$(python -c 'import math, sys; print(math.ceil(float(sys.argv[1]) * (int(sys.argv[2]) + 2)))' \
+    "$llm_timeout" "$iterations")
+  local web_timeout="${WEB_TIMEOUT:-$((longest + 30))}"
+  python -c 'import sys; sys.exit(float(sys.argv[1]) <= float(sys.argv[2]))' "$web_timeout" "$llm_timeout" ||
+    die "WEB_TIMEOUT ($web_timeout s) must be longer than ASSISTANT_LLM_TIMEOUT ($llm_timeout s)"
+
+  # The web server's threads share a pool of PostgreSQL connections per process (psycopg_pool) when it is installed;
+  # otherwise each request opens its own and closes it at the end. Either way no idle thread keeps one.
+  local pool="${DATABASE_POOL_MAX_SIZE:-}"
+  if [ -z "$pool" ]; then
+    if python -c 'import psycopg_pool' 2>/dev/null; then pool=20; else pool=0; fi
+  fi
+
+  local -A commands=(
+    [web]="env DATABASE_CONN_MAX_AGE=0 DATABASE_POOL_MAX_SIZE=$pool gunicorn config.wsgi:application --bind $host:$port --worker-class gthread --workers $workers --threads $threads --timeout $web_timeout --graceful-timeout 30 --keep-alive 5 --backlog 2048 --access-logfile - --error-logfile -"
+    [default]="celery -A config worker -Q default -n default@%h -c $concurrency -l INFO"
+    [platform]="celery -A config worker -Q platform -n platform@%h -c $concurrency -l INFO"
+    [aftersale]="celery -A config worker -Q aftersale -n aftersale@%h -c $concurrency -l INFO"
+    [beat]="celery -A config beat -l INFO --schedule var/celerybeat-schedule"
+  )
+  local role
+  if [ "$dry_run" = 1 ]; then
+    for role in "${roles[@]}"; do echo "$role: ${commands[$role]}"; done
+    return 0
+  fi
+
+  python - "$DATABASE_URL" "$REDIS_URL" <<'PY' || exit 2
+import sys
+
+import psycopg
+import redis
+
+try:
+    psycopg.connect(sys.argv[1], connect_timeout=5).close()
+except Exception as exc:
+    sys.exit(f"run.sh --prod: PostgreSQL (DATABASE_URL) does not answer: {type(exc).__name__}")
+try:
+    redis.Redis.from_url(sys.argv[2], socket_connect_timeout=5).ping()
+except Exception as exc:
+    sys.exit(f"run.sh --prod: Redis (REDIS_URL) does not answer: {type(exc).__name__}")
+PY
+  mkdir -p var "$logs"
+  if [ "$migrate" = 1 ]; then
+    python manage.py migrate --noinput
+  fi
+  if [[ " ${roles[*]} " == *" web "* ]]; then
+    python manage.py collectstatic --noinput >/dev/null
+  fi
+
+  local -A pids=()
+  stop_all() {
+    trap - EXIT INT TERM
+    kill "${pids[@]}" 2>/dev/null || true
+    wait 2>/dev/null || true
+  }
+  trap stop_all EXIT
+  trap 'exit 0' INT TERM
+  for role in "${roles[@]}"; do
+    # shellcheck disable=SC2086 # the command line is split on purpose
+    ${commands[$role]} >>"$logs/$role.log" 2>&1 &
+    pids[$role]=$!
+  done
+  if [ -n "${pids[web]:-}" ]; then
+    for _ in $(seq 1 300); do
+      tcp_open "$host" "$port" && break
+      kill -0 "${pids[web]}" 2>/dev/null || die "the web server exited while starting (see $logs/web.log)"
+      sleep 0.2
+    done
+  fi
+
+  echo "TripDesk is running in production mode: ${roles[*]} (logs: $logs/<role>.log)."
+  if [ -n "${pids[web]:-}" ]; then
+    echo "  web:       http://$host:$port/ gunicorn gthread, $workers processes × $threads threads, timeout $web_timeout s;" \
+      "PostgreSQL pool: $([ "$pool" -gt 0 ] && echo "$pool per process" || echo "off, one connection per request")"
+    echo "             model: $ASSISTANT_LLM_PROVIDER, at most $llm_timeout s per call"
+  fi
+  for role in default platform aftersale; do
+    [ -z "${pids[$role]:-}" ] || echo "  $role:$(printf '%*s' $((10 - ${#role})) '')Celery worker on queue '$role', $concurrency processes"
+  done
+  [ -z "${pids[beat]:-}" ] || echo "  beat:      Celery beat (run it on one machine only)"
+  local pid
+  wait -n "${pids[@]}" || true
+  for role in "${!pids[@]}"; do
+    pid=${pids[$role]}
+    kill -0 "$pid" 2>/dev/null || echo "run.sh --prod: '$role' stopped (see $logs/$role.log); stopping the others" >&2
+  done
+  exit 1
+}
+
+if [ "${1:-}" = "--prod" ]; then
+  shift
+  run_prod "$@"
+  exit $?
+fi
+
 ensure_venv
 
 if [ -z "${REDIS_URL:-}" ] && tcp_open 127.0.0.1 6379; then

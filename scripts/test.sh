@@ -8,6 +8,16 @@ source scripts/lib.sh
 ensure_venv
 mkdir -p var
 
+# tests/browser drive Debian's Chromium (never a Playwright download): install it once where apt-get can.
+if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1; then
+  echo "· installing chromium and CJK fonts (for tests/browser)"
+  sudo=""
+  if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then sudo="sudo -n"; fi
+  { $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk; } >/dev/null ||
+    echo "· could not install chromium: the browser tests will skip (or fail with TRIPDESK_REQUIRE_SERVICES=1)" >&2
+fi
+
 ruff check .
 ruff format --check .
 python manage.py makemigrations --check --dry-run >/dev/null || {

@@ -87,22 +87,11 @@ def _worker_env(database_name: str) -> dict[str, str]:
     return env
 
 
-@pytest.fixture
-def celery_worker_process(transactional_db):
-    """A real `celery worker` process on the test database and the configured broker.
-
-    Tests using it see committed data only (transactional_db), as a real worker would.
-    """
-    from config.celery import app
-
-    if not settings.REDIS_URL:
-        _require_or_skip("Redis (REDIS_URL), the worker's broker")
-    if not settings.DATABASES["default"]["ENGINE"].endswith("postgresql"):
-        _require_or_skip("PostgreSQL (DATABASE_URL), shared with the worker process")
+def _start_worker(node: str, log_path: Path) -> subprocess.Popen:
+    """One real `celery worker` process on the test database and the configured broker, logging to a file."""
     db_name = settings.DATABASES["default"]["NAME"]
-    (ROOT / "var").mkdir(exist_ok=True)
-    log = open(ROOT / "var" / "test-worker.log", "ab")  # noqa: SIM115 - the worker process writes it until the fixture ends
-    proc = subprocess.Popen(
+    log = open(log_path, "ab")  # noqa: SIM115 - the worker process writes it until it is stopped
+    return subprocess.Popen(
         [
             sys.executable,
             "-m",
@@ -118,7 +107,7 @@ def celery_worker_process(transactional_db):
             "--without-gossip",
             "--without-mingle",
             "-n",
-            f"test-{os.getpid()}@%h",
+            f"{node}@%h",
             "-l",
             "INFO",
         ],
@@ -127,23 +116,64 @@ def celery_worker_process(transactional_db):
         stdout=log,
         stderr=subprocess.STDOUT,
     )
+
+
+def _stop_worker(proc: subprocess.Popen) -> None:
+    proc.terminate()
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                pytest.fail("the Celery worker exited while starting")
-            if app.control.ping(timeout=0.5):
-                break
-        else:
-            pytest.fail("the Celery worker did not answer a ping within 30 s")
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=5)
+
+
+def _wait_for_workers(procs: list[subprocess.Popen], count: int) -> None:
+    from config.celery import app
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if any(p.poll() is not None for p in procs):
+            pytest.fail("a Celery worker exited while starting")
+        if len(app.control.ping(timeout=0.5)) >= count:
+            return
+    pytest.fail(f"{count} Celery worker(s) did not answer a ping within 30 s")
+
+
+def _require_worker_services() -> None:
+    if not settings.REDIS_URL:
+        _require_or_skip("Redis (REDIS_URL), the worker's broker")
+    if not settings.DATABASES["default"]["ENGINE"].endswith("postgresql"):
+        _require_or_skip("PostgreSQL (DATABASE_URL), shared with the worker process")
+
+
+@pytest.fixture
+def celery_worker_process(transactional_db):
+    """A real `celery worker` process on the test database and the configured broker.
+
+    Tests using it see committed data only (transactional_db), as a real worker would.
+    """
+    _require_worker_services()
+    (ROOT / "var").mkdir(exist_ok=True)
+    proc = _start_worker(f"test-{os.getpid()}", ROOT / "var" / "test-worker.log")
+    try:
+        _wait_for_workers([proc], 1)
         yield proc
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+        _stop_worker(proc)
+
+
+@pytest.fixture
+def two_celery_workers(transactional_db, tmp_path):
+    """Two real worker processes on the same broker and database; yields their log files (what each one ran)."""
+    _require_worker_services()
+    logs = [tmp_path / "worker-a.log", tmp_path / "worker-b.log"]
+    procs = [_start_worker(f"a-{os.getpid()}", logs[0]), _start_worker(f"b-{os.getpid()}", logs[1])]
+    try:
+        _wait_for_workers(procs, 2)
+        yield logs
+    finally:
+        for proc in procs:
+            _stop_worker(proc)
 
 
 def free_port() -> int:

@@ -76,7 +76,6 @@ def release_db_connection() -> None:
     """
     from django.db import connections
 
-    return
     for conn in connections.all(initialized_only=True):
-        if conn.connection is not None and not conn.in_atomic_block and conn.get_autocommit():
+        if conn.connection is not None and conn.autocommit and not conn.in_atomic_block:
             conn.close()

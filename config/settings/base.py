@@ -85,6 +85,19 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
+if env.PRODUCTION:
+    # `run.sh --prod` has run collectstatic: whitenoise serves STATIC_ROOT only, under content-hashed names that
+    # browsers may cache for a year (a new deploy gets new names).
+    WHITENOISE_USE_FINDERS = False
+    STORAGES["staticfiles"] = {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"}
+
+if env.HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = True
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # load balancers probe over plain HTTP
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = 3600
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

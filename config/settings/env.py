@@ -35,8 +35,17 @@ DEBUG = _bool("DJANGO_DEBUG", False)
 ALLOWED_HOSTS = [h for h in _str("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",") if h]
 CSRF_TRUSTED_ORIGINS = [o for o in _str("DJANGO_CSRF_TRUSTED_ORIGINS").split(",") if o]
 TIME_ZONE = _str("TRIPDESK_TIME_ZONE", "Asia/Shanghai")
+# Set by `run.sh --prod`: static files only from collectstatic's manifest. DJANGO_HTTPS: served over HTTPS (behind a
+# proxy that sets X-Forwarded-Proto): secure cookies, HSTS, redirect plain HTTP.
+PRODUCTION = _bool("TRIPDESK_PRODUCTION", False)
+HTTPS = _bool("DJANGO_HTTPS", False)
 
 DATABASE_URL = _str("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
+# Seconds a process keeps its database connection between requests; `run.sh --prod` sets 0 for the web server,
+# whose many threads would otherwise each keep one open.
+DATABASE_CONN_MAX_AGE = _int("DATABASE_CONN_MAX_AGE", 60)
+# PostgreSQL only: > 0 shares a pool of at most this many connections between a process's threads (psycopg_pool).
+DATABASE_POOL_MAX_SIZE = _int("DATABASE_POOL_MAX_SIZE", 0)
 REDIS_URL = _str("REDIS_URL")
 CELERY_BROKER_URL = _str("CELERY_BROKER_URL", REDIS_URL)
 REQUIRE_SERVICES = _bool("TRIPDESK_REQUIRE_SERVICES", False)

@@ -9,7 +9,19 @@ import dj_database_url
 
 from config.settings import env
 
-DATABASES = {"default": dj_database_url.parse(env.DATABASE_URL, conn_max_age=60, conn_health_checks=True)}
+DATABASES = {
+    "default": dj_database_url.parse(env.DATABASE_URL, conn_max_age=env.DATABASE_CONN_MAX_AGE, conn_health_checks=True)
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env.DATABASE_POOL_MAX_SIZE > 0:
+    # One pool per process, shared by its threads: a thread takes a connection for its database work and gives it
+    # back when Django closes it (end of request, or before a remote model call). A thread that finds every
+    # connection taken waits up to `timeout` seconds. Pooling replaces persistent connections.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": min(2, env.DATABASE_POOL_MAX_SIZE),
+        "max_size": env.DATABASE_POOL_MAX_SIZE,
+        "timeout": 10,
+    }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several processes (web + worker) share the file: wait for locks instead of failing at once.
     DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}

@@ -1,0 +1,296 @@
+"""A slow model never stalls the site.
+
+The web server runs many threads (gunicorn gthread); a thread waiting on a remote model holds no database
+connection, so a hundred users waiting on a slow model take none of PostgreSQL's connections and the other users'
+requests go on. These tests check the behaviour, never the clock: what the thread holds while the model thinks
+(seen from inside the fake model server), that many turns wait on the model at the same time and all end with
+their answers and audit rows, that a model slower than ASSISTANT_LLM_TIMEOUT ends in the honest degraded reply,
+and that the production command is configured for it.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from django.db import connections, transaction
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from assistant.llm.factory import get_llm_port
+from assistant.llm.port import UnderstandContext
+from assistant.llm.preferences import PreferenceCandidate
+from assistant.llm.verdict import VerdictRequest
+from assistant.models import LLMCall, Turn
+from assistant.services import chat_turn
+from tests.assistant.conftest import TODAY
+from tests.support import fixtures
+from tests.support.fake_openai import Reply
+
+fake_openai = fixtures.fake_openai
+ROOT = Path(__file__).resolve().parent.parent
+CONCURRENT_TURNS = 20
+# Only a safety net for a broken run: the model may wait this long for all the turns to arrive together.
+GATHER_SECONDS = 60
+
+
+@pytest.fixture
+def openai_settings(settings, fake_openai):
+    settings.ASSISTANT_LLM_PROVIDER = "openai"
+    settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
+    settings.ASSISTANT_LLM_API_KEY = "sk-test-slow-model"
+    settings.ASSISTANT_LLM_MODEL = "slow-model"
+    settings.ASSISTANT_LLM_TIMEOUT = GATHER_SECONDS + 30
+    settings.ASSISTANT_AGENT_ENABLED = False
+    return settings
+
+
+def _observing(answer: Reply, db, seen: dict, observed: threading.Event):
+    """A responder that notes, while the request is being answered, what the calling thread's connection holds."""
+
+    def responder(_request: dict) -> Reply:
+        seen["connection"] = db.connection
+        seen["in_atomic_block"] = db.in_atomic_block
+        observed.set()
+        return answer
+
+    return responder
+
+
+MODEL_CALLS = {
+    "understand": (
+        {"intent": "RECOMMEND"},
+        lambda port: port.understand("推荐点好玩的", context=UnderstandContext(today=TODAY)),
+    ),
+    "verdict": (
+        {"verdict": "UNCERTAIN", "reason": "needs a person", "policy_ids": []},
+        lambda port: port.verdict(
+            VerdictRequest(action="REFUND", order={}, policies=[], today=TODAY, now=timezone.now())
+        ),
+    ),
+    "preference": (
+        {"scores": {"hotel:H1": 80}},
+        lambda port: port.preference_scores(
+            "安静一点", [PreferenceCandidate(id="hotel:H1", kind="hotel", mode="HOTEL", price=300)]
+        ),
+    ),
+    "agent chat": (
+        "done",
+        lambda port: port.chat([{"role": "user", "content": "hi"}], []),
+    ),
+}
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("purpose", list(MODEL_CALLS))
+def test_a_thread_waiting_on_the_model_holds_no_database_connection(
+    purpose, openai_settings, fake_openai, django_user_model
+):
+    content, call = MODEL_CALLS[purpose]
+    django_user_model.objects.create_user(username="someone")  # the thread has used its connection
+    db = connections["default"]
+    assert db.connection is not None
+    seen: dict = {}
+    observed = threading.Event()
+    fake_openai.set_default(_observing(Reply(content=content), db, seen, observed))
+
+    call(get_llm_port())
+
+    assert observed.is_set()
+    assert seen == {"connection": None, "in_atomic_block": False}
+    assert django_user_model.objects.count() == 1  # and the next query simply connects again
+
+
+@pytest.mark.django_db
+def test_a_model_call_inside_a_transaction_keeps_the_transaction(openai_settings, fake_openai, alice):
+    db = connections["default"]
+    seen: dict = {}
+    observed = threading.Event()
+    fake_openai.set_default(_observing(Reply(content={"intent": "RECOMMEND"}), db, seen, observed))
+
+    with transaction.atomic():
+        result = chat_turn(user=alice, message="推荐点好玩的", today=TODAY)
+
+    assert observed.is_set()
+    assert seen["connection"] is not None and seen["in_atomic_block"] is True
+    assert result.outcome != "DEGRADED"
+    assert Turn.objects.filter(user=alice).count() == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_turns_wait_on_the_model_together_holding_no_connection(openai_settings, fake_openai, user_factory):
+    users = [user_factory(f"traveller{i}") for i in range(CONCURRENT_TURNS)]
+    waiting: list = []  # the database wrapper of every turn's thread
+    snapshot: dict = {}
+
+    def all_waiting() -> None:  # runs once every turn's model call has arrived, before any is answered
+        snapshot["held"] = [db.connection is not None for db in waiting]
+
+    gathered = threading.Barrier(CONCURRENT_TURNS, action=all_waiting, timeout=GATHER_SECONDS)
+
+    def responder(_request: dict) -> Reply:
+        try:
+            gathered.wait()
+        except threading.BrokenBarrierError:
+            return Reply(status=503, error_message="the turns did not wait on the model together")
+        return Reply(content={"intent": "RECOMMEND"}, prompt_tokens=100, completion_tokens=9)
+
+    fake_openai.set_default(responder)
+    results: dict = {}
+    errors: list = []
+    lock = threading.Lock()
+
+    def one_turn(user) -> None:
+        try:
+            with lock:
+                waiting.append(connections["default"])
+            results[user.username] = chat_turn(user=user, message="推荐点好玩的", today=TODAY)
+        except Exception as exc:  # reported below with the user's name
+            errors.append(f"{user.username}: {exc!r}")
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=one_turn, args=(user,)) for user in users]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert errors == []
+    assert snapshot["held"] == [False] * CONCURRENT_TURNS
+    assert sorted(results) == sorted(u.username for u in users)
+    assert {r.outcome for r in results.values()} <= {"ANSWERED", "EMPTY"}
+    assert Turn.objects.filter(provider="openai").count() == CONCURRENT_TURNS
+    calls = LLMCall.objects.filter(purpose="understand")
+    assert calls.count() == CONCURRENT_TURNS
+    assert set(calls.values_list("outcome", flat=True)) == {"OK"}
+    assert set(calls.values_list("prompt_tokens", flat=True)) == {100}
+    assert calls.filter(turn__isnull=True).count() == 0
+
+
+@pytest.mark.django_db
+def test_a_turn_that_outlives_the_model_timeout_ends_with_the_honest_degraded_reply(
+    openai_settings, fake_openai, alice
+):
+    openai_settings.ASSISTANT_LLM_TIMEOUT = 0.3
+    fake_openai.enqueue(Reply(delay=5, content={"intent": "RECOMMEND"}))
+    client = APIClient()
+    client.force_authenticate(alice)
+
+    response = client.post("/api/v1/assistant/chat", {"message": "推荐点好玩的"}, format="json")
+
+    assert response.status_code == 200
+    body = response.json()
+    assert body["outcome"] == "DEGRADED"
+    assert body["cards"] == []
+    assert "没有产生任何操作" in body["reply"]
+    assert LLMCall.objects.get().outcome == "TIMEOUT"
+    assert Turn.objects.get().outcome == "DEGRADED"
+
+
+# --- the production command --------------------------------------------------------------------------------------
+
+PROD_ENV = {
+    "DATABASE_URL": "postgresql://postgres@127.0.0.1:5432/tripdesk_prod_check",
+    "REDIS_URL": "redis://127.0.0.1:6379/0",
+    "DJANGO_SECRET_KEY": "a-long-random-production-key-for-the-dry-run-0123456789",
+}
+
+
+def _run_prod(*args: str, **env: str) -> subprocess.CompletedProcess:
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DATABASE_", "REDIS_", "CELERY_", "ASSISTANT_", "DJANGO_", "TRIPDESK_", "WEB_"))
+    }
+    clean["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{clean.get('PATH', '')}"
+    clean.update(env)
+    return subprocess.run(
+        ["bash", "scripts/run.sh", "--prod", "--dry-run", *args],
+        cwd=ROOT,
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_the_production_command_runs_threaded_web_processes_one_worker_per_queue_and_beat_once():
+    out = _run_prod(**PROD_ENV, ASSISTANT_LLM_TIMEOUT="20")
+
+    assert out.returncode == 0, out.stderr
+    lines = dict(line.split(": ", 1) for line in out.stdout.splitlines())
+    assert sorted(lines) == ["aftersale", "beat", "default", "platform", "web"]
+    web = lines["web"]
+    assert "gunicorn config.wsgi:application" in web
+    assert "--worker-class gthread" in web and "--threads 64" in web and "--workers 2" in web
+    assert "DATABASE_CONN_MAX_AGE=0" in web  # no idle thread keeps a connection
+    assert int(re.search(r"--timeout (\d+)", web).group(1)) > 20
+    for queue in ("default", "platform", "aftersale"):
+        assert re.search(rf"celery -A config worker -Q {queue} ", lines[queue])
+    assert "celery -A config beat" in lines["beat"]
+
+
+def test_the_production_web_timeout_follows_the_model_timeout():
+    out = _run_prod("web", **PROD_ENV, ASSISTANT_LLM_TIMEOUT="45", WEB_THREADS="100", WEB_CONCURRENCY="3")
+    web = out.stdout.strip()
+    assert "--threads 100" in web and "--workers 3" in web
+    assert int(re.search(r"--timeout (\d+)", web).group(1)) > 45
+
+    too_short = _run_prod("web", **PROD_ENV, ASSISTANT_LLM_TIMEOUT="45", WEB_TIMEOUT="30")
+    assert too_short.returncode != 0
+    assert "WEB_TIMEOUT" in too_short.stderr
+
+
+@pytest.mark.parametrize(
+    ("missing", "why"),
+    [("DATABASE_URL", "PostgreSQL"), ("REDIS_URL", "Redis"), ("DJANGO_SECRET_KEY", "DJANGO_SECRET_KEY")],
+)
+def test_the_production_command_refuses_to_start_without_its_services(missing, why):
+    env = {k: v for k, v in PROD_ENV.items() if k != missing}
+
+    out = _run_prod(**env)
+
+    assert out.returncode != 0
+    assert missing in out.stderr and why in out.stderr
+    assert out.stdout == ""
+
+
+def test_the_production_command_refuses_sqlite():
+    out = _run_prod(**{**PROD_ENV, "DATABASE_URL": "sqlite:///db.sqlite3"})
+    assert out.returncode != 0
+    assert "PostgreSQL" in out.stderr
+
+
+PROBE = """
+import json, django
+django.setup()
+from django.conf import settings
+db = settings.DATABASES["default"]
+print(json.dumps({"pool": db.get("OPTIONS", {}).get("pool"), "conn_max_age": db["CONN_MAX_AGE"],
+                  "static": settings.STORAGES["staticfiles"]["BACKEND"]}))
+"""
+
+
+def test_production_settings_pool_connections_and_serve_hashed_static_files():
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DATABASE_", "TRIPDESK_", "DJANGO_"))}
+    env.update(
+        DJANGO_SETTINGS_MODULE="config.settings",
+        DATABASE_URL="postgresql://postgres@127.0.0.1:5432/tripdesk_prod_check",
+        DATABASE_POOL_MAX_SIZE="20",
+        TRIPDESK_PRODUCTION="1",
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=ROOT, env=env, capture_output=True, text=True, check=True, timeout=60
+    )
+    found = json.loads(out.stdout.strip().splitlines()[-1])
+
+    assert found["pool"] == {"min_size": 2, "max_size": 20, "timeout": 10}
+    assert found["conn_max_age"] == 0  # the pool replaces persistent connections
+    assert found["static"] == "whitenoise.storage.CompressedManifestStaticFilesStorage"
