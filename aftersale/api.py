@@ -1,12 +1,14 @@
 """The after-sale JSON API: my orders, my requests (tickets) and where they stand, and a new request."""
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import generics, serializers, status
+from rest_framework.exceptions import ParseError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from aftersale.models import BizOrder, HitlTicket
 from aftersale.selectors import orders_for_user, tickets_for_user
+from config.api import DetailSerializer
 
 
 class OrderSerializer(serializers.ModelSerializer):
@@ -48,6 +50,9 @@ REJECTION_HTTP = {
 }
 
 
+@extend_schema_view(
+    get=extend_schema(responses={200: OrderSerializer(many=True), 401: DetailSerializer, 404: DetailSerializer})
+)
 class OrderListView(generics.ListAPIView):
     serializer_class = OrderSerializer
 
@@ -55,6 +60,9 @@ class OrderListView(generics.ListAPIView):
         return orders_for_user(user=self.request.user)
 
 
+@extend_schema_view(
+    get=extend_schema(responses={200: TicketSerializer(many=True), 401: DetailSerializer, 404: DetailSerializer})
+)
 class TicketListView(generics.ListAPIView):
     serializer_class = TicketSerializer
 
@@ -65,13 +73,24 @@ class TicketListView(generics.ListAPIView):
 class AftersaleRequestView(APIView):
     @extend_schema(
         request=AftersaleRequestSerializer,
-        responses={code: AftersaleResultSerializer for code in (200, 201, 400, 403, 404, 422)},
+        responses={
+            **{code: AftersaleResultSerializer for code in (200, 201, 400, 403, 404, 422)},
+            401: DetailSerializer,
+        },
         summary="Ask for a refund or a return of one of my orders (idempotent per order and action)",
     )
     def post(self, request):
         from aftersale.services.workflow import aftersale_request_submit
 
-        incoming = AftersaleRequestSerializer(data=request.data)
+        try:
+            body = request.data
+        except ParseError as exc:  # answered in this API's own error shape, as documented
+            reason = f"malformed JSON: {exc.detail}"
+            return Response(
+                {"status": "REJECTED", "code": "INVALID_PARAM", "reason": reason, "ticket": None},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        incoming = AftersaleRequestSerializer(data=body)
         if not incoming.is_valid():
             field, problems = next(iter(incoming.errors.items()))
             body = {"status": "REJECTED", "code": "INVALID_PARAM", "reason": f"{field}: {problems[0]}", "ticket": None}

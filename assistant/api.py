@@ -3,6 +3,7 @@
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
+from rest_framework.exceptions import ParseError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -11,6 +12,7 @@ from assistant.llm.factory import get_llm_port
 from assistant.llm.port import UnderstandContext
 from assistant.ratelimit import turn_admitted
 from assistant.services import MAX_MESSAGE_CHARS, InvalidMessage, chat_turn, clean_message
+from config.api import DetailSerializer
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -51,11 +53,15 @@ def _first_error(errors: dict) -> str:
 class ChatView(APIView):
     @extend_schema(
         request=ChatRequestSerializer,
-        responses={200: ChatResponseSerializer, 400: ErrorSerializer},
+        responses={200: ChatResponseSerializer, 400: ErrorSerializer, 401: DetailSerializer},
         summary="Send one message to the assistant",
     )
     def post(self, request):
-        incoming = ChatRequestSerializer(data=request.data)
+        try:
+            body = request.data
+        except ParseError as exc:  # answered in this API's own error shape, as documented
+            return _invalid(f"malformed JSON: {exc.detail}")
+        incoming = ChatRequestSerializer(data=body)
         if not incoming.is_valid():
             return _invalid(_first_error(incoming.errors))
         try:
@@ -83,11 +89,21 @@ class ChatView(APIView):
 class UnderstandView(APIView):
     @extend_schema(
         request=UnderstandRequestSerializer,
-        responses={200: serializers.JSONField, 400: ErrorSerializer, 429: ErrorSerializer, 503: ErrorSerializer},
+        responses={
+            200: serializers.JSONField,
+            400: ErrorSerializer,
+            401: DetailSerializer,
+            429: ErrorSerializer,
+            503: ErrorSerializer,
+        },
         summary="Understand one sentence: the intent JSON, nothing done",
     )
     def post(self, request):
-        incoming = UnderstandRequestSerializer(data=request.data)
+        try:
+            body = request.data
+        except ParseError as exc:
+            return _invalid(f"malformed JSON: {exc.detail}")
+        incoming = UnderstandRequestSerializer(data=body)
         if not incoming.is_valid():
             return _invalid(_first_error(incoming.errors))
         try:

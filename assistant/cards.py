@@ -25,6 +25,10 @@ def activity_card(activity: Activity) -> dict:
     }
 
 
+BOOKING_STATUS_ZH = {"PENDING_PAYMENT": "待支付", "CONFIRMED": "已确认", "CANCELLED": "已取消"}
+BIZ_TYPE_ZH = {"FLIGHT": "机票", "HOTEL": "酒店", "TRAIN": "火车票"}
+
+
 def booking_card(booking) -> dict:
     """A booking as the traveller sees it: what, when, how much, in which state, and the platform's number."""
     details = booking.details or {}
@@ -40,8 +44,10 @@ def booking_card(booking) -> dict:
         "booking_id": booking.booking_id,
         "biz_type": booking.biz_type,
         "biz_type_label": booking.get_biz_type_display(),
+        "biz_type_label_zh": BIZ_TYPE_ZH.get(booking.biz_type, booking.biz_type),
         "status": booking.status,
         "status_label": booking.get_status_display(),
+        "status_label_zh": BOOKING_STATUS_ZH.get(booking.status, booking.status),
         "amount": str(booking.amount),
         "external_order_no": booking.external_order_no,
         "summary": " ".join(p for p in summary_parts if p),

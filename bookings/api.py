@@ -1,6 +1,6 @@
 """The bookings JSON API: the user's own bookings, and cancelling one."""
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -8,6 +8,7 @@ from rest_framework.views import APIView
 from bookings.models import BookingRecord
 from bookings.selectors import bookings_for_user
 from bookings.services import BookingError, booking_cancel
+from config.api import DetailSerializer
 
 
 class BookingSerializer(serializers.ModelSerializer):
@@ -39,6 +40,9 @@ ERROR_STATUS = {
 }
 
 
+@extend_schema_view(
+    get=extend_schema(responses={200: BookingSerializer(many=True), 401: DetailSerializer, 404: DetailSerializer})
+)
 class BookingListView(generics.ListAPIView):
     serializer_class = BookingSerializer
 
@@ -51,6 +55,7 @@ class BookingCancelView(APIView):
         request=None,
         responses={
             200: CancelResultSerializer,
+            401: DetailSerializer,
             400: CancelResultSerializer,
             403: CancelResultSerializer,
             404: CancelResultSerializer,

@@ -30,10 +30,8 @@ def skill_document() -> str:
 
 
 def card_for(booking) -> dict:
-    """The booking card, with the Chinese label the zh-hans templates use."""
-    card = cards.booking_card(booking)
-    card["biz_type_label_zh"] = BIZ_LABEL_ZH[booking.biz_type]
-    return card
+    """The booking card (labels in both languages come with it)."""
+    return cards.booking_card(booking)
 
 
 def _what(biz_type: str | None, language: str) -> str:

@@ -1,0 +1,208 @@
+"""The whole story in a real browser: headless Chromium against a live server, a real Celery worker, seeded demo data.
+
+A traveller searches, books, cancels and asks for a refund in the chat; an approver approves the refund in the admin
+console; the worker carries it out; the traveller sees it done. Screenshots land in docs/screenshots/.
+"""
+
+import datetime as dt
+import re
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+from django.db import connections
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+STEP_MS = 15_000  # one step (a page load, an HTMX swap) must finish within this
+SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+pytestmark = [pytest.mark.browser, pytest.mark.postgres, pytest.mark.worker]
+
+
+@pytest.fixture
+def browser(monkeypatch):
+    if not CHROMIUM.exists():
+        if settings.TRIPDESK_REQUIRE_SERVICES:
+            pytest.fail(f"Chromium ({CHROMIUM}) is required (TRIPDESK_REQUIRE_SERVICES=1) but missing")
+        pytest.skip(f"Chromium ({CHROMIUM}) is not installed")
+    from playwright.sync_api import sync_playwright
+
+    # Playwright's sync API runs an event loop in this thread; Django refuses ORM calls from such a thread otherwise.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def _context(browser, **extra):
+    options = {"locale": "zh-CN", "viewport": {"width": 1280, "height": 900}, **extra}
+    context = browser.new_context(**options)
+    context.set_default_timeout(STEP_MS)
+    return context
+
+
+def _log_in(page, base_url: str, username: str, password: str, path: str = "/accounts/login/") -> None:
+    page.goto(f"{base_url}{path}")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    page.click("form [type=submit]")
+    page.wait_for_load_state()
+
+
+def _say(page, text: str):
+    """Send one chat message and wait for its turn to be swapped in; returns the new turn's locator."""
+    from playwright.sync_api import expect
+
+    turns = page.locator("#messages .turn")
+    before = turns.count()
+    page.fill("#message", text)
+    page.click("#chat-form button[type=submit]")
+    expect(turns).to_have_count(before + 1)
+    turn = turns.nth(before)
+    expect(turn.locator(".bubble.assistant")).to_be_visible()
+    return turn
+
+
+def _chat_screenshot(page, name: str) -> None:
+    """The chat as a reader sees it: the viewport at the latest turn, sticky header and composer in place."""
+    page.wait_for_timeout(600)  # the page's own smooth scroll to the new turn
+    page.evaluate("window.scrollTo({top: document.body.scrollHeight, behavior: 'instant'})")
+    page.screenshot(path=str(SHOTS / name))
+
+
+def _wait_for(predicate, what: str, timeout: float = 30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.25)
+    pytest.fail(f"timed out waiting for {what}")
+
+
+def test_a_traveller_and_an_approver_in_a_real_browser(
+    transactional_db, supplier_sandbox, celery_worker_process, live_server, browser
+):
+    try:
+        _the_story(live_server.url, browser)
+    finally:
+        # The ORM calls above run while Playwright's event loop is active, and pytest-django's teardown does not
+        # close the connection they opened (seen: an idle session that kept the test database from being dropped).
+        connections.close_all()
+
+
+def _the_story(base: str, browser) -> None:
+    from playwright.sync_api import expect
+
+    from aftersale.models import HitlTicket
+    from bookings.models import BookingRecord
+
+    call_command("seed_demo", verbosity=0)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+
+    traveller_ctx = _context(browser)
+    page = traveller_ctx.new_page()
+    _log_in(page, base, "alice", "alice-2026")
+    page.goto(f"{base}/")
+    expect(page.locator("#chat-form")).to_be_visible()
+
+    # 1. a search in Chinese shows activity cards
+    turn = _say(page, "大理有什么活动")
+    expect(turn.locator("[data-card=activity]").first).to_be_visible()
+
+    # 2. a multi-turn search in a new conversation: a question first, then cards once the place is given
+    page.click("form[action$='/chat/new'] button[type=submit]")
+    expect(page.locator("#messages .turn")).to_have_count(0)
+    turn = _say(page, "本周末，预算2000")
+    assert turn.locator("[data-card]").count() == 0, "a question, not cards, while the place is missing"
+    assert (
+        "?" in turn.locator(".bubble.assistant").inner_text() or "？" in turn.locator(".bubble.assistant").inner_text()
+    )
+    turn = _say(page, "赛里木湖")
+    expect(turn.locator("[data-card=activity]").first).to_be_visible()
+
+    # 3. book a flight a few days ahead
+    day = dt.date.today() + dt.timedelta(days=5)
+    turn = _say(page, f"帮我订{day.month}月{day.day}日上海到杭州最便宜的航班，乘机人张三 13800000000")
+    booking_card = turn.locator("[data-card=booking]")
+    expect(booking_card).to_be_visible()
+    booking_id = booking_card.get_attribute("data-booking-id")
+    assert re.fullmatch(r"BK\d{11}", booking_id), booking_id
+    assert BookingRecord.objects.filter(booking_id=booking_id, user__username="alice").exists()
+    _chat_screenshot(page, "chat.png")
+
+    # 4. cancel it in the chat
+    turn = _say(page, f"取消预订 {booking_id}")
+    expect(turn.locator(f"[data-card=booking][data-booking-id={booking_id}] .status-cancelled")).to_be_visible()
+    assert BookingRecord.objects.get(booking_id=booking_id).status == "CANCELLED"
+
+    page.goto(f"{base}/bookings/")
+    expect(page.get_by_text(booking_id).first).to_be_visible()
+    page.screenshot(path=str(SHOTS / "my-bookings.png"), full_page=True)
+    page.goto(f"{base}/")
+
+    # 5. a refund request waits for an approver
+    turn = _say(page, "订单ORD-001我要退款")
+    ticket_card = turn.locator("[data-card=ticket]")
+    expect(ticket_card).to_have_attribute("data-status", "PENDING")
+    expect(ticket_card).to_contain_text("等待审核")
+    ticket_no = ticket_card.get_attribute("data-ticket-no")
+    ticket = HitlTicket.objects.get(ticket_no=ticket_no)
+
+    # 6. the approver approves it in the console, through the confirmation step
+    approver_ctx = _context(browser, locale="en-US", viewport={"width": 1440, "height": 900})
+    admin = approver_ctx.new_page()
+    _log_in(admin, base, "approver", "approve-2026", path="/admin/login/?next=/admin/")
+    admin.goto(f"{base}/admin/aftersale/hitlticket/")
+    expect(admin.get_by_role("link", name=ticket_no)).to_be_visible()
+    if admin.locator("#nav-sidebar").is_visible():
+        admin.click("#toggle-nav-sidebar")  # the list's columns get the whole width (the admin remembers the choice)
+    admin.screenshot(path=str(SHOTS / "console-list.png"), full_page=True)
+    admin.get_by_role("link", name=ticket_no).click()
+    expect(admin.locator(".ticket-evidence")).to_be_visible()
+    admin.screenshot(path=str(SHOTS / "ticket-evidence.png"), full_page=True)
+    admin.click("#ticket-decide-buttons button[value=approve]")
+    expect(admin.locator("#decide-form")).to_be_visible()
+    reason = admin.locator("#decide-form [name=reason]")
+    if reason.count():
+        reason.fill("Within the refund window; approved in the end-to-end test.")
+    admin.click("#decide-form input[type=submit]")
+    admin.wait_for_load_state()
+
+    # 7. the worker carries it out
+    def executed():
+        ticket.refresh_from_db()
+        return ticket.status == "EXECUTED"
+
+    _wait_for(executed, f"ticket {ticket_no} to be EXECUTED by the worker")
+
+    # 8. the traveller sees it done
+    turn = _say(page, "我的退款到哪一步了")
+    done = turn.locator(f"[data-card=ticket][data-ticket-no={ticket_no}]")
+    expect(done).to_have_attribute("data-status", "EXECUTED")
+    expect(done).to_contain_text("已完成")
+    _chat_screenshot(page, "chat-refund-done.png")
+
+    phone_ctx = _context(browser, viewport={"width": 390, "height": 844}, device_scale_factor=2)
+    phone_ctx.add_cookies(traveller_ctx.cookies())
+    phone = phone_ctx.new_page()
+    phone.goto(f"{base}/")
+    expect(phone.locator("#messages [data-card]").first).to_be_visible()
+    _chat_screenshot(phone, "chat-phone.png")
+
+    for context in (phone_ctx, approver_ctx, traveller_ctx):
+        context.close()
