@@ -13,7 +13,7 @@ from aftersale.selectors import tickets_for_user
 from assistant import cards
 from assistant.agent import default_registry, run_agent
 from assistant.dispatcher import Reply, TurnContext
-from assistant.handlers.bookings import booking_reply, record_agent_calls, skill_document
+from assistant.handlers.bookings import booking_reply, cancel_result_reply, record_agent_calls, skill_document
 from assistant.handlers.bookings import card_for as booking_card_for
 from assistant.llm.schema import Intent, IntentName
 from assistant.replies import compose
@@ -97,21 +97,7 @@ def _reply_for_step(context: TurnContext, step, calls) -> Reply:
             llm_calls=calls,
         )
     if step.tool == "cancel_booking":
-        booking = None
-        if envelope["ok"]:
-            booking = bookings_for_user(user=context.user).filter(booking_id=data["booking_id"]).first()
-        card = booking_card_for(booking) if booking else None
-        text = compose(
-            "cancel_result",
-            language,
-            code=envelope["code"],
-            message=envelope.get("message", ""),
-            booking_id=step.arguments.get("booking_id", ""),
-            booking=card,
-            already=data.get("already_cancelled"),
-            hotel=data.get("call_the_hotel"),
-            rejected=data.get("status") == "REJECTED",
-        )
+        text, card = cancel_result_reply(context, envelope, step.arguments.get("booking_id", ""))
         return Reply(text, "ANSWERED" if envelope["ok"] else "REJECTED", cards=[card] if card else [], llm_calls=calls)
     if step.tool == "request_aftersale":
         return _aftersale_reply(context, step, calls)

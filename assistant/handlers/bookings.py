@@ -180,6 +180,15 @@ def cancel(context: TurnContext) -> Reply:
         user=context.user, conversation_id=context.conversation_id, language=language, today=context.today
     )
     envelope = default_registry().call("cancel_booking", {"booking_id": booking_id}, tool_context)
+    text, card = cancel_result_reply(context, envelope, booking_id)
+    outcome = {"OK": "ANSWERED", "TICKET_PENDING": "ANSWERED", "PLATFORM_CANCEL_FAILED": "DEGRADED"}.get(
+        envelope["code"], "REJECTED"
+    )
+    return Reply(text, outcome, cards=[card] if card else [])
+
+
+def cancel_result_reply(context: TurnContext, envelope: dict, booking_id: str) -> tuple[str, dict | None]:
+    """The reply text and booking card for a cancel_booking envelope (channel 1 and channel 2 alike)."""
     data = envelope.get("data") or {}
     booking = None
     if envelope["ok"]:
@@ -187,7 +196,7 @@ def cancel(context: TurnContext) -> Reply:
     card = card_for(booking) if booking else None
     text = compose(
         "cancel_result",
-        language,
+        context.language,
         code=envelope["code"],
         message=envelope.get("message", ""),
         booking_id=booking_id,
@@ -196,7 +205,4 @@ def cancel(context: TurnContext) -> Reply:
         hotel=data.get("call_the_hotel"),
         rejected=data.get("status") == "REJECTED",  # an approver rejected the paused cancellation
     )
-    outcome = {"OK": "ANSWERED", "TICKET_PENDING": "ANSWERED", "PLATFORM_CANCEL_FAILED": "DEGRADED"}.get(
-        envelope["code"], "REJECTED"
-    )
-    return Reply(text, outcome, cards=[card] if card else [])
+    return text, card
