@@ -11,7 +11,6 @@ from typing import Any
 
 from assistant.llm.port import LLMPort
 from assistant.llm.schema import Intent, IntentName
-from assistant.replies import compose
 
 
 @dataclass
@@ -53,37 +52,9 @@ def handles(*intents: IntentName) -> Callable[[Handler], Handler]:
 def dispatch(context: TurnContext) -> Reply:
     from assistant import handlers  # noqa: F401 - importing the package registers every handler
 
-    handler = HANDLERS.get(context.intent.intent, _not_available)
-    return handler(context)
+    return HANDLERS[context.intent.intent](context)  # every intent of the schema has a handler
 
 
 def chip(label: str, message: str | None = None, *, fresh: bool = False) -> dict:
     """A suggestion chip: a message the user can send with one tap; `fresh` starts without remembered slots."""
     return {"label": label, "message": message or label, "fresh": fresh}
-
-
-_WHAT = {
-    "zh-hans": {
-        "QUERY_WEATHER": "查天气",
-        "MAKE_TRAVEL_PLAN": "做一份行程",
-        "PLAN_ITINERARY": "比较往返交通和酒店方案",
-        "BOOK": "预订",
-        "CANCEL_BOOKING": "取消预订",
-        "AFTERSALE": "办理退款或退货",
-        "QUERY_PROGRESS": "查询申请进度",
-    },
-    "en": {
-        "QUERY_WEATHER": "check the weather",
-        "MAKE_TRAVEL_PLAN": "get a day-by-day plan",
-        "PLAN_ITINERARY": "compare round-trip options",
-        "BOOK": "make a booking",
-        "CANCEL_BOOKING": "cancel a booking",
-        "AFTERSALE": "ask for a refund or return",
-        "QUERY_PROGRESS": "check a request's progress",
-    },
-}
-
-
-def _not_available(context: TurnContext) -> Reply:
-    what = _WHAT.get(context.language, _WHAT["en"]).get(context.intent.intent, "")
-    return Reply(compose("not_available", context.language, what=what), "REFUSED")
