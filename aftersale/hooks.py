@@ -18,7 +18,8 @@ from django.utils import timezone
 
 from aftersale.models import BizOrder, TicketAction
 from aftersale.services.checkpoints import CODE_PERMISSION_DENIED, CheckpointDecision, checkpoint_gate
-from assistant.toolkit import Code, Risk, fail
+from core.envelope import Code, fail
+from core.tools import Risk
 
 logger = logging.getLogger(__name__)
 

@@ -3,14 +3,17 @@
 The traveller is always the context's user; no tool takes a user id from its arguments.
 """
 
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
 
 from aftersale.hooks import HOOKS as CHECKPOINT_HOOKS
 from aftersale.models import HitlTicket
 from aftersale.selectors import tickets_for_order, tickets_for_user
 from aftersale.services.workflow import aftersale_request_submit
 from assistant.llm.schema import normalise_order_id
-from assistant.toolkit import Code, Risk, ToolContext, fail, ok, tool
+from core.envelope import Code, fail, ok
+from core.tools import Risk, ToolContext, tool
 
 PROGRESS_LIMIT = 20
 MESSAGES = {
@@ -35,26 +38,18 @@ def ticket_summary(ticket: HitlTicket) -> dict[str, Any]:
     }
 
 
-@tool(
-    name="request_aftersale",
-    risk=Risk.WRITE,
-    parameters={
-        "type": "object",
-        "properties": {
-            "order_id": {"type": "string", "description": "The order number, like ORD-001", "maxLength": 32},
-            "action": {
-                "type": "string",
-                "enum": ["REFUND", "RETURN"],
-                "description": "REFUND (money back, e.g. an activity ticket or goods not delivered yet) or RETURN "
-                "(send delivered goods back)",
-            },
-        },
-        "required": ["order_id", "action"],
-        "additionalProperties": False,
-    },
-    tags=("aftersale",),
-)
-def request_aftersale(context: ToolContext, order_id: str, action: str) -> dict:
+@tool(risk=Risk.WRITE, tags=("aftersale",))
+def request_aftersale(
+    context: ToolContext,
+    order_id: Annotated[str, Field(max_length=32, description="The order number, like ORD-001")],
+    action: Annotated[
+        Literal["REFUND", "RETURN"],
+        Field(
+            description="REFUND (money back, e.g. an activity ticket or goods not delivered yet) or RETURN "
+            "(send delivered goods back)"
+        ),
+    ],
+) -> dict:
     """Ask for a refund or a return of one of the traveller's orders. The request is checked against the
     after-sale policies and submitted to a human reviewer; it returns at once with the ticket. Asking again for
     the same order and action returns the same ticket."""
@@ -73,23 +68,13 @@ def request_aftersale(context: ToolContext, order_id: str, action: str) -> dict:
     return ok(data, MESSAGES[outcome.status])
 
 
-@tool(
-    name="query_progress",
-    risk=Risk.READ,
-    parameters={
-        "type": "object",
-        "properties": {
-            "order_id": {
-                "type": "string",
-                "description": "Only the tickets of this order, like ORD-001",
-                "maxLength": 32,
-            }
-        },
-        "additionalProperties": False,
-    },
-    tags=("aftersale",),
-)
-def query_progress(context: ToolContext, order_id: str | None = None) -> dict:
+@tool(risk=Risk.READ, tags=("aftersale",))
+def query_progress(
+    context: ToolContext,
+    order_id: Annotated[
+        str | None, Field(max_length=32, description="Only the tickets of this order, like ORD-001")
+    ] = None,
+) -> dict:
     """List the traveller's own after-sale tickets (refunds, returns, paused cancellations) with their status,
     newest first, optionally only those of one order."""
     if order_id:

@@ -18,8 +18,8 @@ from assistant.handlers.bookings import card_for as booking_card_for
 from assistant.llm.schema import Intent, IntentName
 from assistant.replies import compose
 from assistant.selectors import conversation_history
-from assistant.toolkit import ToolContext
 from bookings.selectors import bookings_for_user
+from core.tools import ToolContext
 from itinerary.models import Activity
 
 PROMPT_FILE = settings.BASE_DIR / "assistant" / "llm" / "prompts" / "agent_system.md"

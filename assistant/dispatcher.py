@@ -24,6 +24,7 @@ class TurnContext:
     port: LLMPort | None = None
     conversation_id: str | None = None
     request_text: str = ""  # what the user asked, including an earlier question's answer
+    started: dt.datetime | None = None  # when the turn began (what a booking agent created since then is its work)
 
 
 @dataclass

@@ -1,11 +1,15 @@
 """What the agent may call about bookings. Each returns the envelope of DESIGN.md and never raises."""
 
 import logging
+from typing import Annotated, Literal
 
-from assistant.toolkit import Code, Risk, ToolContext, fail, ok, tool
+from pydantic import Field
+
 from bookings.hooks import BookingPersistenceHook
 from bookings.selectors import bookings_for_user
 from bookings.services import BookingError, booking_cancel
+from core.envelope import Code, fail, ok
+from core.tools import Risk, ToolContext, tool
 
 logger = logging.getLogger(__name__)
 
@@ -25,24 +29,17 @@ def booking_summary(booking) -> dict:
     }
 
 
-@tool(
-    name="execute_platform_command",
-    risk=Risk.WRITE,
-    parameters={
-        "type": "object",
-        "properties": {
-            "command": {
-                "type": "string",
-                "description": "One supplier command line: supplier call <product> <action> -a '<json object>'",
-                "maxLength": 4000,
-            }
-        },
-        "required": ["command"],
-        "additionalProperties": False,
-    },
-    tags=("booking",),
-)
-def execute_platform_command(context: ToolContext, command: str) -> dict:
+@tool(risk=Risk.WRITE, tags=("booking",))
+def execute_platform_command(
+    context: ToolContext,
+    command: Annotated[
+        str,
+        Field(
+            max_length=4000,
+            description="One supplier command line: supplier call <product> <action> -a '<json object>'",
+        ),
+    ],
+) -> dict:
     """Run one command of the supplier platform (search, saveOrder, cancelOrder, queryOrder for flight, hotel or
     train) for the signed-in traveller, as the booking skill document describes. Returns the platform's JSON."""
     from bookings.platform import PlatformError, parse_command, platform_run
@@ -60,18 +57,11 @@ def execute_platform_command(context: ToolContext, command: str) -> dict:
     return ok(answer, f"{parsed.product} {parsed.action} done")
 
 
-@tool(
-    name="cancel_booking",
-    risk=Risk.WRITE,
-    parameters={
-        "type": "object",
-        "properties": {"booking_id": {"type": "string", "description": "TripDesk booking id, like BK20261201001"}},
-        "required": ["booking_id"],
-        "additionalProperties": False,
-    },
-    tags=("booking",),
-)
-def cancel_booking(context: ToolContext, booking_id: str) -> dict:
+@tool(risk=Risk.WRITE, tags=("booking",))
+def cancel_booking(
+    context: ToolContext,
+    booking_id: Annotated[str, Field(max_length=32, description="TripDesk booking id, like BK20261201001")],
+) -> dict:
     """Cancel one of the traveller's bookings by its TripDesk booking id. Flights and trains are cancelled on the
     platform first; hotels are marked cancelled and the traveller must call the hotel. Safe to repeat."""
     try:
@@ -86,20 +76,12 @@ def cancel_booking(context: ToolContext, booking_id: str) -> dict:
     return ok(data, message)
 
 
-@tool(
-    name="list_my_bookings",
-    risk=Risk.READ,
-    parameters={
-        "type": "object",
-        "properties": {
-            "biz_type": {"type": "string", "enum": ["FLIGHT", "HOTEL", "TRAIN"]},
-            "status": {"type": "string", "enum": ["PENDING_PAYMENT", "CONFIRMED", "CANCELLED"]},
-        },
-        "additionalProperties": False,
-    },
-    tags=("booking",),
-)
-def list_my_bookings(context: ToolContext, biz_type: str | None = None, status: str | None = None) -> dict:
+@tool(risk=Risk.READ, tags=("booking",))
+def list_my_bookings(
+    context: ToolContext,
+    biz_type: Literal["FLIGHT", "HOTEL", "TRAIN"] | None = None,
+    status: Literal["PENDING_PAYMENT", "CONFIRMED", "CANCELLED"] | None = None,
+) -> dict:
     """List the traveller's own bookings, newest first, optionally of one type or status."""
     bookings = bookings_for_user(user=context.user)
     if biz_type:

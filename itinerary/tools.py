@@ -1,10 +1,13 @@
 """What the agent may call about the catalogue. Read-only; envelopes carry activity ids and facts from rows."""
 
 import datetime as dt
+from typing import Annotated
 
 from django.utils import timezone
+from pydantic import Field
 
-from assistant.toolkit import Code, Risk, ToolContext, fail, ok, tool
+from core.envelope import Code, fail, ok
+from core.tools import Risk, ToolContext, tool
 from itinerary.matching import personalised, viewer_for
 from itinerary.selectors import ActivityQuery, activity_popular, activity_search
 
@@ -35,29 +38,14 @@ def _date(value: str | None, name: str) -> dt.date | None:
         raise ValueError(f"{name} must be YYYY-MM-DD") from None
 
 
-@tool(
-    name="search_activities",
-    risk=Risk.READ,
-    parameters={
-        "type": "object",
-        "properties": {
-            "destination": {"type": "string", "description": "Place or keyword in Chinese, e.g. 赛里木湖"},
-            "province": {"type": "string", "description": "Short province name, e.g. 云南"},
-            "date_start": {"type": "string", "description": "YYYY-MM-DD"},
-            "date_end": {"type": "string", "description": "YYYY-MM-DD"},
-            "max_price": {"type": "integer", "minimum": 1},
-        },
-        "additionalProperties": False,
-    },
-    tags=("activities",),
-)
+@tool(risk=Risk.READ, tags=("activities",))
 def search_activities(
     context: ToolContext,
-    destination: str | None = None,
-    province: str | None = None,
-    date_start: str | None = None,
-    date_end: str | None = None,
-    max_price: int | None = None,
+    destination: Annotated[str | None, Field(max_length=40, description="Place or keyword, e.g. 赛里木湖")] = None,
+    province: Annotated[str | None, Field(max_length=20, description="Short province name, e.g. 云南")] = None,
+    date_start: Annotated[str | None, Field(max_length=10, description="YYYY-MM-DD")] = None,
+    date_end: Annotated[str | None, Field(max_length=10, description="YYYY-MM-DD")] = None,
+    max_price: Annotated[int | None, Field(ge=1, le=10_000_000)] = None,
 ) -> dict:
     """Search the published activity catalogue by place, dates (default: the next 30 days) and budget."""
     try:
@@ -81,17 +69,12 @@ def search_activities(
     return ok({"activity_ids": [a.pk for a in found], "activities": _summaries(found)}, f"{len(found)} found")
 
 
-@tool(
-    name="recommend_activities",
-    risk=Risk.READ,
-    parameters={
-        "type": "object",
-        "properties": {"date_start": {"type": "string"}, "date_end": {"type": "string"}},
-        "additionalProperties": False,
-    },
-    tags=("activities",),
-)
-def recommend_activities(context: ToolContext, date_start: str | None = None, date_end: str | None = None) -> dict:
+@tool(risk=Risk.READ, tags=("activities",))
+def recommend_activities(
+    context: ToolContext,
+    date_start: Annotated[str | None, Field(max_length=10, description="YYYY-MM-DD")] = None,
+    date_end: Annotated[str | None, Field(max_length=10, description="YYYY-MM-DD")] = None,
+) -> dict:
     """The most popular published activities open in the window (default: the next 30 days)."""
     try:
         start, end = _date(date_start, "date_start"), _date(date_end, "date_end")

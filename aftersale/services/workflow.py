@@ -38,7 +38,7 @@ from assistant.audit import llm_call_record
 from assistant.llm.port import LLMError, LLMPort, Usage
 from assistant.llm.schema import normalise_order_id
 from assistant.llm.verdict import ACTIONS, VERDICTS, VerdictRequest
-from assistant.toolkit import Code
+from core.envelope import Code
 
 logger = logging.getLogger("aftersale.workflow")
 

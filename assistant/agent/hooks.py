@@ -10,7 +10,7 @@ Apps declare hooks in their `tools.py` (`HOOKS: list[Hook]`) next to their tools
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from assistant.toolkit import Tool, ToolContext
+from core.tools import Tool, ToolContext
 
 
 @dataclass(frozen=True)

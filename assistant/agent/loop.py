@@ -18,7 +18,8 @@ from typing import Any
 from assistant.agent.registry import ToolRegistry
 from assistant.llm.messages import ChatResult, ToolCall, tool_result_message
 from assistant.llm.port import LLMError, Usage
-from assistant.toolkit import Code, Risk, ToolContext, fail
+from core.envelope import Code, fail
+from core.tools import Risk, ToolContext
 
 logger = logging.getLogger("assistant.agent")
 

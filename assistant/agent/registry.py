@@ -10,27 +10,20 @@ the agent.
 """
 
 import importlib
-import inspect
 import logging
 import threading
 from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from jsonschema import Draft202012Validator, FormatChecker
-from jsonschema.exceptions import SchemaError
-from jsonschema.validators import validator_for
-
 from assistant.agent.hooks import HookLike, ToolInvocation
-from assistant.toolkit import Code, Tool, ToolContext, fail, is_envelope
+from core.envelope import Code, fail, is_envelope
+from core.tools import Tool, ToolArgumentsError, ToolContext
 
 logger = logging.getLogger("assistant.agent")
 
 # The modules where apps declare their tools; a module that does not exist (yet) is skipped.
 APP_TOOL_MODULES = ("itinerary.tools", "bookings.tools", "aftersale.tools")
-# The first argument of every tool function: code passes it, the model never sees or names it.
-CONTEXT_ARGUMENT = "context"
-MAX_ERRORS_REPORTED = 3
 
 
 class ToolRegistry:
@@ -38,8 +31,6 @@ class ToolRegistry:
 
     def __init__(self, tools: Iterable[Tool] = (), hooks: Iterable[HookLike] = ()) -> None:
         self._tools: dict[str, Tool] = {}
-        self._validators: dict[str, Any] = {}
-        self._signatures: dict[str, inspect.Signature] = {}
         self._hooks: list[HookLike] = []
         for tool in tools:
             self.register(tool)
@@ -58,16 +49,14 @@ class ToolRegistry:
     # -- building ----------------------------------------------------------------------------------------------
 
     def register(self, tool: Tool) -> Tool:
-        """Add a tool. Its schema must be a valid JSON schema of an object without a `context` property."""
+        """Add a tool (declared with `core.tools.tool`; its schema comes from its signature)."""
         if not isinstance(tool, Tool):
-            raise TypeError(f"not a Tool: {tool!r} (declare it with assistant.toolkit.tool)")
+            raise TypeError(f"not a Tool: {tool!r} (declare it with core.tools.tool)")
         existing = self._tools.get(tool.name)
         if existing is not None:
             if existing is tool:
                 return tool
             raise ValueError(f"a different tool named {tool.name!r} is already registered")
-        self._validators[tool.name] = _validator(tool)
-        self._signatures[tool.name] = inspect.signature(tool.func)
         self._tools[tool.name] = tool
         return tool
 
@@ -88,8 +77,6 @@ class ToolRegistry:
         scoped = ToolRegistry()
         for name in names:
             scoped._tools[name] = self._tools[name]
-            scoped._validators[name] = self._validators[name]
-            scoped._signatures[name] = self._signatures[name]
         scoped._hooks = list(self._hooks)
         return scoped
 
@@ -120,10 +107,11 @@ class ToolRegistry:
         if tool is None:
             available = ", ".join(self._tools) or "none"
             return fail(Code.UNKNOWN_TOOL, f"there is no tool named {name!r}; available tools: {available}")
-        problem = self._invalid_arguments(tool, arguments)
-        if problem:
-            return fail(Code.INVALID_PARAM, problem)
-        invocation = ToolInvocation(tool=tool, arguments=dict(arguments), context=context, call_id=call_id)
+        try:
+            validated = tool.validate(arguments)
+        except ToolArgumentsError as exc:
+            return fail(Code.INVALID_PARAM, str(exc))
+        invocation = ToolInvocation(tool=tool, arguments=validated, context=context, call_id=call_id)
         hooks = self.hooks
 
         result, stopped_by = self._pre_acting(hooks, invocation)
@@ -138,20 +126,6 @@ class ToolRegistry:
             except Exception:  # a side effect never breaks the loop
                 logger.exception("post-acting hook %s failed after tool %s (call %s)", hook.name, name, call_id)
         return result
-
-    def _invalid_arguments(self, tool: Tool, arguments: Any) -> str | None:
-        if not isinstance(arguments, dict):
-            return f"{tool.name}: arguments must be a JSON object, got {type(arguments).__name__}"
-        errors = sorted(self._validators[tool.name].iter_errors(arguments), key=lambda e: list(e.absolute_path))
-        if errors:
-            details = "; ".join(_describe(error) for error in errors[:MAX_ERRORS_REPORTED])
-            more = f" (and {len(errors) - MAX_ERRORS_REPORTED} more)" if len(errors) > MAX_ERRORS_REPORTED else ""
-            return f"{tool.name}: invalid arguments: {details}{more}"
-        try:  # the schema may allow what the function cannot take (an extra or a missing argument)
-            self._signatures[tool.name].bind(None, **arguments)
-        except TypeError as exc:
-            return f"{tool.name}: invalid arguments: {exc}"
-        return None
 
     def _pre_acting(self, hooks: list[HookLike], invocation: ToolInvocation) -> tuple[dict | None, str | None]:
         """(envelope, hook name) when a hook stopped the call (by answering or by failing); (None, None) to run
@@ -180,7 +154,7 @@ class ToolRegistry:
 
 def _run(tool: Tool, invocation: ToolInvocation) -> dict:
     try:
-        result = tool.func(invocation.context, **invocation.arguments)
+        result = tool.run(invocation.context, invocation.arguments)
     except Exception:
         logger.exception("tool %s raised (call %s)", tool.name, invocation.call_id)
         return fail(Code.INTERNAL_ERROR, f"{tool.name} failed with an internal error; nothing further is known")
@@ -190,25 +164,6 @@ def _run(tool: Tool, invocation: ToolInvocation) -> dict:
         )
         return fail(Code.INTERNAL_ERROR, f"{tool.name} gave an unusable answer")
     return result
-
-
-def _validator(tool: Tool) -> Any:
-    schema = tool.parameters
-    if not isinstance(schema, dict) or schema.get("type") != "object":
-        raise ValueError(f"tool {tool.name!r}: parameters must be a JSON schema of type 'object'")
-    if CONTEXT_ARGUMENT in (schema.get("properties") or {}):
-        raise ValueError(f"tool {tool.name!r}: {CONTEXT_ARGUMENT!r} is passed by code and cannot be a parameter")
-    cls = validator_for(schema, default=Draft202012Validator)
-    try:
-        cls.check_schema(schema)
-    except SchemaError as exc:
-        raise ValueError(f"tool {tool.name!r}: invalid parameters schema: {exc.message}") from None
-    return cls(schema, format_checker=FormatChecker())
-
-
-def _describe(error: Any) -> str:
-    where = "/".join(str(part) for part in error.absolute_path)
-    return f"{where}: {error.message}" if where else error.message
 
 
 # -- the default registry -------------------------------------------------------------------------------------------

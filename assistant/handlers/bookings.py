@@ -15,9 +15,9 @@ from assistant.audit import llm_call_record
 from assistant.dispatcher import Reply, TurnContext, chip, handles
 from assistant.llm.schema import IntentName
 from assistant.replies import compose
-from assistant.toolkit import ToolContext
 from bookings.models import BookingStatus
 from bookings.selectors import bookings_created_since, bookings_for_user
+from core.tools import ToolContext
 
 SKILL_FILE = settings.BASE_DIR / "bookings" / "skills" / "booking.md"
 BIZ_LABEL_ZH = {"FLIGHT": "机票", "HOTEL": "酒店", "TRAIN": "火车票"}

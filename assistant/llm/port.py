@@ -24,11 +24,36 @@ class LLMError(Exception):
         self.usage = usage or Usage()
 
 
+# A model's usage numbers are data to validate: whatever it reports is clamped into this range, so an absurd or
+# negative count can never fail the audit (or the turn) after something was done.
+MAX_USAGE = 100_000_000
+
+
+def _count(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0
+    if value != value:  # NaN
+        return 0
+    return int(min(max(value, 0), MAX_USAGE))
+
+
 @dataclass
 class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency_ms: int = 0
+
+    def __post_init__(self) -> None:
+        self.prompt_tokens = _count(self.prompt_tokens)
+        self.completion_tokens = _count(self.completion_tokens)
+        self.latency_ms = _count(self.latency_ms)
+
+    def __add__(self, other: "Usage") -> "Usage":
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.latency_ms + other.latency_ms,
+        )
 
 
 @dataclass

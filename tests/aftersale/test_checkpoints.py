@@ -14,9 +14,10 @@ from aftersale.models import HitlTicket, TicketAction, TicketEvent, TicketKind, 
 from aftersale.services import checkpoints
 from aftersale.services.checkpoints import checkpoint_gate, checkpoint_key
 from assistant.agent.registry import ToolRegistry, build_registry
-from assistant.toolkit import Code, Risk, ToolContext, ok, tool
 from bookings.models import BizType, BookingEvent, BookingRecord, BookingStatus
 from bookings.tools import cancel_booking
+from core.envelope import Code, ok
+from core.tools import Risk, ToolContext, tool
 
 pytestmark = pytest.mark.django_db
 

@@ -20,7 +20,7 @@ from aftersale.tools import query_progress, request_aftersale
 from assistant.llm.port import LLMError, Usage
 from assistant.llm.verdict import VerdictResult
 from assistant.models import LLMCall
-from assistant.toolkit import ToolContext
+from core.tools import ToolContext
 
 pytestmark = pytest.mark.django_db
 

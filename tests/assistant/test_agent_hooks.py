@@ -9,7 +9,8 @@ import pytest
 from assistant.agent import Hook, ToolInvocation, ToolRegistry, run_agent
 from assistant.llm.messages import ChatResult, ToolCall
 from assistant.llm.port import Usage
-from assistant.toolkit import Code, Risk, ToolContext, fail, ok, tool
+from core.envelope import Code, fail, ok
+from core.tools import Risk, ToolContext, tool
 
 CONTEXT = ToolContext(user="alice", conversation_id="conv-7", today=dt.date(2026, 12, 1))
 

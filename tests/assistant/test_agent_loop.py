@@ -8,7 +8,8 @@ import pytest
 
 from assistant.agent import AgentResult, ToolRegistry, collect_cards, run_agent
 from assistant.llm.openai_adapter import OpenAILLM
-from assistant.toolkit import Risk, ToolContext, ok, tool
+from core.envelope import ok
+from core.tools import Risk, ToolContext, tool
 from tests.support import fixtures
 from tests.support.fake_openai import Reply
 

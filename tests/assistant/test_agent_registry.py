@@ -9,7 +9,8 @@ import pytest
 from assistant.agent import ToolRegistry, build_registry
 from assistant.agent import registry as registry_module
 from assistant.agent.registry import APP_TOOL_MODULES, default_registry, reset_default_registry
-from assistant.toolkit import Risk, ToolContext, ok, tool
+from core.envelope import ok
+from core.tools import Risk, ToolContext, tool
 
 CONTEXT = ToolContext(user=None)
 
@@ -92,7 +93,8 @@ def test_build_registry_collects_tools_and_hooks_and_skips_modules_that_do_not_e
         textwrap.dedent(
             '''
             from assistant.agent.hooks import Hook
-            from assistant.toolkit import Risk, ok, tool
+            from core.envelope import ok
+            from core.tools import Risk, tool
 
             @tool(name="hello", risk=Risk.READ, parameters={"type": "object", "properties": {}})
             def hello(context):

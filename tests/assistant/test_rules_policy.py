@@ -14,7 +14,8 @@ import pytest
 from assistant.agent import AgentResult, ToolRegistry, run_agent
 from assistant.llm.rules import RulesLLM
 from assistant.llm.rules.policy import find_contact, next_turn
-from assistant.toolkit import Code, Risk, ToolContext, fail, ok, tool
+from core.envelope import Code, fail, ok
+from core.tools import Risk, ToolContext, tool
 
 TODAY = dt.date(2026, 12, 1)  # a Tuesday
 CONTEXT = ToolContext(user=None, today=TODAY)

@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 
 from assistant.agent.registry import default_registry
 from assistant.models import Conversation, Turn
-from assistant.toolkit import ToolContext
+from core.tools import ToolContext
 from itinerary.planning import plan_itinerary, plan_store
 from tests.itinerary.test_engine import small_request
 from tests.security.conftest import secrets_of, snapshot

@@ -1,0 +1,98 @@
+"""The audit of model calls, written by the port itself: one LLMCall row and one log line per call, whatever its
+outcome. Callers wrap the port once (`audited(port, user=…)`) and never write audit rows themselves.
+
+Provider, model, purpose, tokens (clamped), latency and outcome are kept; the API key and the prompt never are.
+The rows a wrapped port wrote are in `calls`, so a chat turn can link them to its Turn row.
+"""
+
+import logging
+from typing import Any
+
+from django.db import transaction
+
+from assistant.llm.port import LLMError, Usage
+from assistant.models import LLMCall
+
+logger = logging.getLogger("assistant.turn")
+
+
+class AuditedPort:
+    """The LLM port with every call recorded. Purposes: understand, agent, verdict, preference."""
+
+    def __init__(self, inner: Any, *, user: Any = None) -> None:
+        self.inner = inner
+        self.user = user if getattr(user, "pk", None) else None
+        self.calls: list[LLMCall] = []
+
+    @property
+    def provider(self) -> str:
+        return self.inner.provider
+
+    @property
+    def model(self) -> str:
+        return self.inner.model
+
+    def understand(self, text: str, *, context: Any) -> Any:
+        return self._call("understand", self.inner.understand, text, context=context)
+
+    def chat(self, messages: list[dict], tools: list[dict]) -> Any:
+        return self._call("agent", self.inner.chat, messages, tools)
+
+    def verdict(self, request: Any) -> Any:
+        return self._call("verdict", self.inner.verdict, request)
+
+    def preference_scores(self, text: str, candidates: list) -> Any:
+        return self._call("preference", self.inner.preference_scores, text, candidates)
+
+    def _call(self, purpose: str, method, *args, **kwargs) -> Any:
+        try:
+            answer = method(*args, **kwargs)
+        except LLMError as exc:
+            self._record(purpose, exc.usage, exc.kind, str(exc))
+            raise
+        except Exception as exc:  # an adapter bug is still an audited failure, and still the port's error
+            logger.exception("the %s adapter raised %s (%s)", self.provider, type(exc).__name__, purpose)
+            error = LLMError("ERROR", f"the model call failed ({type(exc).__name__})")
+            self._record(purpose, error.usage, error.kind, str(error))
+            raise error from None
+        self._record(purpose, getattr(answer, "usage", None) or Usage(), "OK")
+        return answer
+
+    def _record(self, purpose: str, usage: Usage, outcome: str, error: str = "") -> None:
+        usage = Usage(usage.prompt_tokens, usage.completion_tokens, usage.latency_ms)  # clamped again, to be sure
+        try:
+            with transaction.atomic():  # a savepoint: a failed insert never spoils the caller's transaction
+                call = LLMCall.objects.create(
+                    user=self.user,
+                    purpose=purpose,
+                    provider=self.provider,
+                    model=self.model,
+                    prompt_tokens=usage.prompt_tokens,
+                    completion_tokens=usage.completion_tokens,
+                    latency_ms=usage.latency_ms,
+                    outcome=outcome,
+                    error=error[:500],
+                )
+        except Exception:  # the audit is a side effect: it never fails the call it records
+            logger.exception("could not record an LLM call (%s, %s)", purpose, outcome)
+            return
+        self.calls.append(call)
+        logger.info(
+            "llm call",
+            extra={
+                "provider": self.provider,
+                "model": self.model,
+                "purpose": purpose,
+                "outcome": outcome,
+                "prompt_tokens": usage.prompt_tokens,
+                "completion_tokens": usage.completion_tokens,
+                "latency_ms": usage.latency_ms,
+            },
+        )
+
+
+def audited(port: Any, *, user: Any = None) -> AuditedPort:
+    """`port` with its calls audited for `user` (a port that is already audited is returned as it is)."""
+    if isinstance(port, AuditedPort):
+        return port
+    return AuditedPort(port, user=user)

@@ -1,0 +1,5 @@
+"""Presenters of the aftersale results (filled in by the use-case work of issue 11)."""
+
+from assistant.presenters.base import Presenter
+
+PRESENTERS: dict[str, Presenter] = {}

@@ -1,0 +1,83 @@
+"""The one error body of every JSON API view, `{"ok": false, "code", "message", "data"}`, and the one DRF exception
+handler that produces it from an `ApplicationError` or from DRF's own exceptions (settings: EXCEPTION_HANDLER)."""
+
+import logging
+
+from rest_framework import exceptions, serializers, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from core.envelope import Code
+from core.errors import ApplicationError
+
+logger = logging.getLogger(__name__)
+
+# The HTTP status of a business refusal, by its code; a code not listed answers 400.
+HTTP_STATUS = {
+    Code.INVALID_PARAM: status.HTTP_400_BAD_REQUEST,
+    Code.INVALID_TRANSITION: status.HTTP_409_CONFLICT,
+    Code.NOT_AUTHENTICATED: status.HTTP_401_UNAUTHORIZED,
+    Code.PERMISSION_DENIED: status.HTTP_403_FORBIDDEN,
+    Code.ORDER_NOT_OWNED: status.HTTP_403_FORBIDDEN,
+    Code.NOT_FOUND: status.HTTP_404_NOT_FOUND,
+    Code.BOOKING_NOT_FOUND: status.HTTP_404_NOT_FOUND,
+    Code.ORDER_NOT_FOUND: status.HTTP_404_NOT_FOUND,
+    Code.METHOD_NOT_ALLOWED: status.HTTP_405_METHOD_NOT_ALLOWED,
+    Code.INELIGIBLE: status.HTTP_409_CONFLICT,
+    Code.CANCEL_IN_PROGRESS: status.HTTP_409_CONFLICT,
+    Code.TICKET_PENDING: status.HTTP_202_ACCEPTED,
+    Code.RATE_LIMITED: status.HTTP_429_TOO_MANY_REQUESTS,
+    Code.PLATFORM_CANCEL_FAILED: status.HTTP_502_BAD_GATEWAY,
+    Code.PLATFORM_UNAVAILABLE: status.HTTP_502_BAD_GATEWAY,
+    Code.PLATFORM_REJECTED: status.HTTP_502_BAD_GATEWAY,
+    Code.LLM_UNAVAILABLE: status.HTTP_503_SERVICE_UNAVAILABLE,
+    Code.INTERNAL_ERROR: status.HTTP_500_INTERNAL_SERVER_ERROR,
+}
+# DRF's own exceptions, by class, as envelope codes.
+DRF_CODES = (
+    (exceptions.NotAuthenticated, Code.NOT_AUTHENTICATED),
+    (exceptions.AuthenticationFailed, Code.NOT_AUTHENTICATED),
+    (exceptions.PermissionDenied, Code.PERMISSION_DENIED),
+    (exceptions.NotFound, Code.NOT_FOUND),
+    (exceptions.MethodNotAllowed, Code.METHOD_NOT_ALLOWED),
+    (exceptions.Throttled, Code.RATE_LIMITED),
+    (exceptions.ParseError, Code.INVALID_PARAM),
+    (exceptions.UnsupportedMediaType, Code.INVALID_PARAM),
+    (exceptions.ValidationError, Code.INVALID_PARAM),
+)
+
+
+class ErrorSerializer(serializers.Serializer):
+    """The one error body of every API view (and the envelope of DESIGN.md)."""
+
+    ok = serializers.BooleanField(default=False)
+    code = serializers.CharField()
+    message = serializers.CharField()
+    data = serializers.JSONField(allow_null=True)
+
+
+def error_body(code: str, message: str, data=None) -> dict:
+    return {"ok": False, "code": str(code), "message": message, "data": data}
+
+
+def error_response(exc: ApplicationError) -> Response:
+    """The response of a refused request (views that catch the error themselves use this too)."""
+    http = HTTP_STATUS.get(exc.code, status.HTTP_400_BAD_REQUEST)
+    return Response(error_body(exc.code, exc.message, exc.data), status=http)
+
+
+def exception_handler(exc, context):
+    """DRF's EXCEPTION_HANDLER: domain errors and DRF's own errors become the one error body."""
+    if isinstance(exc, ApplicationError):
+        return error_response(exc)
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None  # not an API error: Django's 500 handling (and its logging) takes over
+    code = next((c for cls, c in DRF_CODES if isinstance(exc, cls)), Code.INVALID_PARAM)
+    detail = response.data
+    if isinstance(detail, dict) and set(detail) == {"detail"}:
+        message, data = str(detail["detail"]), None
+    else:
+        message, data = "The request is not valid.", detail
+    response.data = error_body(code, message, data)
+    return response
