@@ -51,7 +51,7 @@ class CheckpointHook:
 
     def _cancel_booking(self, call) -> dict | None:
         from bookings.models import BookingRecord, BookingStatus
-        from bookings.services import normalise_booking_id
+        from core.ids import normalise_booking_id
 
         user = call.context.user
         booking_id = normalise_booking_id(call.arguments.get("booking_id"))

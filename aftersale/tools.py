@@ -11,8 +11,8 @@ from aftersale.hooks import HOOKS as CHECKPOINT_HOOKS
 from aftersale.models import HitlTicket
 from aftersale.selectors import tickets_for_order, tickets_for_user
 from aftersale.services.workflow import aftersale_request_submit
-from assistant.llm.schema import normalise_order_id
 from core.envelope import Code, fail, ok
+from core.ids import normalise_order_id
 from core.tools import Risk, ToolContext, tool
 
 PROGRESS_LIMIT = 20

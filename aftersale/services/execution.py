@@ -41,7 +41,8 @@ from aftersale.models import BizOrder, HitlTicket, TicketAction, TicketEvent, Ti
 from aftersale.reconciliation import ORDER_TARGET_STATUS, reconcile
 from aftersale.services.transitions import AftersaleError, order_transition, ticket_transition
 from bookings.platform import PlatformCommand, PlatformError, platform_call
-from bookings.services import BookingError, booking_cancel, normalise_booking_id, supplier_account_ensure
+from bookings.services import BookingError, booking_cancel, supplier_account_ensure
+from core.ids import normalise_booking_id
 
 logger = logging.getLogger("aftersale.execution")
 

@@ -36,9 +36,9 @@ from aftersale.selectors import order_facts, order_get
 from aftersale.services.transitions import AftersaleError, ticket_number, ticket_transition
 from assistant.audit import llm_call_record
 from assistant.llm.port import LLMError, LLMPort, Usage
-from assistant.llm.schema import normalise_order_id
 from assistant.llm.verdict import ACTIONS, VERDICTS, VerdictRequest
 from core.envelope import Code
+from core.ids import normalise_order_id
 
 logger = logging.getLogger("aftersale.workflow")
 

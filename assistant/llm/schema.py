@@ -4,12 +4,13 @@ Unknown fields are dropped; a bad value becomes null (or the field's empty defau
 whole answer; only a missing or unknown `intent` makes the answer invalid.
 """
 
-import re
 from datetime import date
 from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from core.ids import normalise_booking_id, normalise_order_id
 
 
 class IntentName(StrEnum):
@@ -36,9 +37,6 @@ class AftersaleActionName(StrEnum):
     RETURN = "RETURN"
 
 
-ORDER_ID_RE = re.compile(r"^ORD-\d{3,}$")
-BOOKING_ID_RE = re.compile(r"^BK\d{11,}$")
-
 # Slots a later turn may fill in for an earlier one (the conversation's memory).
 SLOT_NAMES = (
     "destination_keywords",
@@ -54,23 +52,6 @@ SLOT_NAMES = (
     "booking_id",
     "aftersale_action",
 )
-
-
-def normalise_order_id(raw: object) -> str | None:
-    """' ord-001 ' → 'ORD-001'; anything that is not an order id → None."""
-    if not isinstance(raw, str):
-        return None
-    text = raw.strip().upper().replace("_", "-")
-    match = re.fullmatch(r"ORD-?(\d{3,})", text)
-    return f"ORD-{match.group(1)}" if match else None
-
-
-def normalise_booking_id(raw: object) -> str | None:
-    """' bk20261201001 ' → 'BK20261201001'; anything that is not a booking id → None."""
-    if not isinstance(raw, str):
-        return None
-    text = raw.strip().upper()
-    return text if BOOKING_ID_RE.fullmatch(text) else None
 
 
 class Intent(BaseModel):

@@ -3,7 +3,7 @@
 
 import re
 
-from assistant.llm.schema import normalise_booking_id, normalise_order_id
+from core.ids import normalise_booking_id, normalise_order_id
 
 ORDER_ID_RE = re.compile(r"(?<![A-Za-z0-9])ord[-_ ]?(\d{3,})(?!\d)", re.IGNORECASE)
 BOOKING_ID_RE = re.compile(r"(?<![A-Za-z0-9])bk[-_ ]?(\d{11,})(?!\d)", re.IGNORECASE)

@@ -45,7 +45,8 @@ from assistant.llm.rules import dates as dates_mod
 from assistant.llm.rules.ids import PHONE_RE
 from assistant.llm.rules.numbers import cn_to_int
 from assistant.llm.rules.text import normalise
-from assistant.llm.schema import Intent, normalise_booking_id
+from assistant.llm.schema import Intent
+from core.ids import normalise_booking_id
 
 logger = logging.getLogger(__name__)
 
