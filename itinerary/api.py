@@ -3,8 +3,9 @@
 POST /api/v1/itinerary/plans          candidates + preference scores (+ policy) → 201 the four plans and a plan id
 GET  /api/v1/itinerary/plans/{id}     → 200 the stored full result; 404 PLAN_NOT_FOUND when unknown or expired
 
-Bad input is a 400 `{"code": "INVALID_PARAM", "message": …}` and stores nothing. A plan is readable only by the user
-who made it.
+Every refusal is the one error body of `core.api`, `{"ok": false, "code", "message", "data"}`: bad input is a 400
+INVALID_PARAM and stores nothing; a store that is down is a 503 PLAN_STORE_UNAVAILABLE. A plan is readable only by
+the user who made it.
 """
 
 from typing import Any
@@ -18,7 +19,9 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from config.api import DetailSerializer
+from core.api import ErrorSerializer
+from core.envelope import Code
+from core.errors import ApplicationError
 from itinerary.planning import (
     MAX_CANDIDATES,
     HotelOption,
@@ -107,11 +110,6 @@ class PlanCreateSerializer(serializers.Serializer):
 # What goes out (documentation of the shapes; the views return the engine's JSON-ready dicts)
 
 
-class PlanErrorSerializer(serializers.Serializer):
-    code = serializers.CharField()
-    message = serializers.CharField()
-
-
 class ScoresSerializer(serializers.Serializer):
     time = serializers.FloatField(help_text="0–100, 100 = fastest legal combination")
     price = serializers.FloatField(help_text="0–100, 100 = cheapest legal combination")
@@ -186,13 +184,12 @@ class StoredPlanSerializer(PlanSummarySerializer):
 # The views
 
 
-def invalid(message: str) -> Response:
-    return Response({"code": "INVALID_PARAM", "message": message}, status=status.HTTP_400_BAD_REQUEST)
+def invalid(message: str) -> ApplicationError:
+    return ApplicationError(Code.INVALID_PARAM, message)
 
 
-def store_unavailable() -> Response:
-    body = {"code": "PLAN_STORE_UNAVAILABLE", "message": "plans cannot be stored or read right now; try again"}
-    return Response(body, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+def store_unavailable() -> ApplicationError:
+    return ApplicationError(Code.PLAN_STORE_UNAVAILABLE, "plans cannot be stored or read right now; try again")
 
 
 def first_error(errors: Any, path: str = "") -> str:
@@ -220,9 +217,9 @@ class PlanCreateView(APIView):
         request=PlanCreateSerializer,
         responses={
             201: PlanSummarySerializer,
-            400: PlanErrorSerializer,
-            401: DetailSerializer,
-            503: PlanErrorSerializer,
+            400: ErrorSerializer,
+            401: ErrorSerializer,
+            503: ErrorSerializer,
         },
         summary="Plan a round trip: the best overall, cheapest, fastest and best-preference combinations",
         description=(
@@ -233,7 +230,12 @@ class PlanCreateView(APIView):
         examples=[
             OpenApiExample(
                 "A bad request",
-                value={"code": "INVALID_PARAM", "message": "dates reversed: return_date 2026-12-04 is before …"},
+                value={
+                    "ok": False,
+                    "code": "INVALID_PARAM",
+                    "message": "dates reversed: return_date 2026-12-04 is before …",
+                    "data": None,
+                },
                 response_only=True,
                 status_codes=["400"],
             )
@@ -243,21 +245,21 @@ class PlanCreateView(APIView):
         try:
             body = request.data
         except ParseError as exc:
-            return invalid(f"malformed JSON: {exc.detail}")
+            raise invalid(f"malformed JSON: {exc.detail}") from None
         except RequestDataTooBig:
             limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-            return invalid(f"the request body is larger than {limit} bytes: send fewer candidates")
+            raise invalid(f"the request body is larger than {limit} bytes: send fewer candidates") from None
         incoming = PlanCreateSerializer(data=body)
         if not incoming.is_valid():
-            return invalid(first_error(incoming.errors))
+            raise invalid(first_error(incoming.errors))
         try:
             result = plan_itinerary(incoming.to_plan_request())
         except PlanInputError as exc:
-            return invalid(str(exc))
+            raise invalid(str(exc)) from None
         try:
             plan_id = plan_store(result, owner_id=request.user.pk)
         except PlanStoreError:
-            return store_unavailable()
+            raise store_unavailable() from None
         return Response(plan_summary(result, plan_id=plan_id), status=status.HTTP_201_CREATED)
 
 
@@ -265,9 +267,9 @@ class PlanDetailView(APIView):
     @extend_schema(
         responses={
             200: StoredPlanSerializer,
-            401: DetailSerializer,
-            404: PlanErrorSerializer,
-            503: PlanErrorSerializer,
+            401: ErrorSerializer,
+            404: ErrorSerializer,
+            503: ErrorSerializer,
         },
         summary="One of my stored plans, while it lasts",
     )
@@ -275,8 +277,7 @@ class PlanDetailView(APIView):
         try:
             stored = plan_load(plan_id, owner_id=request.user.pk)
         except PlanStoreError:
-            return store_unavailable()
+            raise store_unavailable() from None
         if stored is None:
-            body = {"code": "PLAN_NOT_FOUND", "message": "no such plan, or it has expired"}
-            return Response(body, status=status.HTTP_404_NOT_FOUND)
+            raise ApplicationError(Code.PLAN_NOT_FOUND, "no such plan, or it has expired")
         return Response(stored)

@@ -113,12 +113,6 @@ def _narrowed(word: str, condition: Q) -> Q:
     return condition & Q(_BigramsContain(row_bigrams, word_bigrams))
 
 
-def activity_popular(*, today: dt.date, date_start: dt.date | None = None, date_end: dt.date | None = None):
-    """Popular published activities still available in the window (default: the next 30 days)."""
-    query = ActivityQuery.build(today=today, date_start=date_start, date_end=date_end)
-    return activity_search(query)
-
-
 def activity_get_published(activity_id: int) -> Activity | None:
     return Activity.objects.filter(pk=activity_id, is_published=True).first()
 

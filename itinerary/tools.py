@@ -1,4 +1,9 @@
-"""What the agent may call about the catalogue. Read-only; envelopes carry activity ids and facts from rows."""
+"""What the agent may call about the catalogue, the weather and travel plans. Read-only.
+
+Each tool is a few lines over a service of `itinerary.services`: it passes the validated, bounded arguments and the
+authenticated user, and turns the result into an envelope whose `data["kind"]` names it and whose data holds every
+fact the reply shows (ids, titles, prices, dates, weather days, the plan's days) as JSON.
+"""
 
 import datetime as dt
 from typing import Annotated
@@ -6,84 +11,333 @@ from typing import Annotated
 from django.utils import timezone
 from pydantic import Field
 
+from assistant.llm.factory import get_llm_port
 from core.envelope import Code, fail, ok
 from core.tools import Risk, ToolContext, tool
-from itinerary.matching import personalised, viewer_for
-from itinerary.selectors import ActivityQuery, activity_popular, activity_search
+from itinerary.models import Activity
+from itinerary.services import (
+    ActivityError,
+    ActivitySearchResult,
+    UnknownWeatherPlace,
+    WeatherReportResult,
+    activity_recommend,
+    activity_search_for,
+    travel_plan_for,
+)
+from itinerary.services import (
+    activity_detail as activity_detail_get,
+)
+from itinerary.services import (
+    weather_report as weather_report_for,
+)
+from itinerary.services.round_trip import RoundTripError, round_trip_compare
+from itinerary.travel_plans import MAX_DAYS, TravelPlan, rain_likely
+from itinerary.weather import DayWeather, WeatherLookup
 
 MAX_RESULTS = 6
+MAX_KEYWORDS = 5
+MAX_PRICE = 10_000_000
+
+ACTIVITIES_KIND = "activities"
+ACTIVITY_DETAIL_KIND = "activity_detail"
+WEATHER_KIND = "weather"
+TRAVEL_PLAN_KIND = "travel_plan"
+
+# As long as a place the understanding keeps (the intent schema cuts keywords at 50 characters).
+PLACE_CHARS = 50
+# A trip asked for longer than the plan can be is planned for MAX_DAYS and says so; beyond this it is refused.
+MAX_REQUESTED_DAYS = 60
+PlaceName = Annotated[str, Field(min_length=1, max_length=PLACE_CHARS)]
+Keywords = Annotated[
+    list[PlaceName] | None,
+    Field(max_length=MAX_KEYWORDS, description='Places or keywords, e.g. ["赛里木湖"] (at most 5)'),
+]
+Province = Annotated[str | None, Field(max_length=PLACE_CHARS, description="Short province name, e.g. 云南")]
+City = Annotated[str | None, Field(max_length=PLACE_CHARS, description="City name, e.g. 大理")]
+DateStart = Annotated[dt.date | None, Field(description="First day, YYYY-MM-DD")]
+DateEnd = Annotated[dt.date | None, Field(description="Last day, YYYY-MM-DD")]
+MaxPrice = Annotated[int | None, Field(ge=1, le=MAX_PRICE, description="Budget per activity, yuan")]
 
 
-def _summaries(activities) -> list[dict]:
-    return [
-        {
-            "id": a.pk,
-            "title": a.title,
-            "city": a.city,
-            "province": a.province,
-            "price": str(a.price),
-            "start_date": a.start_date.isoformat(),
-            "end_date": a.end_date.isoformat(),
-        }
-        for a in activities
-    ]
+def _today(context: ToolContext) -> dt.date:
+    return context.today or timezone.localdate()
 
 
-def _date(value: str | None, name: str) -> dt.date | None:
-    if not value:
-        return None
-    try:
-        return dt.date.fromisoformat(value)
-    except ValueError:
-        raise ValueError(f"{name} must be YYYY-MM-DD") from None
+def activity_facts(activity: Activity) -> dict:
+    """An activity as JSON: what a card and a reply show of it."""
+    return {
+        "id": activity.pk,
+        "title": activity.title,
+        "city": activity.city,
+        "province": activity.province,
+        "price": str(activity.price),
+        "start_date": activity.start_date.isoformat(),
+        "end_date": activity.end_date.isoformat(),
+        "tags": list(activity.tags or [])[:5],
+        "cover_image_url": activity.cover_image_url,
+    }
+
+
+def _activities(kind_data: dict, activities: list[Activity]) -> dict:
+    facts = [activity_facts(a) for a in activities]
+    return {"kind": ACTIVITIES_KIND, **kind_data, "activity_ids": [a["id"] for a in facts], "activities": facts}
+
+
+def _query(result: ActivitySearchResult) -> dict:
+    query = result.query
+    return {
+        "place": result.place,
+        "keywords": list(query.keywords),
+        "province": result.province,
+        "city": result.city,
+        "date_start": query.date_start.isoformat(),
+        "date_end": query.date_end.isoformat(),
+        "defaulted_window": query.defaulted_window,
+        "max_price": query.max_price,
+    }
 
 
 @tool(risk=Risk.READ, tags=("activities",))
 def search_activities(
     context: ToolContext,
-    destination: Annotated[str | None, Field(max_length=40, description="Place or keyword, e.g. 赛里木湖")] = None,
-    province: Annotated[str | None, Field(max_length=20, description="Short province name, e.g. 云南")] = None,
-    date_start: Annotated[str | None, Field(max_length=10, description="YYYY-MM-DD")] = None,
-    date_end: Annotated[str | None, Field(max_length=10, description="YYYY-MM-DD")] = None,
-    max_price: Annotated[int | None, Field(ge=1, le=10_000_000)] = None,
+    keywords: Keywords = None,
+    province: Province = None,
+    city: City = None,
+    date_start: DateStart = None,
+    date_end: DateEnd = None,
+    max_price: MaxPrice = None,
 ) -> dict:
-    """Search the published activity catalogue by place, dates (default: the next 30 days) and budget."""
+    """Search the published activity catalogue by place (keywords such as a scenic spot, else a city or a
+    province), dates (default: the next 30 days) and budget. Give at least one of keywords, city, province."""
+    asked = {"mode": "search", "query": {"keywords": keywords or [], "province": province, "city": city}}
     try:
-        start, end = _date(date_start, "date_start"), _date(date_end, "date_end")
-    except ValueError as exc:
-        return fail(Code.INVALID_PARAM, str(exc))
-    if not destination and not province:
-        return fail(Code.INVALID_PARAM, "give a destination or a province")
-    query = ActivityQuery.build(
-        today=context.today or timezone.localdate(),
-        keywords=[destination] if destination else [],
-        province=province if not destination else None,
-        date_start=start,
-        date_end=end,
-        max_price=max_price,
-    )
-    today = context.today or timezone.localdate()
-    found, _ = personalised(
-        activity_search(query), viewer=viewer_for(user=context.user, today=today), limit=MAX_RESULTS
-    )
-    return ok({"activity_ids": [a.pk for a in found], "activities": _summaries(found)}, f"{len(found)} found")
+        found = activity_search_for(
+            user=context.user,
+            today=_today(context),
+            keywords=keywords,
+            province=province,
+            city=city,
+            date_start=date_start,
+            date_end=date_end,
+            max_price=max_price,
+            limit=MAX_RESULTS,
+        )
+    except ActivityError as exc:
+        return fail(exc.code, exc.message, {**_activities(asked, []), "total": 0, "reason": "no_place"})
+    data = _activities({"mode": "search", "query": _query(found), "total": found.total}, found.activities)
+    return ok(data, f"{found.total} found, {found.shown} shown")
 
 
 @tool(risk=Risk.READ, tags=("activities",))
-def recommend_activities(
+def recommend_activities(context: ToolContext, date_start: DateStart = None, date_end: DateEnd = None) -> dict:
+    """The most popular published activities open in the window (default: the next 30 days), for this traveller."""
+    found = activity_recommend(
+        user=context.user, today=_today(context), date_start=date_start, date_end=date_end, limit=MAX_RESULTS
+    )
+    query = found.query
+    dates = {"date_start": query.date_start.isoformat(), "date_end": query.date_end.isoformat()}
+    data = _activities({"mode": "recommend", "query": {**dates, "asked_dates": found.asked_dates}}, found.activities)
+    return ok({**data, "total": len(found.activities)}, f"{len(found.activities)} found")
+
+
+@tool(risk=Risk.READ, tags=("activities",))
+def activity_detail(
     context: ToolContext,
-    date_start: Annotated[str | None, Field(max_length=10, description="YYYY-MM-DD")] = None,
-    date_end: Annotated[str | None, Field(max_length=10, description="YYYY-MM-DD")] = None,
+    activity_id: Annotated[int, Field(ge=1, le=2_147_483_647, description="The id of an activity found before")],
 ) -> dict:
-    """The most popular published activities open in the window (default: the next 30 days)."""
+    """One published activity in full: description, place, dates, price, who may join."""
     try:
-        start, end = _date(date_start, "date_start"), _date(date_end, "date_end")
-    except ValueError as exc:
-        return fail(Code.INVALID_PARAM, str(exc))
-    today = context.today or timezone.localdate()
-    popular = activity_popular(today=today, date_start=start, date_end=end)
-    found, _ = personalised(popular, viewer=viewer_for(user=context.user, today=today), limit=MAX_RESULTS)
-    return ok({"activity_ids": [a.pk for a in found], "activities": _summaries(found)}, f"{len(found)} found")
+        activity = activity_detail_get(user=context.user, activity_id=activity_id)
+    except ActivityError as exc:
+        return fail(exc.code, exc.message, {"kind": ACTIVITY_DETAIL_KIND, "activity_id": activity_id})
+    facts = {
+        **activity_facts(activity),
+        "tags": list(activity.tags or []),
+        "description": activity.description,
+        "min_age": activity.min_age,
+        "max_age": activity.max_age,
+        "gender_restriction": activity.gender_restriction,
+    }
+    return ok({"kind": ACTIVITY_DETAIL_KIND, "activity_id": activity.pk, "activity": facts}, activity.title)
 
 
-TOOLS = [search_activities, recommend_activities]
+def weather_day_facts(day: DayWeather) -> dict:
+    return {
+        "date": day.date.isoformat(),
+        "condition": day.condition,
+        "condition_zh": day.condition_zh,
+        "code": day.code,
+        "temp_min_c": day.temp_min_c,
+        "temp_max_c": day.temp_max_c,
+        "precipitation_mm": day.precipitation_mm,
+        "probability": day.precipitation_probability,
+        "rain_likely": rain_likely(day),
+    }
+
+
+def weather_facts(found: WeatherLookup) -> dict:
+    """A weather lookup as JSON: which source, which kind (forecast or normals), why normals stood in, the days."""
+    report = found.report
+    return {
+        "report_kind": report.kind,
+        "source": report.source,
+        "source_note": report.source_note,
+        "source_note_zh": report.source_note_zh,
+        "fallback": found.fallback,
+        "station": report.station,
+        "station_en": report.station_en,
+        "place_note": report.place_note,
+        "place_note_zh": report.place_note_zh,
+        "days": [weather_day_facts(d) for d in report.days],
+    }
+
+
+def _weather(result: WeatherReportResult) -> dict:
+    return {
+        "kind": WEATHER_KIND,
+        "place": result.place,
+        "start": result.start.isoformat(),
+        "end": result.end.isoformat(),
+        **weather_facts(result.lookup),
+    }
+
+
+@tool(risk=Risk.READ, tags=("travel",))
+def weather_report(
+    context: ToolContext,
+    place: Annotated[
+        str, Field(min_length=1, max_length=PLACE_CHARS, description="City or scenic spot, e.g. 大理, 西湖")
+    ],
+    city: Annotated[
+        str | None,
+        Field(max_length=PLACE_CHARS, description="The city the spot is in, tried when the spot has no station"),
+    ] = None,
+    date_start: DateStart = None,
+    date_end: DateEnd = None,
+) -> dict:
+    """The weather of a place for the days asked (default: today and the next two): a forecast where one is
+    available, else climate normals, labelled as such."""
+    try:
+        found = weather_report_for(place=place, city=city, start=date_start, end=date_end, today=_today(context))
+    except UnknownWeatherPlace as exc:
+        return fail(exc.code, exc.message, {"kind": WEATHER_KIND, "reason": "unknown_place", "place": place})
+    return ok(_weather(found), f"{found.lookup.report.kind} for {place}")
+
+
+def _plan(plan: TravelPlan) -> dict:
+    days = []
+    for number, day in enumerate(plan.days, start=1):
+        tour = day.tour
+        days.append(
+            {
+                "date": day.date.isoformat(),
+                "number": number,
+                "weather": weather_day_facts(day.weather) if day.weather else None,
+                "activities": [activity_facts(a) for a in day.activities],
+                "tour": {"id": tour.activity.pk, "title": tour.activity.title, "day": tour.day, "of": tour.of}
+                if tour
+                else None,
+                "flags": list(day.flags),
+            }
+        )
+    found = plan.weather
+    return {
+        "destination": plan.destination,
+        "start": plan.start.isoformat(),
+        "end": plan.end.isoformat(),
+        "defaulted_start": plan.defaulted_start,
+        "requested_days": plan.requested_days,
+        "capped": plan.capped,
+        "max_days": MAX_DAYS,
+        "found": plan.found,
+        "placed": len(plan.activities),
+        "free_days": plan.free_days,
+        "unplaced_tours": plan.unplaced_tours,
+        "has_activities": plan.has_activities,
+        "activity_ids": [a.pk for a in plan.activities],
+        "weather": {k: v for k, v in weather_facts(found).items() if k != "days"} if found else None,
+        "days": days,
+    }
+
+
+@tool(risk=Risk.READ, tags=("travel",))
+def make_travel_plan(
+    context: ToolContext,
+    destination: Annotated[str, Field(min_length=1, max_length=PLACE_CHARS, description="Where to go, e.g. 丽江")],
+    keywords: Keywords = None,
+    city: City = None,
+    province: Province = None,
+    days: Annotated[
+        int | None, Field(ge=1, le=MAX_REQUESTED_DAYS, description=f"How many days (default 3, at most {MAX_DAYS})")
+    ] = None,
+    date_start: DateStart = None,
+    date_end: DateEnd = None,
+    max_price: MaxPrice = None,
+) -> dict:
+    """A day-by-day plan of catalogue activities at the destination, with each day's weather. Without dates the
+    trip starts next Saturday; without a number of days it lasts from date_start to date_end, else 3 days."""
+    found = travel_plan_for(
+        user=context.user,
+        today=_today(context),
+        destination=destination,
+        keywords=keywords,
+        city=city,
+        province=province,
+        days=days,
+        start=date_start,
+        end=date_end,
+        max_price=max_price,
+    )
+    data = {"kind": TRAVEL_PLAN_KIND, **_plan(found.plan), "province": found.province, "max_price": max_price}
+    plan = found.plan
+    return ok(data, f"{len(plan.days)} days, {len(plan.activities)} activities placed")
+
+
+TOOLS = [search_activities, recommend_activities, activity_detail, weather_report, make_travel_plan]
+
+
+# --- the round-trip comparison (compare_round_trip, kind "round_trip") ---------------------------------------------
+# Owned by the round-trip slice; the service is `itinerary.services.round_trip`.
+
+ROUND_TRIP_KIND = "round_trip"
+Place = Annotated[str, Field(min_length=1, max_length=100)]
+
+
+@tool(risk=Risk.READ, tags=("plans",))
+def compare_round_trip(
+    context: ToolContext,
+    origin: Annotated[Place, Field(description="The city the traveller leaves from, e.g. 上海")],
+    destination: Annotated[Place, Field(description="The city they travel to, e.g. 杭州")],
+    depart_date: Annotated[dt.date, Field(description="The outbound day, YYYY-MM-DD")],
+    return_date: Annotated[dt.date, Field(description="The return day, YYYY-MM-DD, after depart_date")],
+    max_price: Annotated[int | None, Field(ge=1, le=10_000_000, description="Budget for the whole trip, yuan")] = None,
+) -> dict:
+    """Compare round trips: every outbound flight or train × hotel × return flight or train from the supplier's
+    live search, giving the best overall, cheapest, fastest and best-matching plans with their prices. Books
+    nothing. The traveller's preferences (train, cheap, five-star …) are read from their own message."""
+    try:
+        found = round_trip_compare(
+            user=context.user,
+            origin=origin,
+            destination=destination,
+            depart_date=depart_date,
+            return_date=return_date,
+            max_price=max_price,
+            preferences_text=context.request_text,
+            port=context.port or get_llm_port(),
+            today=context.today,
+        )
+    except RoundTripError as exc:
+        trip = {"origin": origin, "destination": destination}
+        trip |= {"depart_date": depart_date.isoformat(), "return_date": return_date.isoformat()}
+        data = {"kind": ROUND_TRIP_KIND, "status": "invalid", "trip": trip, "max_price": max_price, **exc.data}
+        return fail(exc.code, exc.message, data)
+    data = {"kind": ROUND_TRIP_KIND, **found.as_json()}
+    if found.status == "unavailable":
+        return fail(Code.PLATFORM_UNAVAILABLE, "the supplier could not be searched: nothing was compared", data)
+    if found.status == "empty":
+        return ok(data, "no plan: a part of the trip has no option, or none connect")
+    return ok(data, f"{found.comparison['counts'].get('legal', 0)} combinations compared; nothing was booked")
+
+
+TOOLS.append(compare_round_trip)

@@ -4,12 +4,14 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import render
 
-from itinerary.selectors import activity_get_published
+from itinerary.services import ActivityError
+from itinerary.services import activity_detail as activity_detail_get
 
 
 @login_required
 def activity_detail(request, activity_id: int):
-    activity = activity_get_published(activity_id)
-    if activity is None:
-        raise Http404("No such activity")
+    try:
+        activity = activity_detail_get(user=request.user, activity_id=activity_id)
+    except ActivityError:
+        raise Http404("No such activity") from None
     return render(request, "itinerary/activity_detail.html", {"activity": activity})

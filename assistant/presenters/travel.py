@@ -1,5 +1,265 @@
-"""Presenters of the travel results (filled in by the use-case work of issue 11)."""
+"""Presenters of the weather report (kind `weather`) and the day-by-day travel plan (kind `travel_plan`).
 
-from assistant.presenters.base import Presenter
+The numbers come from the envelope's facts (the weather port's days, the catalogue rows the plan placed); the text
+from the reply templates `weather*.txt` and `travel_plan*.txt`; the cards `weather` and `travel_plan`.
+"""
 
-PRESENTERS: dict[str, Presenter] = {}
+import calendar
+import datetime as dt
+
+from assistant import cards
+from assistant.knowledge import destination_entries
+from assistant.presenters.base import Presenter, merge_replies
+from assistant.replies import compose, format_day, format_range
+from assistant.turn import Reply, TurnContext, chip
+from itinerary.travel_plans import INDOOR_FIRST
+from itinerary.weather import UNAVAILABLE
+from itinerary.weather.normals import climate_table
+
+WEEKDAYS_ZH = ("周一", "周二", "周三", "周四", "周五", "周六", "周日")
+PLACE_EXAMPLES = {"zh-hans": ["三亚", "大理", "哈尔滨"], "en": ["Sanya", "Dali", "Harbin"]}
+FORECAST = "forecast"
+
+
+def _date(value: str) -> dt.date:
+    return dt.date.fromisoformat(value)
+
+
+def place_label(place: str, language: str) -> str:
+    """The place as the reply names it: Chinese as asked, or its English name when we know one."""
+    if language == "zh-hans" or place.isascii():
+        return place
+    for entry in destination_entries():
+        if entry["destination"] == place:
+            return entry.get("destination_en") or place
+    table = climate_table()
+    if place in table.stations:
+        return table.stations[place].en
+    return place
+
+
+def day_label(day: dt.date, language: str) -> str:
+    if language == "zh-hans":
+        return f"{format_day(day, language)} {WEEKDAYS_ZH[day.weekday()]}"
+    return f"{day:%a}, {format_day(day, language)}"
+
+
+def weather_day(day: dict, language: str) -> dict:
+    """One day of the weather facts as a card and a template show it."""
+    return {
+        "date": day["date"],
+        "label": day_label(_date(day["date"]), language),
+        "condition": day["condition"],
+        "condition_zh": day["condition_zh"],
+        "min": round(day["temp_min_c"]),
+        "max": round(day["temp_max_c"]),
+        "precipitation_mm": day["precipitation_mm"],
+        "probability": day["probability"],
+        "rain_likely": day["rain_likely"],
+    }
+
+
+def _station_label(weather: dict, place: str, language: str) -> str:
+    """The station, when its numbers stand in for the place asked (a spot's city, a province's capital)."""
+    if weather["station"] == place or weather["station_en"].casefold() == place.casefold():
+        return ""
+    return weather["station"] if language == "zh-hans" else weather["station_en"]
+
+
+def _source_note(weather: dict, language: str) -> str:
+    return weather["source_note_zh"] if language == "zh-hans" else weather["source_note"]
+
+
+def _place_note(weather: dict, language: str) -> str:
+    return weather["place_note_zh"] if language == "zh-hans" else weather["place_note"]
+
+
+def weather_card(data: dict, *, language: str) -> dict:
+    place = data["place"]
+    return {
+        "type": "weather",
+        "place": place_label(place, language),
+        "station": _station_label(data, place, language),
+        "kind": data["report_kind"],
+        "source": data["source"],
+        "source_note": _source_note(data, language),
+        "fallback": data["fallback"],
+        "note": _place_note(data, language),
+        "language": language,
+        "days": [weather_day(d, language) for d in data["days"]],
+    }
+
+
+def _month_summaries(days: list[dict], language: str) -> list[dict]:
+    """Climate normals are the same every day of a month: say them once per month."""
+    months: dict[tuple[int, int], dict] = {}
+    for day in days:
+        date = _date(day["date"])
+        months.setdefault((date.year, date.month), day)
+    summaries = []
+    for (year, month), day in months.items():
+        length = calendar.monthrange(year, month)[1]
+        summaries.append(
+            {
+                "month": month if language == "zh-hans" else calendar.month_name[month],
+                "condition": day["condition"].lower(),
+                "condition_zh": day["condition_zh"],
+                "min": round(day["temp_min_c"]),
+                "max": round(day["temp_max_c"]),
+                "probability": day["probability"],
+                "wet_days": round((day["probability"] or 0) * length / 100),
+            }
+        )
+    return summaries
+
+
+def _weather_unknown_place(data: dict, language: str) -> Reply:
+    examples = PLACE_EXAMPLES.get(language, PLACE_EXAMPLES["en"])
+    text = compose("weather_unknown_place", language, place=place_label(data["place"], language), examples=examples)
+    zh = language == "zh-hans"
+    return Reply(text, "EMPTY", suggestions=[chip(e, f"{e}天气" if zh else f"Weather in {e}") for e in examples])
+
+
+def _weather_reply(envelope: dict, context: TurnContext) -> Reply:
+    data, language = envelope["data"], context.language
+    if not envelope["ok"]:
+        return _weather_unknown_place(data, language)
+    place = data["place"]
+    start, end = _date(data["start"]), _date(data["end"])
+    asked = [d for d in data["days"] if start <= _date(d["date"]) <= end]
+    text = compose(
+        "weather",
+        language,
+        place=place_label(place, language),
+        station=_station_label(data, place, language),
+        dates=format_range(start, end, language),
+        start=format_day(start, language),
+        shown=len(data["days"]),
+        kind=data["report_kind"],
+        fallback=data["fallback"],
+        asked=[weather_day(d, language) for d in asked],
+        months=_month_summaries(asked, language),
+        rainy=[day_label(_date(d["date"]), language) for d in asked if d["rain_likely"]],
+        note=_place_note(data, language),
+    )
+    outcome = "DEGRADED" if data["fallback"] == UNAVAILABLE else "ANSWERED"
+    return Reply(text, outcome, cards=[weather_card(data, language=language)])
+
+
+def present_weather(envelopes: list[dict], context: TurnContext) -> Reply:
+    return merge_replies(_weather_reply(e, context) for e in envelopes)
+
+
+# --- the travel plan ----------------------------------------------------------------------------------------------
+
+
+def _note(flags: list[str], kind: str | None, language: str) -> str:
+    return compose("travel_plan_note", language, flags=list(flags), kind=kind) if flags else ""
+
+
+def _tour(tour: dict | None) -> dict | None:
+    if tour is None:
+        return None
+    return {**tour, "url": cards.activity_url(tour["id"])}
+
+
+def travel_plan_card(data: dict, *, language: str) -> dict:
+    weather = data["weather"]
+    kind = weather["report_kind"] if weather else None
+    days = [
+        {
+            "date": day["date"],
+            "number": day["number"],
+            "label": day_label(_date(day["date"]), language),
+            "weather": weather_day(day["weather"], language) if day["weather"] else None,
+            "activities": [cards.activity_card(a) for a in day["activities"]],
+            "tour": _tour(day["tour"]),
+            "note": _note(day["flags"], kind, language),
+            "flags": list(day["flags"]),
+        }
+        for day in data["days"]
+    ]
+    destination = place_label(data["destination"], language)
+    start, end = _date(data["start"]), _date(data["end"])
+    return {
+        "type": "travel_plan",
+        "destination": destination,
+        "title": compose("travel_plan_title", language, destination=destination, days=len(days)),
+        "start": data["start"],
+        "end": data["end"],
+        "dates": format_range(start, end, language),
+        "language": language,
+        "weather_kind": kind,
+        "weather_source_note": _source_note(weather, language) if weather else "",
+        "weather_fallback": weather["fallback"] if weather else None,
+        "days": days,
+    }
+
+
+def _plan_chips(data: dict, destination: str, days: int, language: str) -> list[dict]:
+    zh = language == "zh-hans"
+    chips = []
+    if data["max_price"]:
+        message = f"帮我做一个{destination}{days}天的行程" if zh else f"Plan a {days}-day trip to {destination}"
+        chips.append(chip("不限预算" if zh else "Without the budget", message, fresh=True))
+    chips.append(chip(f"{destination}有什么活动" if zh else f"Activities in {destination}", fresh=True))
+    province = data.get("province")
+    if province and province != destination:
+        message = f"帮我做一个{province}{days}天的行程" if zh else f"Plan a {days}-day trip to {province}"
+        chips.append(chip(f"{province}{days}天行程" if zh else f"{days} days in {province}", message, fresh=True))
+    chips.append(chip("推荐热门活动" if zh else "Recommend popular activities", fresh=True))
+    return chips
+
+
+def _travel_plan_reply(envelope: dict, context: TurnContext) -> Reply:
+    data, language = envelope["data"], context.language
+    label = place_label(data["destination"], language)
+    dates = format_range(_date(data["start"]), _date(data["end"]), language)
+    province = data.get("province")
+    if not data["has_activities"]:
+        text = compose(
+            "travel_plan_empty",
+            language,
+            destination=label,
+            dates=dates,
+            max_price=data["max_price"],
+            province=province if province != data["destination"] else None,
+            unplaced_tours=data["unplaced_tours"],
+        )
+        return Reply(text, "EMPTY", suggestions=_plan_chips(data, label, len(data["days"]), language))
+
+    card = travel_plan_card(data, language=language)
+    weather = data["weather"]
+    forecast = card["weather_kind"] == FORECAST
+    season = ""
+    if weather and not forecast:  # normals are alike all month: their advice is said once, not on every day
+        flags = {f for d in data["days"] for f in d["flags"]}
+        season = compose("travel_plan_season", language, flags=sorted(flags), indoor=INDOOR_FIRST in flags)
+    text = compose(
+        "travel_plan",
+        language,
+        destination=label,
+        n=len(data["days"]),
+        dates=dates,
+        defaulted_start=data["defaulted_start"],
+        capped=data["capped"],
+        max_days=data["max_days"],
+        days=card["days"],
+        day_notes=forecast,
+        season=season,
+        placed=data["placed"],
+        free_days=data["free_days"],
+        weather_kind=card["weather_kind"],
+        fallback=weather["fallback"] if weather else None,
+        station=(weather["station"] if language == "zh-hans" else weather["station_en"]) if weather else "",
+        unplaced_tours=data["unplaced_tours"],
+        max_price=data["max_price"],
+    )
+    return Reply(text, "ANSWERED", cards=[card])
+
+
+def present_travel_plan(envelopes: list[dict], context: TurnContext) -> Reply:
+    return merge_replies(_travel_plan_reply(e, context) for e in envelopes)
+
+
+PRESENTERS: dict[str, Presenter] = {"weather": present_weather, "travel_plan": present_travel_plan}

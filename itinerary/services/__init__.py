@@ -1,15 +1,55 @@
 """The itinerary app's use cases, one module per concern:
 
 - `catalogue`: writes to the activity catalogue (`activity_save` keeps system tags in line);
-- the read use cases of both chat channels (activity search and detail, weather report, travel plan, round-trip
-  comparison) live beside it, each in its own module, and are re-exported here.
+- `activities`: activity search, recommendation and detail, personalised for the user;
+- `weather`: the weather report of a place for the days asked;
+- `travel_plan`: the day-by-day travel plan;
+- the round-trip comparison lives beside them in its own module.
+
+Both chat channels call these (through `itinerary.tools`), as do the pages.
 """
 
+from itinerary.services.activities import (
+    ActivityError,
+    ActivityRecommendation,
+    ActivitySearchResult,
+    activity_detail,
+    activity_recommend,
+    activity_search_for,
+)
 from itinerary.services.catalogue import (
     BACKFILL_BATCH_SIZE,
     activity_create,
     activity_save,
     activity_system_tags_backfill,
 )
+from itinerary.services.round_trip import (
+    RoundTripComparison,
+    RoundTripError,
+    round_trip_compare,
+    round_trip_problems,
+)
+from itinerary.services.travel_plan import TravelPlanResult, travel_plan_for
+from itinerary.services.weather import UnknownWeatherPlace, WeatherReportResult, weather_report
 
-__all__ = ["BACKFILL_BATCH_SIZE", "activity_create", "activity_save", "activity_system_tags_backfill"]
+__all__ = [
+    "BACKFILL_BATCH_SIZE",
+    "ActivityError",
+    "ActivityRecommendation",
+    "ActivitySearchResult",
+    "RoundTripComparison",
+    "RoundTripError",
+    "TravelPlanResult",
+    "UnknownWeatherPlace",
+    "WeatherReportResult",
+    "activity_create",
+    "activity_detail",
+    "activity_recommend",
+    "activity_save",
+    "activity_search_for",
+    "activity_system_tags_backfill",
+    "round_trip_compare",
+    "round_trip_problems",
+    "travel_plan_for",
+    "weather_report",
+]

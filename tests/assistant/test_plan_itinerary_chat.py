@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from assistant.dispatcher import TurnContext, dispatch
+from assistant.dispatcher import dispatch
 from assistant.llm.openai_adapter import OpenAILLM
 from assistant.llm.port import LLMError
 from assistant.llm.preferences import PreferenceCandidate
@@ -16,6 +16,7 @@ from assistant.llm.rules.preferences import preference_scores_for, stated_prefer
 from assistant.llm.schema import Intent
 from assistant.models import LLMCall, Turn
 from assistant.services import chat_turn
+from assistant.turn import TurnContext
 from bookings.models import BookingRecord
 from bookings.platform import PlatformCommand, platform_call
 from bookings.services import supplier_account_ensure

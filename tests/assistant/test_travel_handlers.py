@@ -7,9 +7,10 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from assistant.dispatcher import TurnContext, dispatch
+from assistant.dispatcher import dispatch
 from assistant.llm.schema import Intent
 from assistant.services import chat_turn
+from assistant.turn import TurnContext
 from itinerary.models import Activity
 from tests.assistant.conftest import TODAY
 from tests.factories import ActivityFactory
@@ -194,6 +195,17 @@ def test_a_three_day_dali_plan_uses_real_published_rows_inside_their_windows_wit
     assert "已下架" not in result.reply and "过期" not in result.reply and "三亚" not in result.reply
 
 
+def test_a_plan_asked_for_more_days_than_a_plan_holds_is_capped_and_says_so(alice):
+    activity("大理洱海骑行一日游", "大理", "云南", tags=["骑行", "一日游"], popularity=100)
+
+    result = chat_turn(user=alice, message="帮我做一个大理30天的行程", today=TODAY)
+
+    assert result.outcome == "ANSWERED"
+    (card,) = result.cards
+    assert card["type"] == "travel_plan" and len(card["days"]) == 14
+    assert "行程最长排14天，这次按14天安排" in result.reply
+
+
 def test_a_plan_with_no_activities_is_not_made_and_says_so_with_chips_to_widen(alice):
     activity("三亚冲浪课", "三亚", "海南", tags=["海岛"])
     activity("大理已下架的团", "大理", "云南", is_published=False)
@@ -280,3 +292,97 @@ def test_the_chat_page_shows_the_weather_and_plan_cards_as_finished_cards(alice)
     assert 'data-card="travel_plan"' in plan and "第1天" in plan and "第3天" in plan
     assert "/activities/" in plan and "大理扎染体验" in plan
     assert "天气为气候常年值" in plan
+
+
+# --- the same tool, the same presenter, without the intent (as channel 2 calls them) ------------------------------
+
+
+def bare_context(user, language="zh-hans") -> TurnContext:
+    """The context channel 2 gives a presenter: no understood slots."""
+    return TurnContext(intent=Intent(intent="OUT_OF_SCOPE"), user=user, today=TODAY, language=language)
+
+
+@pytest.mark.parametrize(
+    ("intent", "tool", "arguments"),
+    [
+        (
+            Intent(intent="SEARCH_ACTIVITIES", destination_keywords=["大理"], max_price=3000),
+            "search_activities",
+            {"keywords": ["大理"], "max_price": 3000},
+        ),
+        (
+            Intent(intent="SEARCH_ACTIVITIES", city="丽江", province="云南"),
+            "search_activities",
+            {"city": "丽江", "province": "云南"},
+        ),
+        (Intent(intent="RECOMMEND", date_start=SATURDAY), "recommend_activities", {"date_start": SATURDAY}),
+        (Intent(intent="QUERY_WEATHER", destination_keywords=["西湖"]), "weather_report", {"place": "西湖"}),
+        (
+            Intent(intent="MAKE_TRAVEL_PLAN", destination_keywords=["大理"], days=2),
+            "make_travel_plan",
+            {"destination": "大理", "keywords": ["大理"], "days": 2},
+        ),
+        (
+            Intent(intent="MAKE_TRAVEL_PLAN", city="大理", province="云南", days=3, max_price=10),
+            "make_travel_plan",
+            {"destination": "大理", "city": "大理", "province": "云南", "days": 3, "max_price": 10},
+        ),
+    ],
+    ids=["search", "search-empty", "recommend", "weather", "plan", "plan-empty"],
+)
+def test_a_tool_called_without_the_intent_gets_the_same_reply_and_cards_as_channel_one(alice, intent, tool, arguments):
+    from assistant.handlers.base import run_tool
+    from assistant.presenters import present
+
+    activity("大理扎染体验", "大理", "云南", tags=["手工"], price=Decimal("380"))
+    activity("大理洱海骑行一日游", "大理", "云南", tags=["骑行", "一日游"], popularity=50)
+    for language in ("zh-hans", "en"):
+        channel_one = dispatch(TurnContext(intent=intent, user=alice, today=TODAY, language=language))
+        bare = bare_context(alice, language)
+
+        channel_two = present([run_tool(bare, tool, **arguments)], bare)
+
+        assert channel_two.text == channel_one.text and channel_two.cards == channel_one.cards
+        assert (channel_two.outcome, channel_two.suggestions) == (channel_one.outcome, channel_one.suggestions)
+
+
+def test_an_activity_detail_is_answered_with_its_facts_and_a_detail_card(alice):
+    from assistant.handlers.base import run_tool
+    from assistant.presenters import present
+
+    row = activity("大理扎染体验", "大理", "云南", tags=["手工"], price=Decimal("380"), description="白族扎染，半天。")
+    context = bare_context(alice)
+
+    reply = present([run_tool(context, "activity_detail", activity_id=row.pk)], context)
+
+    assert reply.outcome == "ANSWERED"
+    assert reply.text.startswith("大理扎染体验：云南·大理，12月1日至1月10日可参加，¥380。")
+    assert "白族扎染，半天。" in reply.text
+    (card,) = reply.cards
+    assert card["type"] == "activity_detail" and card["id"] == row.pk and card["url"] == f"/activities/{row.pk}/"
+    assert card["description"] == "白族扎染，半天。"
+
+
+def test_an_unpublished_activity_detail_says_it_is_not_there(alice):
+    from assistant.handlers.base import run_tool
+    from assistant.presenters import present
+
+    row = activity("大理下架的团", "大理", "云南", is_published=False)
+    context = bare_context(alice, "en")
+
+    reply = present([run_tool(context, "activity_detail", activity_id=row.pk)], context)
+
+    assert reply.outcome == "EMPTY" and reply.cards == []
+    assert f"I found no activity number {row.pk}" in reply.text and "大理下架的团" not in reply.text
+
+
+def test_a_search_without_a_place_from_the_model_asks_where_like_channel_one(alice):
+    from assistant.handlers.base import run_tool
+    from assistant.presenters import present
+
+    context = bare_context(alice)
+
+    reply = present([run_tool(context, "search_activities", max_price=2000)], context)
+
+    assert reply.outcome == "CLARIFY" and reply.text.startswith("想去哪里呢？") and reply.awaiting == "destination"
+    assert [s["label"] for s in reply.suggestions] == ["赛里木湖", "大理", "三亚"]

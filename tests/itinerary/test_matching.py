@@ -8,9 +8,10 @@ import pytest
 from django.contrib.auth.models import AnonymousUser
 
 from assistant.demo import birth_date_for_age
-from assistant.dispatcher import TurnContext, dispatch
+from assistant.dispatcher import dispatch
 from assistant.llm.schema import Intent
 from assistant.services import chat_turn
+from assistant.turn import TurnContext
 from itinerary.matching import (
     ANONYMOUS,
     Viewer,

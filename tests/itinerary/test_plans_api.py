@@ -157,7 +157,12 @@ def test_an_unknown_plan_id_is_plan_not_found(api):
         response = api.get(f"{URL}/{plan_id}")
 
         assert response.status_code == 404
-        assert response.json()["code"] == "PLAN_NOT_FOUND"
+        assert response.json() == {
+            "ok": False,
+            "code": "PLAN_NOT_FOUND",
+            "message": response.json()["message"],
+            "data": None,
+        }
 
 
 def test_someone_elses_plan_is_not_found(api, user_factory):
@@ -248,8 +253,10 @@ def test_a_body_over_the_upload_limit_is_refused_with_a_clear_message_and_nothin
 
     assert response.status_code == 400
     assert response.json() == {
+        "ok": False,
         "code": "INVALID_PARAM",
         "message": "the request body is larger than 10000 bytes: send fewer candidates",
+        "data": None,
     }
     assert stored_plan_keys() == []
 
@@ -344,3 +351,6 @@ def test_the_openapi_schema_documents_the_plans_api(api):
     summary = schema["components"]["schemas"]["PlanSummary"]["properties"]
     assert {"plan_id", "expires_in", "plans", "labels", "counts"} <= set(summary)
     assert "return" in schema["components"]["schemas"]["Plan"]["properties"]
+    for responses, status in ((create["responses"], "400"), (create["responses"], "503"), (fetch["responses"], "404")):
+        error = responses[status]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
+        assert set(schema["components"]["schemas"][error]["properties"]) == {"ok", "code", "message", "data"}

@@ -1,0 +1,112 @@
+"""Activity search, recommendation and detail: the catalogue use cases of both chat channels.
+
+Each takes the authenticated user (their interest profile personalises the order and their known facts filter what
+they may join, see `itinerary.matching`) and returns the rows shown with the query as it was actually run, so the
+reply can say which conditions were used.
+"""
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from core.envelope import Code
+from core.errors import ApplicationError
+from itinerary.matching import personalised, viewer_for
+from itinerary.models import Activity
+from itinerary.selectors import ActivityQuery, activity_get_published, activity_search
+
+DEFAULT_LIMIT = 6
+
+
+class ActivityError(ApplicationError):
+    """A catalogue request the code refuses (no place to search, an activity that is not published)."""
+
+
+@dataclass(frozen=True)
+class ActivitySearchResult:
+    """The activities to show (personalised), how many the traveller may join in all, and the query as run."""
+
+    activities: list[Activity]
+    total: int
+    query: ActivityQuery
+    place: str  # the place as the reply names it: the keywords, else the city, else the province
+    province: str | None = None  # the province as asked (a wider place to suggest when nothing is found)
+    city: str | None = None  # the city as asked
+
+    @property
+    def shown(self) -> int:
+        return len(self.activities)
+
+
+@dataclass(frozen=True)
+class ActivityRecommendation:
+    activities: list[Activity]
+    query: ActivityQuery
+    asked_dates: bool  # the traveller named the dates (else: the next 30 days)
+
+
+def place_label(*, keywords: Sequence[str] = (), city: str | None = None, province: str | None = None) -> str:
+    return "、".join(k for k in keywords if k) or city or province or ""
+
+
+def activity_search_for(
+    *,
+    user,
+    today: dt.date,
+    keywords: Sequence[str] | None = None,
+    province: str | None = None,
+    city: str | None = None,
+    date_start: dt.date | None = None,
+    date_end: dt.date | None = None,
+    max_price: int | None = None,
+    limit: int = DEFAULT_LIMIT,
+) -> ActivitySearchResult:
+    """Published activities of a place (keywords match title, city, province or tags; without keywords the city or
+    the province), overlapping the dates (default: the next 30 days), within the budget, that `user` may join,
+    their interests first. Raises ActivityError (INVALID_PARAM) without any place."""
+    keywords = [k for k in (keywords or []) if k]
+    if not (keywords or province or city):
+        raise ActivityError(Code.INVALID_PARAM, "give a place: keywords, a city or a province")
+    query = ActivityQuery.build(
+        today=today,
+        keywords=keywords,
+        # A keyword names the place precisely; the province or city beside it would only hide matches.
+        province=province if not keywords else None,
+        city=city if not keywords else None,
+        date_start=date_start,
+        date_end=date_end,
+        max_price=max_price,
+    )
+    shown, total = personalised(activity_search(query), viewer=viewer_for(user=user, today=today), limit=limit)
+    return ActivitySearchResult(
+        activities=shown,
+        total=total,
+        query=query,
+        place=place_label(keywords=keywords, city=city, province=province),
+        province=province or None,
+        city=city or None,
+    )
+
+
+def activity_recommend(
+    *,
+    user,
+    today: dt.date,
+    date_start: dt.date | None = None,
+    date_end: dt.date | None = None,
+    limit: int = DEFAULT_LIMIT,
+) -> ActivityRecommendation:
+    """The most popular published activities open in the window (default: the next 30 days) that `user` may join,
+    their interests first."""
+    query = ActivityQuery.build(today=today, date_start=date_start, date_end=date_end)
+    shown, _ = personalised(activity_search(query), viewer=viewer_for(user=user, today=today), limit=limit)
+    return ActivityRecommendation(activities=shown, query=query, asked_dates=date_start is not None)
+
+
+def activity_detail(*, user, activity_id: int) -> Activity:
+    """One published activity, the same for every traveller (eligibility is checked when someone signs up).
+    Raises ActivityError (NOT_FOUND) for an unknown or unpublished id."""
+    activity = activity_get_published(activity_id)
+    if activity is None:
+        raise ActivityError(Code.NOT_FOUND, f"no published activity {activity_id}", {"activity_id": activity_id})
+    return activity
