@@ -1,16 +1,26 @@
-from django import forms
-from django.contrib import admin
+"""The bookings admin: bookings are read here, never edited. Status moves only through an action that calls
+`booking_transition` (an event row with the staff user as actor); owner, amount, type, order number and the
+platform's payloads are read-only, and bookings are added only by the platform."""
 
-from bookings.models import BookingEvent, BookingRecord, SupplierAccount
+from django import forms
+from django.contrib import admin, messages
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+
+from bookings.models import BookingEvent, BookingRecord, BookingStatus, SupplierAccount
+from bookings.services import BookingError, booking_transition
 
 
 class BookingEventInline(admin.TabularInline):
     model = BookingEvent
     extra = 0
     can_delete = False
-    readonly_fields = ("from_status", "to_status", "actor", "reason", "created_at")
+    fields = readonly_fields = ("from_status", "to_status", "actor", "reason", "created_at")
 
     def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
         return False
 
 
@@ -19,11 +29,55 @@ class BookingRecordAdmin(admin.ModelAdmin):
     list_display = ("booking_id", "user", "biz_type", "status", "amount", "external_order_no", "created_at")
     list_filter = ("biz_type", "status")
     search_fields = ("booking_id", "external_order_no", "user__username")
-    raw_id_fields = ("user",)
     list_select_related = ("user",)
     inlines = [BookingEventInline]
     list_per_page = 50
     show_full_result_count = False
+    fields = (
+        "booking_id",
+        "user",
+        "biz_type",
+        "status",
+        "amount",
+        "external_order_no",
+        "contact",
+        "details",
+        "raw_payload",
+        "remark",
+        "cancel_claimed_until",
+        "created_at",
+        "updated_at",
+    )
+    readonly_fields = tuple(name for name in fields if name != "remark")
+    actions = ["mark_confirmed"]
+
+    def has_add_permission(self, request):
+        return False  # bookings are made on the supplier platform, never typed in
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # a booking's history stays; cancelling is a transition
+
+    @admin.action(description=_("Mark selected bookings confirmed (payment received)"))
+    def mark_confirmed(self, request, queryset):
+        done = 0
+        for booking_id in queryset.values_list("booking_id", flat=True):
+            try:
+                booking_transition(
+                    booking_id=booking_id,
+                    to_status=BookingStatus.CONFIRMED,
+                    actor=request.user,
+                    reason="Marked confirmed in the admin.",
+                )
+            except BookingError as exc:
+                self.message_user(request, f"{booking_id}: {exc.message}", messages.ERROR)
+            else:
+                done += 1
+        if done:
+            self.message_user(
+                request,
+                ngettext("%(count)d booking confirmed.", "%(count)d bookings confirmed.", done) % {"count": done},
+                messages.SUCCESS,
+            )
 
 
 class SupplierAccountForm(forms.ModelForm):

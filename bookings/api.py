@@ -1,14 +1,19 @@
-"""The bookings JSON API: the user's own bookings, and cancelling one."""
+"""The bookings JSON API: the user's own bookings, and cancelling one (through `booking_cancel`, like every way in).
+
+Refusals are `BookingError`s; the project's exception handler (`core.api`) answers them with the one error body.
+A cancel that waits for an approver answers 202 TICKET_PENDING with the ticket in `data`.
+"""
 
 from drf_spectacular.utils import extend_schema, extend_schema_view
-from rest_framework import generics, serializers, status
+from rest_framework import generics, serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from bookings.models import BookingRecord
 from bookings.selectors import bookings_for_user
-from bookings.services import BookingError, booking_cancel
-from config.api import DetailSerializer
+from bookings.services import booking_cancel
+from core.api import ErrorSerializer
+from core.envelope import Code
 
 
 class BookingSerializer(serializers.ModelSerializer):
@@ -27,21 +32,16 @@ class BookingSerializer(serializers.ModelSerializer):
 
 
 class CancelResultSerializer(serializers.Serializer):
+    ok = serializers.BooleanField(default=True)
     code = serializers.CharField()
     message = serializers.CharField()
-    booking = BookingSerializer(allow_null=True)
-
-
-ERROR_STATUS = {
-    "INVALID_PARAM": status.HTTP_400_BAD_REQUEST,
-    "BOOKING_NOT_FOUND": status.HTTP_404_NOT_FOUND,
-    "PERMISSION_DENIED": status.HTTP_403_FORBIDDEN,
-    "PLATFORM_CANCEL_FAILED": status.HTTP_502_BAD_GATEWAY,
-}
+    booking = BookingSerializer()
+    already_cancelled = serializers.BooleanField()
+    call_the_hotel = serializers.BooleanField()
 
 
 @extend_schema_view(
-    get=extend_schema(responses={200: BookingSerializer(many=True), 401: DetailSerializer, 404: DetailSerializer})
+    get=extend_schema(responses={200: BookingSerializer(many=True), 401: ErrorSerializer, 404: ErrorSerializer})
 )
 class BookingListView(generics.ListAPIView):
     serializer_class = BookingSerializer
@@ -55,24 +55,30 @@ class BookingCancelView(APIView):
         request=None,
         responses={
             200: CancelResultSerializer,
-            401: DetailSerializer,
-            400: CancelResultSerializer,
-            403: CancelResultSerializer,
-            404: CancelResultSerializer,
-            502: CancelResultSerializer,
+            202: ErrorSerializer,
+            400: ErrorSerializer,
+            401: ErrorSerializer,
+            403: ErrorSerializer,
+            404: ErrorSerializer,
+            409: ErrorSerializer,
+            502: ErrorSerializer,
         },
-        summary="Cancel one of my bookings (idempotent)",
+        summary="Cancel one of my bookings (idempotent; above the approval amount it waits for an approver: 202)",
     )
     def post(self, request, booking_id: str):
-        try:
-            outcome = booking_cancel(user=request.user, booking_id=booking_id)
-        except BookingError as exc:
-            body = {"code": exc.code, "message": exc.message, "booking": None}
-            return Response(body, status=ERROR_STATUS.get(exc.code, status.HTTP_400_BAD_REQUEST))
+        outcome = booking_cancel(user=request.user, booking_id=booking_id)
         if outcome.already_cancelled:
             message = "already cancelled"
         elif outcome.call_the_hotel:
             message = "cancelled; hotels cannot be cancelled online: call the hotel to confirm"
         else:
             message = "cancelled on the supplier platform"
-        return Response({"code": "OK", "message": message, "booking": BookingSerializer(outcome.booking).data})
+        body = {
+            "ok": True,
+            "code": Code.OK.value,
+            "message": message,
+            "booking": BookingSerializer(outcome.booking).data,
+            "already_cancelled": outcome.already_cancelled,
+            "call_the_hotel": outcome.call_the_hotel,
+        }
+        return Response(body)

@@ -1,15 +1,18 @@
-"""BookingPersistenceHook: after a platform command, record what it created or cancelled. Best effort.
+"""BookingPersistenceHook: after a platform command made an order, record it. Best effort.
 
 A post-acting hook is a side effect: the agent loop logs its failures and goes on, so a booking the platform
 made is never lost to the user's conversation because our record of it failed (the platform keeps the order;
-the log says which one to reconcile).
+the log says which one to reconcile). It reads what was done from the envelope (`kind: "platform"`, product,
+action, order number); it holds no rule: what a command may do is decided in `bookings.services`.
 """
 
 import logging
 
+from bookings import services
+
 logger = logging.getLogger(__name__)
 
-ORDER_NUMBER_FIELDS = ("orderId", "orderNo", "mainOrderNo")
+PLATFORM_KIND = "platform"
 
 
 class BookingPersistenceHook:
@@ -20,29 +23,20 @@ class BookingPersistenceHook:
         return None
 
     def post_acting(self, call, result: dict) -> None:
-        if call.tool.name != "execute_platform_command" or not result.get("ok"):
+        data = result.get("data") if isinstance(result, dict) else None
+        if not result.get("ok") or not isinstance(data, dict) or data.get("kind") != PLATFORM_KIND:
             return
-        from bookings.platform import order_number, parse_command, unwrap
-        from bookings.services import booking_mark_cancelled_by_platform, booking_record_from_platform
-
-        command = parse_command(call.arguments["command"])
-        answer = unwrap(result.get("data") or {})
-        if command.action == "saveOrder":
-            number = order_number(answer)
-            if not number:
-                logger.error("saveOrder answer has no order number", extra={"product": command.product})
-                return
-            booking = booking_record_from_platform(
-                user=call.context.user,
-                biz_type=command.product,
-                external_order_no=number,
-                arguments=command.arguments,
-                response=answer,
-            )
-            logger.info("booking recorded", extra={"booking_id": booking.booking_id, "order_no": number})
-        elif command.action == "cancelOrder":
-            number = command.arguments.get("orderId") or order_number(answer)
-            if number:
-                booking_mark_cancelled_by_platform(
-                    user=call.context.user, biz_type=command.product, external_order_no=str(number)
-                )
+        if data.get("action") != "saveOrder":
+            return
+        number = data.get("order_no")
+        if not number:
+            logger.error("saveOrder answer has no order number", extra={"product": data.get("product")})
+            return
+        booking = services.booking_record_from_platform(
+            user=call.context.user,
+            biz_type=str(data.get("product") or ""),
+            external_order_no=str(number),
+            arguments=data.get("arguments") or {},
+            response=data.get("answer") or {},
+        )
+        logger.info("booking recorded", extra={"booking_id": booking.booking_id, "order_no": number})

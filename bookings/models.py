@@ -4,6 +4,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from core.models import StatusEvent
+
 
 class BizType(models.TextChoices):
     FLIGHT = "FLIGHT", "Flight"
@@ -17,7 +19,7 @@ class BookingStatus(models.TextChoices):
     CANCELLED = "CANCELLED", "Cancelled"
 
 
-# The only moves a booking may make; bookings.services checks every change against it.
+# The only moves a booking may make; `bookings.services.booking_transition` checks every change against it.
 BOOKING_TRANSITIONS: dict[str, set[str]] = {
     BookingStatus.PENDING_PAYMENT: {BookingStatus.CONFIRMED, BookingStatus.CANCELLED},
     BookingStatus.CONFIRMED: {BookingStatus.CANCELLED},
@@ -38,6 +40,8 @@ class BookingRecord(models.Model):
     details = models.JSONField(default=dict, blank=True, help_text="What was booked: route, dates, hotel, numbers.")
     raw_payload = models.JSONField(default=dict, blank=True)
     remark = models.TextField(blank=True)
+    # A cancel in progress holds the row until then (compare-and-set), so concurrent cancels call the platform once.
+    cancel_claimed_until = models.DateTimeField(null=True, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -55,18 +59,15 @@ class BookingRecord(models.Model):
         return f"{self.booking_id} {self.get_biz_type_display()} {self.get_status_display()} ¥{self.amount}"
 
 
-class BookingEvent(models.Model):
+class BookingEvent(StatusEvent):
     """One change of a booking: who, when, from, to, why."""
 
-    booking = models.ForeignKey(BookingRecord, on_delete=models.CASCADE, related_name="events")
-    from_status = models.CharField(max_length=16, blank=True)
-    to_status = models.CharField(max_length=16)
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
-    reason = models.CharField(max_length=500, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    SUBJECT_FIELD = "booking"
 
-    class Meta:
-        ordering = ["created_at", "id"]
+    booking = models.ForeignKey(BookingRecord, on_delete=models.CASCADE, related_name="events")
+
+    class Meta(StatusEvent.Meta):
+        pass
 
     def __str__(self) -> str:
         return f"{self.booking.booking_id}: {self.from_status or '∅'} → {self.to_status}"

@@ -1,6 +1,6 @@
 """The supplier platform client: the one place in TripDesk that runs the platform's command-line program.
 
-    command = parse_command(model_text)                  # the skill document's grammar, or PlatformError NOT_ALLOWED
+    command = parse_command(model_text)                  # the grammar, or PlatformError NOT_ALLOWED
     data = platform_run(command, user=request.user)      # on the `platform` worker queue when a worker runs
     number = order_number(data)                          # FL…/HT…/TR…, under orderId, orderNo or mainOrderNo
 
@@ -22,26 +22,27 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from celery import current_app, current_task
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import connection
+
+from bookings.accounts import supplier_account_ensure
 
 logger = logging.getLogger("bookings.platform")
 
 PRODUCTS = ("flight", "hotel", "train", "order")
 ACTIONS = ("search", "saveOrder", "cancelOrder", "queryOrder", "refund")
-# What a model-composed command may run: the skill document's list. Refund belongs to the after-sale executor.
-MODEL_ALLOWED: dict[str, frozenset[str]] = {
-    "flight": frozenset({"search", "saveOrder", "cancelOrder", "queryOrder"}),
-    "hotel": frozenset({"search", "saveOrder", "queryOrder"}),
-    "train": frozenset({"search", "saveOrder", "cancelOrder", "queryOrder"}),
-    "order": frozenset({"queryOrder"}),
-}
+# Actions that only read: they change nothing on the platform.
+READ_ACTIONS = frozenset({"search", "queryOrder"})
 PROGRAM = "supplier"
 MAX_COMMAND_CHARS = 4000
 SHELL_OPERATORS = set("();<>|&")
 ORDER_NUMBER_KEYS = ("mainOrderNo", "orderNo", "orderId")
 MOBILE_RE = re.compile(r"(?<!\d)(1\d{2})\d{4}(\d{4})(?!\d)")
 REDACTED = "[redacted]"
+# The worker task that runs a command (declared in bookings.tasks, which imports this client): sent by its name.
+PLATFORM_TASK = "bookings.tasks.platform_command"
 
 
 class PlatformError(Exception):
@@ -111,8 +112,12 @@ def _refuse(message: str) -> PlatformError:
     return PlatformError(PlatformError.NOT_ALLOWED, message)
 
 
-def parse_command(command: str, *, allow_refund: bool = False) -> PlatformCommand:
-    """Read a command line composed by the model, refusing anything but the one grammar of the skill document."""
+def parse_command(command: str) -> PlatformCommand:
+    """Read a command line composed by the model, refusing anything but the one grammar of the skill document.
+
+    This reads the grammar only; what a traveller's command may do (no cancelOrder, no refund) is decided by
+    `bookings.services.platform_command_for_traveller`.
+    """
     if not isinstance(command, str) or not command.strip():
         raise _refuse("empty command")
     if len(command) > MAX_COMMAND_CHARS:
@@ -137,9 +142,8 @@ def parse_command(command: str, *, allow_refund: bool = False) -> PlatformComman
     if len(tokens) > 6:
         raise _refuse("extra arguments after the JSON object (quote the whole object in single quotes)")
     product, action, raw = tokens[2], tokens[3], tokens[5]
-    allowed = MODEL_ALLOWED.get(product, frozenset()) | ({"refund"} if allow_refund and product == "order" else set())
-    if action not in allowed:
-        raise _refuse(f"`{product} {action}` is not an allowed platform command")
+    if product not in PRODUCTS or action not in ACTIONS:
+        raise _refuse(f"`{product} {action}` is not a platform command")
     try:
         arguments = json.loads(raw)
     except ValueError:
@@ -325,10 +329,6 @@ def _log(command: PlatformCommand, outcome: str, started: float, exit_code: int 
 def platform_call_for_user(*, product: str, action: str, arguments: dict, user_id: int) -> dict:
     """Run a command with the key of user `user_id`, as a plain result (what the Celery task returns):
     `{"ok": True, "data": …}` or `{"ok": False, "code", "platform_code", "message"}`."""
-    from django.contrib.auth import get_user_model
-
-    from bookings.services import supplier_account_ensure
-
     try:
         command = PlatformCommand(product, action, arguments)
         user = get_user_model().objects.filter(pk=user_id).first()
@@ -354,30 +354,25 @@ def _from_result(result: Any) -> dict:
 def _use_worker() -> bool:
     """A worker runs platform calls when one is configured, except inside a worker already (a task must not
     wait on another task's result)."""
-    from celery import current_task
-
-    from config.celery import app
-
-    if app.conf.task_always_eager or not app.conf.result_backend:
+    if current_app.conf.task_always_eager or not current_app.conf.result_backend:
         return False
     return not (current_task and not current_task.request.is_eager)
+
+
+def _send_to_worker(command: PlatformCommand, *, user_id: int, wait: float):
+    args = (command.product, command.action, command.arguments, user_id)
+    return current_app.send_task(PLATFORM_TASK, args=args, queue="platform", expires=wait)
 
 
 def platform_run(command: PlatformCommand, *, user) -> dict:
     """Run a command for `user` with their platform key: on the `platform` queue when a worker is configured
     (the worker loads the key itself; it never crosses the broker), else in this process."""
     if not _use_worker():
-        from bookings.services import supplier_account_ensure
-
         return platform_call(command, api_key=supplier_account_ensure(user=user).api_key)
-
-    from bookings.tasks import platform_command
 
     wait = settings.PLATFORM_TIMEOUT + 10
     try:
-        async_result = platform_command.apply_async(
-            args=(command.product, command.action, command.arguments, user.pk), queue="platform", expires=wait
-        )
+        async_result = _send_to_worker(command, user_id=user.pk, wait=wait)
         if not connection.in_atomic_block:
             connection.close()  # hold no database connection while the worker talks to the supplier
         result = async_result.get(timeout=wait)

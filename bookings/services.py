@@ -1,45 +1,69 @@
-"""Writes of bookings: supplier accounts, records created from platform answers, cancellation.
+"""Writes of bookings, and the rules every way in shares: recording what the platform made, cancelling, what a
+booking needs, and what a traveller's own platform command may do.
 
-A booking moves only through `booking_transition`, which locks the row, checks BOOKING_TRANSITIONS and writes a
-BookingEvent. Cancelling calls the platform first and flips the internal state only after it succeeded.
+A booking moves only through `booking_transition` (row lock, BOOKING_TRANSITIONS, a BookingEvent). Cancelling
+holds every cancel rule for every caller (chat, pages, API, admin, the after-sale executor): ownership, idempotency,
+the approval above AFTERSALE_CHECKPOINT_AMOUNT, a claim on the row so concurrent cancels call the platform once,
+and the platform first, our record only after it succeeded.
 """
 
 import datetime as dt
 import logging
-import secrets
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
-from bookings.models import BOOKING_TRANSITIONS, BizType, BookingEvent, BookingRecord, BookingStatus, SupplierAccount
+from bookings.accounts import supplier_account_ensure
+from bookings.models import BOOKING_TRANSITIONS, BizType, BookingEvent, BookingRecord, BookingStatus
+from bookings.platform import READ_ACTIONS, PlatformCommand, PlatformError, order_number, parse_command, platform_run
+from core.approvals import approval_gate
+from core.envelope import Code
+from core.errors import ApplicationError
+from core.ids import normalise_booking_id
+from core.transitions import record_creation, transition
+
+__all__ = [
+    "BookingError",
+    "CancelOutcome",
+    "PlatformOutcome",
+    "booking_cancel",
+    "booking_lock",
+    "booking_record_from_platform",
+    "booking_requirements",
+    "booking_transition",
+    "platform_command_for_traveller",
+    "supplier_account_ensure",
+]
 
 logger = logging.getLogger(__name__)
 
-
-class BookingError(Exception):
-    """A booking request that cannot be done; `code` is one of the envelope codes of DESIGN.md."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-@transaction.atomic
-def supplier_account_ensure(*, user) -> SupplierAccount:
-    """The user's supplier key; the sandbox platform issues one on first use (a real platform's key is set by
-    an administrator in the admin)."""
-    account, _ = SupplierAccount.objects.get_or_create(
-        user=user, defaults={"api_key": f"sbx_{secrets.token_urlsafe(24)}"}
-    )
-    return account
+# How long past the platform's own timeout a cancel holds the row: the wait for a platform worker and a margin,
+# so a lease never ends while the platform may still be cancelling.
+CANCEL_LEASE_MARGIN_SECONDS = 30
+APPROVAL_ACTION = "CANCEL_BOOKING"
+# What a traveller's own platform command may do, per product. Cancelling goes through `booking_cancel`, refunds
+# through the after-sale workflow: neither is ever a command the model composes.
+TRAVELLER_ACTIONS: dict[str, frozenset[str]] = {
+    "flight": frozenset({"search", "saveOrder", "queryOrder"}),
+    "hotel": frozenset({"search", "saveOrder", "queryOrder"}),
+    "train": frozenset({"search", "saveOrder", "queryOrder"}),
+    "order": frozenset({"queryOrder"}),
+}
+SERVICE_ONLY_ACTIONS = frozenset({"cancelOrder", "refund"})
+# Error codes with which a supplier says it is broken, not that the request was wrong.
+SUPPLIER_SYSTEM_ERRORS = frozenset({"PLATFORM_ERROR", "SYSTEM_ERROR", "SYSTEM_BUSY", "INTERNAL_ERROR"})
 
 
-def normalise_booking_id(raw: object) -> str:
-    """' bk20261201001 ' → 'BK20261201001'; '' when blank."""
-    return raw.strip().upper() if isinstance(raw, str) else ""
+class BookingError(ApplicationError):
+    """A booking request that cannot be done; `code` is one of `core.envelope.Code`."""
+
+
+# --- recording what the platform made ----------------------------------------------------------------------------
 
 
 def _next_booking_id(day: dt.date) -> str:
@@ -71,7 +95,7 @@ def booking_record_from_platform(
     """Record (or return the existing record of) an order the platform created for the user."""
     biz_type = biz_type.upper()
     if biz_type not in BizType.values:
-        raise BookingError("INVALID_PARAM", f"unknown business type {biz_type}")
+        raise BookingError(Code.INVALID_PARAM, f"unknown business type {biz_type}")
     existing = BookingRecord.objects.filter(biz_type=biz_type, external_order_no=external_order_no).first()
     if existing:
         return existing
@@ -91,31 +115,51 @@ def booking_record_from_platform(
                     details=details,
                     raw_payload=response,
                 )
-                BookingEvent.objects.create(
-                    booking=booking, to_status=booking.status, actor=user, reason="Created on the supplier platform."
+                record_creation(
+                    booking, event_model=BookingEvent, actor=user, reason="Created on the supplier platform."
                 )
                 return booking
         except IntegrityError:
             existing = BookingRecord.objects.filter(biz_type=biz_type, external_order_no=external_order_no).first()
             if existing:
                 return existing
-    raise BookingError("INTERNAL_ERROR", "could not number the booking")
+    raise BookingError(Code.INTERNAL_ERROR, "could not number the booking")
+
+
+# --- the one state machine ---------------------------------------------------------------------------------------
+
+
+def booking_lock(*, booking_id: str) -> BookingRecord:
+    """The booking, locked for the rest of the caller's transaction (the one lock helper of bookings)."""
+    booking = BookingRecord.objects.select_for_update().filter(booking_id=booking_id).first()
+    if booking is None:
+        raise BookingError(Code.BOOKING_NOT_FOUND, f"no booking {booking_id}")
+    return booking
 
 
 @transaction.atomic
-def booking_transition(*, booking_id: str, to_status: str, actor=None, reason: str = "") -> BookingRecord:
-    """Move a booking to another status under a row lock, with an event row. Same status: nothing happens."""
-    booking = BookingRecord.objects.select_for_update().get(booking_id=booking_id)
-    if booking.status == to_status:
-        return booking
-    if to_status not in BOOKING_TRANSITIONS[booking.status]:
-        raise BookingError("INVALID_PARAM", f"a {booking.status} booking cannot become {to_status}")
-    BookingEvent.objects.create(
-        booking=booking, from_status=booking.status, to_status=to_status, actor=actor, reason=reason
+def booking_transition(
+    *, booking_id: str, to_status: str, actor=None, reason: str = "", fields: dict[str, Any] | None = None
+) -> BookingRecord:
+    """Move a booking to another status under a row lock, with an event row (who, when, from, to, why).
+
+    Raises BookingError INVALID_TRANSITION when BOOKING_TRANSITIONS does not allow the move.
+    """
+    booking = booking_lock(booking_id=booking_id)
+    return transition(
+        booking,
+        to_status=to_status,
+        table=BOOKING_TRANSITIONS,
+        event_model=BookingEvent,
+        actor=actor,
+        reason=reason,
+        fields=fields,
+        error=BookingError,
+        error_code=Code.INVALID_TRANSITION,
     )
-    booking.status = to_status
-    booking.save(update_fields=["status", "updated_at"])
-    return booking
+
+
+# --- cancelling --------------------------------------------------------------------------------------------------
 
 
 @dataclass
@@ -125,55 +169,209 @@ class CancelOutcome:
     call_the_hotel: bool = False
 
 
-def booking_cancel(*, user, booking_id: object) -> CancelOutcome:
-    """Cancel one of the user's bookings: the platform first, then our record. Idempotent.
+def _booking_facts(booking: BookingRecord) -> dict:
+    return {
+        "booking": {
+            "booking_id": booking.booking_id,
+            "biz_type": booking.biz_type,
+            "status": booking.status,
+            "amount": str(booking.amount),
+            "external_order_no": booking.external_order_no,
+            "created_at": booking.created_at.isoformat(),
+        }
+    }
 
-    Raises BookingError: INVALID_PARAM (blank id), BOOKING_NOT_FOUND, PERMISSION_DENIED (someone else's),
-    PLATFORM_CANCEL_FAILED (the platform said no or did not answer; our record is unchanged).
+
+def _ask_approval(*, user, booking: BookingRecord) -> None:
+    """Above the checkpoint amount a cancel runs only once an approver said yes; raises while it waits or when
+    it was rejected (the after-sale executor resuming an approved ticket is told to proceed)."""
+    if booking.amount <= Decimal(str(settings.AFTERSALE_CHECKPOINT_AMOUNT)):
+        return
+    decision = approval_gate()(
+        user=user,
+        action=APPROVAL_ACTION,
+        entity=booking.booking_id,
+        amount=booking.amount,
+        summary=f"Cancel {booking.get_biz_type_display().lower()} booking {booking.booking_id} (¥{booking.amount})",
+        arguments={"booking_id": booking.booking_id},
+        evidence=_booking_facts(booking),
+    )
+    if not decision.proceed:
+        raise BookingError(decision.code, decision.message, dict(decision.data or {}))
+
+
+def _cancel_lease_until(now: dt.datetime) -> dt.datetime:
+    return now + dt.timedelta(seconds=float(settings.PLATFORM_TIMEOUT) + CANCEL_LEASE_MARGIN_SECONDS)
+
+
+def _claim_for_cancel(booking: BookingRecord) -> bool:
+    """Compare-and-set: take the row for this cancel unless it is cancelled or another cancel holds it."""
+    now = timezone.now()
+    claimed = (
+        BookingRecord.objects.filter(pk=booking.pk)
+        .exclude(status=BookingStatus.CANCELLED)
+        .filter(Q(cancel_claimed_until__isnull=True) | Q(cancel_claimed_until__lt=now))
+        .update(cancel_claimed_until=_cancel_lease_until(now))
+    )
+    return claimed == 1
+
+
+def _release_claim(booking: BookingRecord) -> None:
+    BookingRecord.objects.filter(pk=booking.pk).update(cancel_claimed_until=None)
+
+
+def _cancelled(booking_id: str, *, actor, reason: str) -> BookingRecord:
+    """Our record cancelled and the claim cleared, in one transaction."""
+    return booking_transition(
+        booking_id=booking_id,
+        to_status=BookingStatus.CANCELLED,
+        actor=actor,
+        reason=reason,
+        fields={"cancel_claimed_until": None},
+    )
+
+
+def booking_cancel(*, user, booking_id: object) -> CancelOutcome:
+    """Cancel one of the user's bookings: the platform first, then our record. Idempotent. Every way in uses it.
+
+    Raises BookingError: INVALID_PARAM (not a booking id), BOOKING_NOT_FOUND, PERMISSION_DENIED (someone else's,
+    or an approver rejected the cancel), TICKET_PENDING (above the checkpoint amount: waiting for an approver; the
+    ticket is in `data`), CANCEL_IN_PROGRESS (another cancel of it is running), PLATFORM_CANCEL_FAILED (the
+    platform said no or did not answer; our record is unchanged).
     """
     bid = normalise_booking_id(booking_id)
     if not bid:
-        raise BookingError("INVALID_PARAM", "booking id is blank")
+        raise BookingError(Code.INVALID_PARAM, "that is not a booking id (like BK20261201001)")
     booking = BookingRecord.objects.filter(booking_id=bid).first()
     if booking is None:
-        raise BookingError("BOOKING_NOT_FOUND", f"no booking {bid}")
-    if booking.user_id != user.pk:
-        raise BookingError("PERMISSION_DENIED", f"booking {bid} is not yours")
+        raise BookingError(Code.BOOKING_NOT_FOUND, f"no booking {bid}")
+    if booking.user_id != getattr(user, "pk", None):
+        raise BookingError(Code.PERMISSION_DENIED, f"booking {bid} is not yours")
+    is_hotel = booking.biz_type == BizType.HOTEL
     if booking.status == BookingStatus.CANCELLED:
-        return CancelOutcome(booking, already_cancelled=True, call_the_hotel=booking.biz_type == BizType.HOTEL)
-    if booking.biz_type == BizType.HOTEL:
-        # Hotels have no online cancel: record the request and tell the traveller to call the hotel.
-        booking = booking_transition(
-            booking_id=bid,
-            to_status=BookingStatus.CANCELLED,
-            actor=user,
-            reason="Cancelled; the traveller calls the hotel.",
-        )
+        return CancelOutcome(booking, already_cancelled=True, call_the_hotel=is_hotel)
+    _ask_approval(user=user, booking=booking)
+
+    if not _claim_for_cancel(booking):
+        booking.refresh_from_db()
+        if booking.status == BookingStatus.CANCELLED:  # the other cancel finished first
+            return CancelOutcome(booking, already_cancelled=True, call_the_hotel=is_hotel)
+        raise BookingError(Code.CANCEL_IN_PROGRESS, f"booking {bid} is being cancelled already")
+
+    if is_hotel:
+        # Hotels have no online cancel: record it and tell the traveller to call the hotel.
+        try:
+            booking = _cancelled(bid, actor=user, reason="Cancelled; the traveller calls the hotel.")
+        except BaseException:
+            _release_claim(booking)
+            raise
         return CancelOutcome(booking, call_the_hotel=True)
-    from bookings.platform import PlatformCommand, PlatformError, platform_run  # the client needs our accounts
 
     command = PlatformCommand(booking.biz_type.lower(), "cancelOrder", {"orderId": booking.external_order_no})
     try:
         platform_run(command, user=user)
-    except PlatformError as exc:
-        logger.warning("platform cancel failed", extra={"booking_id": bid, "code": exc.code})
-        raise BookingError("PLATFORM_CANCEL_FAILED", f"the platform did not cancel {bid}: {exc.code}")
-    booking = booking_transition(
-        booking_id=bid, to_status=BookingStatus.CANCELLED, actor=user, reason="Cancelled on the supplier platform."
-    )
+    except BaseException as exc:
+        _release_claim(booking)
+        if isinstance(exc, PlatformError):
+            logger.warning("platform cancel failed", extra={"booking_id": bid, "code": exc.code})
+            raise BookingError(Code.PLATFORM_CANCEL_FAILED, f"the platform did not cancel {bid}: {exc.code}") from None
+        raise
+    booking = _cancelled(bid, actor=user, reason="Cancelled on the supplier platform.")
     return CancelOutcome(booking)
 
 
-def booking_mark_cancelled_by_platform(*, user, biz_type: str, external_order_no: str) -> BookingRecord | None:
-    """A cancelOrder the agent ran itself succeeded: bring our record in line, if we have one for this user."""
-    booking = BookingRecord.objects.filter(
-        user=user, biz_type=biz_type.upper(), external_order_no=external_order_no
-    ).first()
-    if booking is None or booking.status == BookingStatus.CANCELLED:
-        return booking
-    return booking_transition(
-        booking_id=booking.booking_id,
-        to_status=BookingStatus.CANCELLED,
-        actor=user,
-        reason="Cancelled on the platform.",
-    )
+# --- what a booking needs ----------------------------------------------------------------------------------------
+
+# Codes of the facts a booking still needs before any supplier call; the reply templates word them.
+NEEDS_BIZ_TYPE = "biz_type"
+NEEDS_ROUTE = "route"
+NEEDS_HOTEL_CITY = "hotel_city"
+NEEDS_DATE = "date"
+NEEDS_CHECK_OUT = "check_out"
+NEEDS_CONTACT = "contact"
+
+
+def booking_requirements(
+    *,
+    biz_type: str | None,
+    origin: str | None,
+    destinations: list[str] | None,
+    city: str | None,
+    date_start: dt.date | None,
+    date_end: dt.date | None,
+) -> list[str]:
+    """What a booking still needs before the supplier is asked anything: codes, in the order to ask them."""
+    missing = []
+    if not biz_type:
+        missing.append(NEEDS_BIZ_TYPE)
+    if biz_type in (BizType.FLIGHT, BizType.TRAIN) and not (origin and destinations):
+        missing.append(NEEDS_ROUTE)
+    if biz_type == BizType.HOTEL and not (destinations or city):
+        missing.append(NEEDS_HOTEL_CITY)
+    if not date_start:
+        missing.append(NEEDS_DATE)
+    if biz_type == BizType.HOTEL and date_start and not date_end:
+        missing.append(NEEDS_CHECK_OUT)
+    return missing
+
+
+# --- the traveller's own platform command ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlatformOutcome:
+    """What one of the traveller's platform commands did: the command, the supplier's answer, its order number."""
+
+    product: str
+    action: str
+    arguments: dict
+    answer: dict
+    order_no: str | None
+
+    @property
+    def changes_something(self) -> bool:
+        return self.action not in READ_ACTIONS
+
+
+def platform_command_read(command: str) -> PlatformCommand:
+    """The traveller's command, read once and checked before anything runs.
+
+    Raises BookingError INVALID_PARAM (outside the grammar, or an action the product has not), PERMISSION_DENIED
+    (cancelOrder and refund: a cancellation goes through cancel_booking, a refund through the after-sale desk).
+    """
+    try:
+        parsed = parse_command(command)
+    except PlatformError as exc:
+        raise BookingError(Code.INVALID_PARAM, f"command refused: {exc.message}") from None
+    where = {"product": parsed.product, "action": parsed.action}
+    if parsed.action in SERVICE_ONLY_ACTIONS:
+        raise BookingError(
+            Code.PERMISSION_DENIED,
+            f"command refused: `{parsed.product} {parsed.action}` is not run as a platform command; "
+            "a cancellation goes through cancel_booking and a refund through the after-sale desk",
+            where,
+        )
+    if parsed.action not in TRAVELLER_ACTIONS[parsed.product]:
+        raise BookingError(
+            Code.INVALID_PARAM, f"command refused: `{parsed.product} {parsed.action}` is not allowed", where
+        )
+    return parsed
+
+
+def platform_command_for_traveller(*, user, command: str) -> PlatformOutcome:
+    """Run one of the traveller's platform commands (search, saveOrder, queryOrder) with their platform key.
+
+    Raises BookingError: INVALID_PARAM / PERMISSION_DENIED (see `platform_command_read`; nothing runs),
+    PLATFORM_REJECTED (the supplier said no), PLATFORM_UNAVAILABLE (it failed, timed out or answered garbage);
+    the error's data names product, action and the supplier's own code.
+    """
+    parsed = platform_command_read(command)
+    try:
+        answer = platform_run(parsed, user=user)
+    except PlatformError as exc:
+        business_no = exc.code == PlatformError.REJECTED and exc.platform_code not in SUPPLIER_SYSTEM_ERRORS
+        code = Code.PLATFORM_REJECTED if business_no else Code.PLATFORM_UNAVAILABLE
+        data = {"product": parsed.product, "action": parsed.action, "platform_code": exc.platform_code}
+        raise BookingError(code, str(exc), data) from None
+    number = order_number(answer) if parsed.action != "search" else None
+    return PlatformOutcome(parsed.product, parsed.action, parsed.arguments, answer, number)

@@ -1,12 +1,18 @@
-"""My bookings: the list, and a cancel button per booking (HTMX swaps the row; a plain post works too)."""
+"""My bookings: the list, and a cancel button per booking (HTMX swaps the row; a plain post works too).
+
+The button goes through `booking_cancel`, like chat and the API: an expensive booking waits for an approver.
+"""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from bookings.selectors import bookings_for_user
 from bookings.services import BookingError, booking_cancel
+from core.envelope import Code
+from core.ids import normalise_booking_id
 
 
 @login_required
@@ -23,17 +29,34 @@ def booking_cancel_view(request, booking_id: str):
         outcome = booking_cancel(user=request.user, booking_id=booking_id)
     except BookingError as exc:
         error = exc
+    waiting = error is not None and error.code == Code.TICKET_PENDING
+    ticket_no = (error.data or {}).get("ticket_no") if error is not None else None
     if request.htmx:
-        booking = (
-            outcome.booking if outcome else bookings_for_user(user=request.user).filter(booking_id=booking_id).first()
-        )
+        booking = outcome.booking if outcome else _own_booking(request.user, booking_id)
         if booking is None:
             return render(request, "bookings/partials/notice.html", {"error": error})
-        return render(request, "bookings/partials/row.html", {"booking": booking, "outcome": outcome, "error": error})
-    if error:
+        context = {"booking": booking, "outcome": outcome, "error": error, "waiting": waiting, "ticket_no": ticket_no}
+        return render(request, "bookings/partials/row.html", context)
+    if waiting:
+        messages.info(
+            request,
+            _("%(booking)s: the cancellation waits for an approver (ticket %(ticket)s); nothing is cancelled yet.")
+            % {"booking": normalise_booking_id(booking_id), "ticket": ticket_no},
+        )
+    elif error:
         messages.error(request, error.message)
+    elif outcome.already_cancelled:
+        messages.info(request, _("%(booking)s: already cancelled.") % {"booking": outcome.booking.booking_id})
     elif outcome.call_the_hotel:
-        messages.info(request, f"{outcome.booking.booking_id}: cancelled — please call the hotel to confirm.")
+        messages.info(
+            request,
+            _("%(booking)s: cancelled — please call the hotel to confirm.") % {"booking": outcome.booking.booking_id},
+        )
     else:
-        messages.success(request, f"{outcome.booking.booking_id}: cancelled.")
+        messages.success(request, _("%(booking)s: cancelled.") % {"booking": outcome.booking.booking_id})
     return redirect("bookings:list")
+
+
+def _own_booking(user, booking_id: str):
+    bid = normalise_booking_id(booking_id)
+    return bookings_for_user(user=user).filter(booking_id=bid).first() if bid else None

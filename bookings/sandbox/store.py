@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 DEFAULT_STORE = Path(__file__).resolve().parent.parent.parent / "var" / "sandbox-supplier.sqlite3"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 SCHEMA = [
     """CREATE TABLE IF NOT EXISTS orders (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -34,6 +34,13 @@ SCHEMA = [
         amount REAL NOT NULL,
         request_id TEXT,
         key_hash TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    )""",
+    # Every cancelOrder the supplier processed (a repeat of an already cancelled order too): tests count them.
+    """CREATE TABLE IF NOT EXISTS cancellations (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        order_no TEXT NOT NULL,
+        already_cancelled INTEGER NOT NULL,
         created_at TEXT NOT NULL
     )""",
     # What was searched recently, so saveOrder can find a flight, train or hotel by its number alone.
@@ -91,13 +98,17 @@ def new_number(conn: sqlite3.Connection, table: str, column: str, prefix: str, t
 
 
 def stats(conn: sqlite3.Connection) -> dict:
-    """Counts for tests and benchmarks: orders by status and product, refunds by order."""
+    """Counts for tests and benchmarks: orders by status and product, refunds by order, cancels by order."""
     by_status = dict(conn.execute("SELECT status, COUNT(*) FROM orders GROUP BY status ORDER BY status").fetchall())
     by_product = dict(conn.execute("SELECT product, COUNT(*) FROM orders GROUP BY product ORDER BY product").fetchall())
     refunds = dict(
         conn.execute("SELECT order_id, COUNT(*) FROM refunds GROUP BY order_id ORDER BY order_id").fetchall()
     )
+    cancels = dict(
+        conn.execute("SELECT order_no, COUNT(*) FROM cancellations GROUP BY order_no ORDER BY order_no").fetchall()
+    )
     return {
         "orders": {"total": sum(by_status.values()), "byStatus": by_status, "byProduct": by_product},
         "refunds": {"total": sum(refunds.values()), "byOrderId": refunds},
+        "cancels": {"total": sum(cancels.values()), "byOrderNo": cancels},
     }

@@ -331,6 +331,10 @@ def _cancel(conn, ctx, args, product: str) -> dict:
     already = row["status"] == CANCELLED
     if not already:
         conn.execute("UPDATE orders SET status = ?, updated_at = ? WHERE id = ?", (CANCELLED, ctx.now, row["id"]))
+    conn.execute(
+        "INSERT INTO cancellations (order_no, already_cancelled, created_at) VALUES (?, ?, ?)",
+        (row["order_no"], int(already), ctx.now),
+    )
     view = _order_view(_load(conn, ctx, row["order_no"], product))
     return {**view, "alreadyCancelled": already}
 

@@ -121,7 +121,6 @@ def test_a_model_that_never_stops_calling_tools_is_capped_and_books_nothing(
         SEARCH + " | sh",
         "supplier call flight search -a '$(cat /etc/passwd)'",
         "bash -c 'supplier call flight search'",
-        'supplier call order refund -a \'{"orderId": "ORD-001", "amount": 1}\'',
     ],
 )
 def test_a_composed_command_with_shell_syntax_or_another_program_is_refused(
@@ -139,6 +138,25 @@ def test_a_composed_command_with_shell_syntax_or_another_program_is_refused(
     assert refused["ok"] is False and refused["code"] == "INVALID_PARAM"
     assert "refused" in refused["message"]
     assert supplier_sandbox.stats()["orders"]["total"] == 0
+
+
+def test_a_composed_refund_is_refused_as_not_the_travellers_to_run(
+    alice, supplier_sandbox, openai_settings, fake_openai
+):
+    command = 'supplier call order refund -a \'{"orderId": "ORD-001", "amount": 1}\''
+    fake_openai.enqueue(
+        Reply(content=UNDERSTOOD),
+        Reply(tool_calls=[{"id": "bad", "name": "execute_platform_command", "arguments": {"command": command}}]),
+        Reply(content="done"),
+    )
+
+    result = chat_turn(user=alice, message="帮我订12月5日上海到杭州最便宜的航班，乘机人张三 13800000000", today=TODAY)
+
+    refused = json.loads(next(m for m in fake_openai.requests[2].messages if m["role"] == "tool")["content"])
+    assert (refused["ok"], refused["code"]) == (False, "PERMISSION_DENIED")
+    assert "refused" in refused["message"]
+    assert result.outcome == "REJECTED" and "没有执行任何操作" in result.reply
+    assert supplier_sandbox.stats()["refunds"]["total"] == 0
 
 
 def test_channel_two_books_and_cancels_with_the_rules_policy(alice, supplier_sandbox, settings):

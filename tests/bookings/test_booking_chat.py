@@ -159,7 +159,8 @@ def test_someone_elses_booking_cannot_be_cancelled_and_nothing_changes(alice, us
 
     bobs.refresh_from_db()
     assert result.outcome == "REJECTED"
-    assert "不属于你" in result.reply
+    assert "你的账户里没有这个预订" in result.reply  # worded as an unknown id: nothing said about bob's booking
+    assert bobs.booking_id not in result.reply
     assert bobs.status == "PENDING_PAYMENT"
     assert supplier(bob, "flight", "queryOrder", {"orderId": bobs.external_order_no})["status"] == "PENDING_PAYMENT"
 
