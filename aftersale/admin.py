@@ -24,6 +24,8 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
 from aftersale.models import BizOrder, HitlTicket, OrderEvent, Policy, TicketEvent, TicketKind, TicketStatus
+from aftersale.services.execution import ticket_decide, ticket_retry
+from aftersale.services.transitions import AftersaleError
 
 DECIDE_PERMISSION = "aftersale.decide_ticket"
 CONFIRMATION_TEMPLATE = "admin/aftersale/hitlticket/decide_confirmation.html"
@@ -44,6 +46,7 @@ ORDER_KEYS = ("order", "order_facts")
 BOOKING_KEYS = ("booking",)
 POLICY_KEYS = ("policies", "policy_passages", "passages")
 VERDICT_KEYS = ("verdict",)
+ASSESSMENT_KEYS = ("assessment",)
 SUMMARY_KEYS = ("summary",)
 PATH_KEYS = ("path",)
 POLICY_TEXT_KEYS = ("text", "passage", "excerpt", "content")
@@ -103,7 +106,8 @@ class OrderTicketInline(ReadOnlyInline):
 
 @admin.register(BizOrder)
 class BizOrderAdmin(ReadOnlyAdmin):
-    """Orders are read here; their status and money change only through the after-sale services (with events)."""
+    """Orders are read here, never edited: status, owner and amount change only through `order_transition` (an
+    event row each), so the admin has no change, add or delete permission on them, whoever is signed in."""
 
     list_display = ("order_id", "user", "category", "amount", "status", "paid_at", "delivered_at")
     list_filter = ("category", "status")
@@ -287,7 +291,7 @@ class HitlTicketAdmin(admin.ModelAdmin):
             return ""
         return format_html(
             '<span class="ticket-flagged" title="{}" style="color:#c62828;font-weight:bold">⚑ flagged</span>',
-            "Review closely: the verdict failed or was uncertain",
+            "Review closely: the verdict failed, was uncertain or disagreed with the policy",
         )
 
     @admin.display(description="deadline", ordering="deadline")
@@ -331,9 +335,6 @@ class HitlTicketAdmin(admin.ModelAdmin):
 
     @admin.action(description="Retry execution of selected failed tickets", permissions=["decide"])
     def retry_tickets(self, request, queryset):
-        from aftersale.services import AftersaleError
-        from aftersale.services.execution import ticket_retry
-
         retried = []
         for ticket in queryset.order_by("pk"):
             try:
@@ -377,9 +378,6 @@ class HitlTicketAdmin(admin.ModelAdmin):
         return TemplateResponse(request, CONFIRMATION_TEMPLATE, context)
 
     def _apply_decisions(self, request, tickets: list[HitlTicket], *, approve: bool, reason: str) -> None:
-        from aftersale.services import AftersaleError
-        from aftersale.services.execution import ticket_decide
-
         decided = []
         for ticket in tickets:
             try:
@@ -450,6 +448,11 @@ def render_evidence(ticket: HitlTicket) -> SafeString:
     policies = _first(evidence, POLICY_KEYS, used)
     if policies:
         sections.append(("Policy passages", _policies(policies, cited=cited if isinstance(cited, list) else [])))
+    assessment = _first(evidence, ASSESSMENT_KEYS, used)
+    if assessment:
+        sections.append(
+            ("Policy assessment (code)", _facts(assessment) if isinstance(assessment, dict) else _value(assessment))
+        )
     sections.append(("Verdict", _verdict(ticket, recorded_verdict)))
     path = _first(evidence, PATH_KEYS, used)
     if path:
@@ -541,7 +544,7 @@ def _verdict(ticket: HitlTicket, recorded: Any) -> SafeString:
     elif recorded and "verdict" not in facts:
         facts["verdict"] = recorded
     if ticket.flagged:
-        facts["flagged"] = "yes: review closely (the verdict failed or was uncertain)"
+        facts["flagged"] = "yes: review closely (the verdict failed, was uncertain or disagreed with the policy)"
     if not facts:
         return format_html("<p>{}</p>", "No verdict (a paused tool call is decided on its facts).")
     return _facts(facts)

@@ -1,14 +1,20 @@
-"""The after-sale JSON API: my orders, my requests (tickets) and where they stand, and a new request."""
+"""The after-sale JSON API: my orders, my requests (tickets) and where they stand, and a new request.
+
+Refusals are the one error body of every API view (`core.api`): a request the workflow refuses raises
+`AftersaleError`, which the project's DRF exception handler answers with `{"ok": false, "code", "message", "data"}`
+and the HTTP status of its code; malformed bodies and invalid fields get the same body from DRF's own errors.
+"""
 
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import generics, serializers, status
-from rest_framework.exceptions import ParseError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from aftersale.models import BizOrder, HitlTicket
 from aftersale.selectors import orders_for_user, tickets_for_user
-from config.api import DetailSerializer
+from aftersale.services.transitions import AftersaleError
+from aftersale.services.workflow import SUBMITTED, aftersale_request_submit
+from core.api import ErrorSerializer
 
 
 class OrderSerializer(serializers.ModelSerializer):
@@ -31,28 +37,16 @@ class AftersaleRequestSerializer(serializers.Serializer):
 
 
 class AftersaleResultSerializer(serializers.Serializer):
-    status = serializers.CharField()
+    status = serializers.CharField(help_text="SUBMITTED (a new ticket), REUSED (the pending one) or ALREADY_DONE.")
     code = serializers.CharField()
     reason = serializers.CharField(allow_blank=True)
-    ticket = TicketSerializer(allow_null=True)
+    ticket = TicketSerializer()
 
 
-RESULT_HTTP = {
-    "SUBMITTED": status.HTTP_201_CREATED,
-    "REUSED": status.HTTP_200_OK,
-    "ALREADY_DONE": status.HTTP_200_OK,
-}
-REJECTION_HTTP = {
-    "INVALID_PARAM": status.HTTP_400_BAD_REQUEST,
-    "ORDER_NOT_FOUND": status.HTTP_404_NOT_FOUND,
-    "ORDER_NOT_OWNED": status.HTTP_403_FORBIDDEN,
-    "INELIGIBLE": status.HTTP_422_UNPROCESSABLE_ENTITY,
-}
+ERRORS = {401: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer}
 
 
-@extend_schema_view(
-    get=extend_schema(responses={200: OrderSerializer(many=True), 401: DetailSerializer, 404: DetailSerializer})
-)
+@extend_schema_view(get=extend_schema(responses={200: OrderSerializer(many=True), **ERRORS}))
 class OrderListView(generics.ListAPIView):
     serializer_class = OrderSerializer
 
@@ -60,9 +54,7 @@ class OrderListView(generics.ListAPIView):
         return orders_for_user(user=self.request.user)
 
 
-@extend_schema_view(
-    get=extend_schema(responses={200: TicketSerializer(many=True), 401: DetailSerializer, 404: DetailSerializer})
-)
+@extend_schema_view(get=extend_schema(responses={200: TicketSerializer(many=True), **ERRORS}))
 class TicketListView(generics.ListAPIView):
     serializer_class = TicketSerializer
 
@@ -74,33 +66,24 @@ class AftersaleRequestView(APIView):
     @extend_schema(
         request=AftersaleRequestSerializer,
         responses={
-            **{code: AftersaleResultSerializer for code in (200, 201, 400, 403, 404, 422)},
-            401: DetailSerializer,
+            201: AftersaleResultSerializer,
+            200: AftersaleResultSerializer,
+            **{code: ErrorSerializer for code in (400, 401, 403, 404, 409, 415)},
         },
         summary="Ask for a refund or a return of one of my orders (idempotent per order and action)",
     )
     def post(self, request):
-        from aftersale.services.workflow import aftersale_request_submit
-
-        try:
-            body = request.data
-        except ParseError as exc:  # answered in this API's own error shape, as documented
-            reason = f"malformed JSON: {exc.detail}"
-            return Response(
-                {"status": "REJECTED", "code": "INVALID_PARAM", "reason": reason, "ticket": None},
-                status=status.HTTP_400_BAD_REQUEST,
-            )
-        incoming = AftersaleRequestSerializer(data=body)
-        if not incoming.is_valid():
-            field, problems = next(iter(incoming.errors.items()))
-            body = {"status": "REJECTED", "code": "INVALID_PARAM", "reason": f"{field}: {problems[0]}", "ticket": None}
-            return Response(body, status=status.HTTP_400_BAD_REQUEST)
+        incoming = AftersaleRequestSerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
         outcome = aftersale_request_submit(user=request.user, **incoming.validated_data)
+        if not outcome.ok:
+            policies = [{"id": p.get("id"), "title": p.get("title", "")} for p in outcome.cited_policies]
+            data = {"status": outcome.status, "policies": policies if outcome.code == "INELIGIBLE" else []}
+            raise AftersaleError(outcome.code, outcome.reason, data)
         body = {
             "status": outcome.status,
             "code": outcome.code,
             "reason": outcome.reason or "",
-            "ticket": TicketSerializer(outcome.ticket).data if outcome.ticket else None,
+            "ticket": TicketSerializer(outcome.ticket).data,
         }
-        http = RESULT_HTTP.get(outcome.status) or REJECTION_HTTP.get(outcome.code, status.HTTP_400_BAD_REQUEST)
-        return Response(body, status=http)
+        return Response(body, status=status.HTTP_201_CREATED if outcome.status == SUBMITTED else status.HTTP_200_OK)

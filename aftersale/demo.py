@@ -15,6 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from aftersale.models import BizOrder, OrderCategory, OrderEvent, OrderStatus, Policy
+from core.transitions import record_creation
 from itinerary.models import Activity
 
 SEED_REASON = "Demo data created by seed_demo."
@@ -245,6 +246,6 @@ def seed_demo_orders(*, now: datetime | None = None) -> dict[str, tuple[int, int
             continue
         user = user_model.objects.get(username=spec.username)
         order = BizOrder.objects.create(order_id=spec.order_id, user=user, **order_fields(spec, now=now, today=today))
-        OrderEvent.objects.create(order=order, from_status="", to_status=order.status, reason=SEED_REASON)
+        record_creation(order, event_model=OrderEvent, reason=SEED_REASON)
         created += 1
     return {"orders": (created, len(DEMO_ORDERS) - created)}

@@ -4,6 +4,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Case, DateTimeField, F, IntegerField, Q, Value, When
 
+from core.models import StatusEvent
+
 
 class OrderCategory(models.TextChoices):
     GOODS = "GOODS", "Goods"
@@ -19,7 +21,7 @@ class OrderStatus(models.TextChoices):
     CANCELLED = "CANCELLED", "Cancelled"
 
 
-# The only moves an order may make; aftersale.services checks every change against it.
+# The only moves an order may make; `order_transition` checks every change against it.
 ORDER_TRANSITIONS: dict[str, set[str]] = {
     OrderStatus.PAID: {OrderStatus.DELIVERED, OrderStatus.COMPLETED, OrderStatus.REFUNDED, OrderStatus.CANCELLED},
     OrderStatus.DELIVERED: {OrderStatus.COMPLETED, OrderStatus.RETURNED, OrderStatus.REFUNDED},
@@ -61,18 +63,15 @@ class BizOrder(models.Model):
         return f"{self.order_id} {self.get_category_display()} ¥{self.amount} {self.get_status_display()}"
 
 
-class OrderEvent(models.Model):
+class OrderEvent(StatusEvent):
     """One change of an order: who, when, from, to, why."""
 
-    order = models.ForeignKey(BizOrder, on_delete=models.CASCADE, related_name="events")
-    from_status = models.CharField(max_length=10, blank=True)
-    to_status = models.CharField(max_length=10)
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
-    reason = models.CharField(max_length=500, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    SUBJECT_FIELD = "order"
 
-    class Meta:
-        ordering = ["created_at", "id"]
+    order = models.ForeignKey(BizOrder, on_delete=models.CASCADE, related_name="events")
+
+    class Meta(StatusEvent.Meta):
+        pass
 
     def __str__(self) -> str:
         return f"{self.order.order_id}: {self.from_status or '∅'} → {self.to_status}"
@@ -116,7 +115,7 @@ class TicketStatus(models.TextChoices):
     FAILED = "FAILED", "Failed"
 
 
-# The only moves a ticket may make; aftersale.services checks every change against it.
+# The only moves a ticket may make; `ticket_transition` checks every change against it.
 TICKET_TRANSITIONS: dict[str, set[str]] = {
     TicketStatus.PENDING: {TicketStatus.APPROVED, TicketStatus.REJECTED, TicketStatus.TIMEOUT},
     TicketStatus.APPROVED: {TicketStatus.EXECUTING},
@@ -211,18 +210,15 @@ class HitlTicket(models.Model):
         return f"{self.ticket_no} {self.get_action_display()} {self.entity} ({self.get_status_display()})"
 
 
-class TicketEvent(models.Model):
+class TicketEvent(StatusEvent):
     """One change of a ticket: who, when, from, to, why."""
 
-    ticket = models.ForeignKey(HitlTicket, on_delete=models.CASCADE, related_name="events")
-    from_status = models.CharField(max_length=10, blank=True)
-    to_status = models.CharField(max_length=10)
-    actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
-    reason = models.CharField(max_length=500, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    SUBJECT_FIELD = "ticket"
 
-    class Meta:
-        ordering = ["created_at", "id"]
+    ticket = models.ForeignKey(HitlTicket, on_delete=models.CASCADE, related_name="events")
+
+    class Meta(StatusEvent.Meta):
+        pass
 
     def __str__(self) -> str:
         return f"{self.ticket.ticket_no}: {self.from_status or '∅'} → {self.to_status}"

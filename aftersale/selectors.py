@@ -5,7 +5,12 @@ from typing import Any
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from aftersale.models import BizOrder, HitlTicket
+from aftersale.models import BizOrder, HitlTicket, TicketStatus
+from aftersale.services.transitions import AftersaleError
+from core.envelope import Code
+from core.ids import normalise_order_id
+
+PROGRESS_LIMIT = 20
 
 
 def order_get(*, order_id: str) -> BizOrder | None:
@@ -49,6 +54,46 @@ def ticket_for_user(*, user, ticket_no: str) -> HitlTicket | None:
 def tickets_for_order(*, user, order_id: str) -> QuerySet[HitlTicket]:
     """This user's tickets about one order (by its normalised id), newest first."""
     return tickets_for_user(user=user).filter(entity=order_id)
+
+
+def ticket_facts(ticket: HitlTicket) -> dict[str, Any]:
+    """What a requester may see of a ticket, as JSON-ready data: never the verdict, the evidence or the flag (those
+    are for approvers); the approver's words only when they rejected it."""
+    return {
+        "ticket_no": ticket.ticket_no,
+        "kind": ticket.kind,
+        "action": ticket.action,
+        "entity": ticket.entity,
+        "order_id": ticket.entity,
+        "amount": str(ticket.amount) if ticket.amount is not None else None,
+        "status": ticket.status,
+        "created_at": ticket.created_at.isoformat(),
+        "deadline": ticket.deadline.isoformat(),
+        "decided_at": ticket.decided_at.isoformat() if ticket.decided_at else None,
+        "executed_at": ticket.executed_at.isoformat() if ticket.executed_at else None,
+        "decision_reason": ticket.decision_reason if ticket.status == TicketStatus.REJECTED else "",
+    }
+
+
+def aftersale_progress(*, user, order_id: str | None = None, limit: int = PROGRESS_LIMIT) -> list[HitlTicket]:
+    """Where the user's own requests stand: their tickets (refunds, returns, paused cancellations), newest first,
+    at most `limit`, only those of one order when `order_id` is given (normalised here).
+
+    Raises AftersaleError PERMISSION_DENIED (nobody signed in), INVALID_PARAM (an order id that is not one),
+    ORDER_NOT_FOUND (no order of the user's and no request of theirs has that id: someone else's order reads the
+    same as an unknown one, so nothing is said about it).
+    """
+    if user is None or not getattr(user, "is_authenticated", False):
+        raise AftersaleError(Code.PERMISSION_DENIED, "Sign in to see your requests.")
+    if order_id is None or (isinstance(order_id, str) and not order_id.strip()):
+        return list(tickets_for_user(user=user)[:limit])
+    normalised = normalise_order_id(order_id)
+    if normalised is None:
+        raise AftersaleError(Code.INVALID_PARAM, "Give an order number like ORD-001.", {"order_id": None})
+    tickets = list(tickets_for_order(user=user, order_id=normalised)[:limit])
+    if not tickets and not BizOrder.objects.filter(user=user, order_id=normalised).exists():
+        raise AftersaleError(Code.ORDER_NOT_FOUND, "You have no order with that number.", {"order_id": None})
+    return tickets
 
 
 def _moment(value) -> str | None:

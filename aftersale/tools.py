@@ -1,21 +1,23 @@
-"""What the agent may call about after-sale. Each returns the envelope of DESIGN.md and never raises.
+"""What the agent (and channel 1, through the same registry) may call about after-sale: thin over the services.
 
-The traveller is always the context's user; no tool takes a user id from its arguments.
+Each tool returns the envelope of DESIGN.md with `data["kind"]` (`aftersale`, `progress`) and everything the
+presenter needs, ok or fail, and never raises. The traveller is always the context's user; no tool takes a user id
+from its arguments.
 """
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from aftersale.hooks import HOOKS as CHECKPOINT_HOOKS
-from aftersale.models import HitlTicket
-from aftersale.selectors import tickets_for_order, tickets_for_user
+from aftersale.selectors import aftersale_progress, ticket_facts
+from aftersale.services.transitions import AftersaleError
 from aftersale.services.workflow import aftersale_request_submit
 from core.envelope import Code, fail, ok
 from core.ids import normalise_order_id
-from core.tools import Risk, ToolContext, tool
+from core.tools import Needs, Risk, ToolContext, tool
 
-PROGRESS_LIMIT = 20
+AFTERSALE_KIND = "aftersale"
+PROGRESS_KIND = "progress"
 MESSAGES = {
     "SUBMITTED": "submitted, waiting for review",
     "REUSED": "already submitted, still waiting for review",
@@ -23,22 +25,9 @@ MESSAGES = {
 }
 
 
-def ticket_summary(ticket: HitlTicket) -> dict[str, Any]:
-    """What a traveller may see of a ticket (never the approver's flag or the evidence)."""
-    return {
-        "ticket_no": ticket.ticket_no,
-        "action": ticket.action,
-        "order_id": ticket.entity,
-        "amount": str(ticket.amount) if ticket.amount is not None else None,
-        "status": ticket.status,
-        "created_at": ticket.created_at.isoformat(),
-        "deadline": ticket.deadline.isoformat(),
-        "decided_at": ticket.decided_at.isoformat() if ticket.decided_at else None,
-        "executed_at": ticket.executed_at.isoformat() if ticket.executed_at else None,
-    }
-
-
-@tool(risk=Risk.WRITE, tags=("aftersale",))
+# Opening a request writes a ticket, but moves no money: a human approver decides every one, so the call itself
+# needs nothing more (no confirmation card in front of a request for review).
+@tool(risk=Risk.WRITE, needs=Needs.NOTHING, tags=("aftersale",))
 def request_aftersale(
     context: ToolContext,
     order_id: Annotated[str, Field(max_length=32, description="The order number, like ORD-001")],
@@ -54,18 +43,20 @@ def request_aftersale(
     after-sale policies and submitted to a human reviewer; it returns at once with the ticket. Asking again for
     the same order and action returns the same ticket."""
     # Time limits count from the real clock, not from a date the conversation may have pinned.
-    outcome = aftersale_request_submit(user=context.user, order_id=order_id, action=action)
+    outcome = aftersale_request_submit(user=context.user, order_id=order_id, action=action, port=context.port)
+    data = {
+        "kind": AFTERSALE_KIND,
+        "outcome": outcome.status,
+        "order_id": outcome.ticket.entity if outcome.ticket else normalise_order_id(order_id),
+        "action": action,
+        "reason": outcome.reason or "",
+    }
     if not outcome.ok:
-        data = {
-            "order_id": normalise_order_id(order_id),
-            "reason": outcome.reason,
-            "policies": [{"id": p["id"], "title": p["title"]} for p in outcome.cited_policies]
-            if outcome.code == Code.INELIGIBLE
-            else [],
-        }
+        cited = outcome.cited_policies if outcome.code == Code.INELIGIBLE else []
+        data["policies"] = [{"id": p.get("id"), "title": p.get("title", "")} for p in cited]
         return fail(outcome.code, outcome.reason, data)
-    data = ticket_summary(outcome.ticket) | {"outcome": outcome.status}
-    return ok(data, MESSAGES[outcome.status])
+    facts = ticket_facts(outcome.ticket)
+    return ok({**facts, **data, "ticket": facts}, MESSAGES[outcome.status])
 
 
 @tool(risk=Risk.READ, tags=("aftersale",))
@@ -77,15 +68,12 @@ def query_progress(
 ) -> dict:
     """List the traveller's own after-sale tickets (refunds, returns, paused cancellations) with their status,
     newest first, optionally only those of one order."""
-    if order_id:
-        normalised = normalise_order_id(order_id)
-        if normalised is None:
-            return fail(Code.INVALID_PARAM, "Give an order number like ORD-001.")
-        tickets = tickets_for_order(user=context.user, order_id=normalised)
-    else:
-        tickets = tickets_for_user(user=context.user)
-    return ok({"tickets": [ticket_summary(t) for t in tickets[:PROGRESS_LIMIT]]})
+    try:
+        tickets = aftersale_progress(user=context.user, order_id=order_id)
+    except AftersaleError as exc:
+        return fail(exc.code, exc.message, {"kind": PROGRESS_KIND, "order_id": None, "tickets": []})
+    wanted = normalise_order_id(order_id) if order_id else None
+    return ok({"kind": PROGRESS_KIND, "order_id": wanted, "tickets": [ticket_facts(t) for t in tickets]})
 
 
 TOOLS = [request_aftersale, query_progress]
-HOOKS = CHECKPOINT_HOOKS  # HIGH-risk tool calls are paused into tickets for an approver

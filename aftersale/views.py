@@ -6,6 +6,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from aftersale.selectors import orders_for_user, tickets_for_user
+from aftersale.services.workflow import REJECTED, SUBMITTED, aftersale_request_submit
 
 ACTIONS = {"REFUND", "RETURN"}
 
@@ -19,16 +20,15 @@ def requests_page(request):
 @login_required
 @require_POST
 def request_submit(request, order_id: str):
-    from aftersale.services.workflow import aftersale_request_submit
-
+    """One refund or return request from the page: the same service as chat and the API, its answer as a message."""
     action = request.POST.get("action", "")
     if action not in ACTIONS:
         messages.error(request, "Choose a refund or a return.")
         return redirect("aftersale:requests")
     outcome = aftersale_request_submit(user=request.user, order_id=order_id, action=action)
-    if outcome.status == "REJECTED":
+    if outcome.status == REJECTED:
         messages.error(request, f"{order_id}: {outcome.reason or outcome.code}")
-    elif outcome.status == "SUBMITTED":
+    elif outcome.status == SUBMITTED:
         messages.success(request, f"{outcome.ticket.ticket_no}: submitted, waiting for review.")
     else:
         messages.info(request, f"{outcome.ticket.ticket_no}: already {outcome.ticket.get_status_display().lower()}.")

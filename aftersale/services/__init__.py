@@ -2,7 +2,7 @@
 
 - `transitions`: the only way a ticket or an order changes status (row lock, transition table, event row);
 - `workflow`: the refund/return graph and the workflow-ticket gate (`wfa:` keys);
-- `checkpoints`: HIGH-risk tool calls paused into tickets (`hitl:` keys) and the gate around them;
+- `checkpoints`: calls that need an approver paused into tickets (`hitl:` keys): the project's approval gate;
 - `execution`: deciding tickets and executing approved ones exactly once.
 """
 

@@ -1,6 +1,8 @@
-"""Checkpoint tickets: a HIGH-risk tool call paused until a human approves it (`hitl:{action}:{entity}` keys).
+"""Checkpoint tickets: a call that needs an approver, paused until a human approves it (`hitl:{action}:{entity}`).
 
-The gate answers one question for a call that needs approval: may it run now? DESIGN's idempotency table for
+`approval_gate` is the project's approval gate (settings.TRIPDESK_APPROVAL_GATE, `core.approvals`): the services
+that hold an approval rule (bookings' cancel above the checkpoint amount, the registry's HIGH-risk tools) ask it,
+and never import this app. It answers one question for a call that needs approval: may it run now? DESIGN's idempotency table for
 checkpoint keys decides, from the tickets the key already has:
 
 | ticket for the key           | the gate                                                           |
@@ -25,8 +27,11 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from aftersale.models import LIVE_TICKET_STATUSES, HitlTicket, TicketEvent, TicketKind, TicketStatus
+from aftersale.models import LIVE_TICKET_STATUSES, HitlTicket, TicketAction, TicketEvent, TicketKind, TicketStatus
 from aftersale.services.transitions import AftersaleError, ticket_number, ticket_transition
+from core.approvals import ApprovalDecision
+from core.envelope import Code
+from core.transitions import record_creation
 
 logger = logging.getLogger(__name__)
 
@@ -35,10 +40,9 @@ KEY_PREFIX = "hitl"
 PROCEED_STATUSES = frozenset(
     {TicketStatus.APPROVED, TicketStatus.EXECUTING, TicketStatus.EXECUTED, TicketStatus.FAILED}
 )
-# Envelope codes of DESIGN.md (strings here: services do not depend on the assistant's toolkit).
-CODE_OK = "OK"
-CODE_TICKET_PENDING = "TICKET_PENDING"
-CODE_PERMISSION_DENIED = "PERMISSION_DENIED"
+CODE_OK = Code.OK.value
+CODE_TICKET_PENDING = Code.TICKET_PENDING.value
+CODE_PERMISSION_DENIED = Code.PERMISSION_DENIED.value
 _CREATE_ATTEMPTS = 3
 
 
@@ -62,18 +66,68 @@ class CheckpointDecision:
         """The envelope data for a call that does not proceed."""
         if self.ticket is None:
             return {}
+        ticket = self.ticket
         return {
-            "ticket_no": self.ticket.ticket_no,
-            "status": self.ticket.status,
-            "action": self.ticket.action,
-            "entity": self.ticket.entity,
-            "deadline": self.ticket.deadline.isoformat(),
+            "ticket_no": ticket.ticket_no,
+            "status": ticket.status,
+            "action": ticket.action,
+            "entity": ticket.entity,
+            "amount": str(ticket.amount) if ticket.amount is not None else None,
+            "deadline": ticket.deadline.isoformat(),
+            "decision_reason": ticket.decision_reason if ticket.status == TicketStatus.REJECTED else "",
+            "created": self.created,
         }
+
+    def approval(self) -> ApprovalDecision:
+        """The same answer as the project's approval gate gives it (`core.approvals.ApprovalDecision`)."""
+        return ApprovalDecision(proceed=self.proceed, code=self.code, message=self.message, data=self.data)
 
 
 def checkpoint_key(*, action: str, entity: str) -> str:
     """`hitl:{action}:{entity}`, e.g. `hitl:CANCEL_BOOKING:BK20261201001`."""
     return f"{KEY_PREFIX}:{action}:{entity}"
+
+
+def approval_gate(
+    *,
+    user,
+    action: str,
+    entity: str,
+    amount: Decimal | None,
+    summary: str,
+    arguments: dict[str, Any],
+    evidence: dict[str, Any],
+) -> ApprovalDecision:
+    """May this call, which needs an approver, run now? (The gate of `core.approvals`.)
+
+    `action` is a ticket action (CANCEL_BOOKING, REFUND, RETURN), `entity` the booking or order id it acts on,
+    `arguments` what the call will run with (saved so a worker can resume it once approved), `summary` one line
+    for the approver, `evidence` the facts they decide on (a `tool` key names the paused tool). A caller with no
+    signed-in user, or an action the approval desk does not know, is refused: nothing runs unreviewed.
+    """
+    if user is None or not getattr(user, "is_authenticated", False) or getattr(user, "pk", None) is None:
+        return ApprovalDecision(False, CODE_PERMISSION_DENIED, "This needs a signed-in traveller and an approver.")
+    action = str(action or "").strip().upper()
+    entity = str(entity or "").strip().upper()
+    if action not in TicketAction.values or not entity:
+        logger.error("approval asked for an unknown action %r on %r; refused", action, entity)
+        return ApprovalDecision(
+            False,
+            CODE_PERMISSION_DENIED,
+            "This needs an approver's OK, and it cannot be sent for approval; nothing was done.",
+        )
+    evidence = dict(evidence or {})
+    decision = checkpoint_gate(
+        user=user,
+        action=action,
+        entity=entity,
+        amount=amount,
+        arguments=dict(arguments or {}),
+        summary=summary,
+        tool=str(evidence.get("tool") or ""),
+        evidence=evidence,
+    )
+    return decision.approval()
 
 
 def checkpoint_gate(
@@ -89,10 +143,10 @@ def checkpoint_gate(
 ) -> CheckpointDecision:
     """Decide whether a HIGH-risk call on `entity` may run, opening a checkpoint ticket when it must wait.
 
-    `arguments` are the tool call's own arguments; the ticket saves them as `{"tool": tool, "arguments": …}` so a
-    worker can resume the call once it is approved (`tool` defaults to the action in lower case, which is the
-    tool's name for `CANCEL_BOOKING`). `summary` says in one line what the call does; it goes into the ticket's
-    evidence with any extra `evidence`.
+    `arguments` are the call's own arguments; the ticket saves them as `{"tool": tool, "arguments": …}` so a
+    worker can resume the call once it is approved (the executor resumes by the ticket's action, never by the
+    tool's name). `summary` says in one line what the call does; it goes into the ticket's evidence with any extra
+    `evidence`.
 
     Never raises a domain error: the answer is in the decision (see the module's table).
     """
@@ -101,7 +155,7 @@ def checkpoint_gate(
     if decision is not None:
         return decision
 
-    saved_call = {"tool": tool or action.lower(), "arguments": dict(arguments)}
+    saved_call = {"tool": tool, "arguments": dict(arguments)}
     ticket_evidence = {"summary": summary, **(evidence or {})}
     for _attempt in range(_CREATE_ATTEMPTS):
         try:
@@ -187,13 +241,7 @@ def _create_ticket(
         status=TicketStatus.PENDING,
         deadline=now + timedelta(hours=settings.AFTERSALE_TICKET_TTL_HOURS),
     )
-    TicketEvent.objects.create(
-        ticket=ticket,
-        from_status="",
-        to_status=TicketStatus.PENDING,
-        actor=user,
-        reason=f"Paused for approval: {summary}"[:500],
-    )
+    record_creation(ticket, event_model=TicketEvent, actor=user, reason=f"Paused for approval: {summary}")
     return ticket
 
 

@@ -32,6 +32,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from celery import current_app
 from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.db.models import F, Q
@@ -39,15 +40,22 @@ from django.utils import timezone
 
 from aftersale.models import BizOrder, HitlTicket, TicketAction, TicketEvent, TicketKind, TicketStatus
 from aftersale.reconciliation import ORDER_TARGET_STATUS, reconcile
-from aftersale.services.transitions import AftersaleError, order_transition, ticket_transition
+from aftersale.services.transitions import (
+    AftersaleError,
+    order_lock,
+    order_transition,
+    ticket_lock,
+    ticket_transition,
+)
 from bookings.platform import PlatformCommand, PlatformError, platform_call
-from bookings.services import BookingError, booking_cancel, supplier_account_ensure
+from bookings.services import booking_cancel, supplier_account_ensure
+from core.errors import ApplicationError
 from core.ids import normalise_booking_id
 
 logger = logging.getLogger("aftersale.execution")
 
 DECIDE_PERMISSION = "aftersale.decide_ticket"
-CHECKPOINT_TOOL = "cancel_booking"
+EXECUTE_TASK = "aftersale.tasks.execute_ticket"
 
 
 # --- deciding ----------------------------------------------------------------------------------------------------
@@ -59,7 +67,7 @@ def _require_approver(user) -> None:
 
 
 def _locked_ticket(ticket_id: int) -> HitlTicket:
-    ticket = HitlTicket.objects.select_for_update().filter(pk=ticket_id).first()
+    ticket = ticket_lock(ticket_id=ticket_id)
     if ticket is None:
         raise AftersaleError("TICKET_NOT_FOUND", f"no ticket {ticket_id}")
     return ticket
@@ -77,11 +85,12 @@ def _already_decided(ticket: HitlTicket) -> str:
 
 
 def _enqueue_execution(ticket_id: int, *, retry: bool = False) -> None:
-    """Send the execution task; if the broker cannot take it, the stalled-ticket sweep will resume the ticket."""
-    from aftersale.tasks import execute_ticket  # the tasks module imports these services
+    """Send the execution task; if the broker cannot take it, the stalled-ticket sweep will resume the ticket.
 
+    The task is looked up by name in the Celery app's registry (the tasks module calls these services, so the
+    services name the task rather than import it)."""
     try:
-        execute_ticket.delay(ticket_id, retry=retry)
+        current_app.tasks[EXECUTE_TASK].delay(ticket_id, retry=retry)
     except Exception:
         logger.exception("could not enqueue the execution of ticket %s; the sweep will resume it", ticket_id)
 
@@ -199,8 +208,10 @@ def _claim(ticket_id: int, *, retry: bool, now: datetime) -> HitlTicket | None:
 
 def _still_ours(ticket_id: int, attempt: int) -> HitlTicket | None:
     """The ticket, locked, if this executor still holds it (nobody took over a lease we outlived), else None."""
-    ticket = HitlTicket.objects.select_for_update().get(pk=ticket_id)
-    if ticket.status != TicketStatus.EXECUTING or ticket.attempts != attempt:
+    ticket = ticket_lock(ticket_id=ticket_id)
+    if ticket is None or ticket.status != TicketStatus.EXECUTING or ticket.attempts != attempt:
+        if ticket is None:
+            return None
         logger.warning(
             "ticket %s: attempt %s lost its lease (now %s, attempt %s); leaving it",
             ticket.ticket_no,
@@ -261,7 +272,7 @@ def _finish_refund(ticket: HitlTicket, refund: dict[str, Any], *, recovered: boo
         current = _still_ours(ticket.pk, ticket.attempts)
         if current is None:
             return HitlTicket.objects.get(pk=ticket.pk)
-        order = BizOrder.objects.select_for_update().filter(order_id=ticket.entity).first()
+        order = order_lock(order_id=ticket.entity)
         mismatches = reconcile(current, order)
         if mismatches:
             result["order_not_updated"] = mismatches
@@ -349,25 +360,26 @@ def _execute_refund(ticket: HitlTicket) -> HitlTicket:
 
 
 def _execute_checkpoint(ticket: HitlTicket) -> HitlTicket:
-    """Resume the paused `cancel_booking` call by running its service (idempotent: a cancelled booking stays so)."""
+    """Resume an approved CANCEL_BOOKING ticket through the cancel service, as its requester (idempotent: a
+    cancelled booking stays so). The service asks the approval gate again, which finds this ticket approved."""
     saved = ticket.arguments if isinstance(ticket.arguments, dict) else {}
     arguments = saved.get("arguments") if isinstance(saved.get("arguments"), dict) else {}
-    if saved.get("tool") != CHECKPOINT_TOOL:
-        return _fail(ticket, stage="resume", code="UNSUPPORTED", message=f"cannot resume tool {saved.get('tool')!r}")
-    booking_id = normalise_booking_id(arguments.get("booking_id"))
-    if ticket.entity and booking_id != normalise_booking_id(ticket.entity):
+    booking_id = normalise_booking_id(ticket.entity)
+    if booking_id is None:
+        return _fail(ticket, stage="resume", code="INVALID_PARAM", message=f"{ticket.entity!r} is not a booking id")
+    if "booking_id" in arguments and normalise_booking_id(arguments.get("booking_id")) != booking_id:
         return _fail(
             ticket,
             stage="resume",
             code="INVALID_PARAM",
-            message=f"the saved call is for {booking_id or 'no booking'}, the ticket for {ticket.entity}",
+            message=f"the saved call is for {arguments.get('booking_id')!r}, the ticket for {booking_id}",
         )
     try:
         outcome = booking_cancel(user=ticket.requested_by, booking_id=booking_id)
-    except BookingError as exc:
+    except ApplicationError as exc:  # BookingError and its kin: the booking is as it was
         return _fail(ticket, stage="resume", code=exc.code, message=exc.message)
     result = {
-        "tool": CHECKPOINT_TOOL,
+        "tool": saved.get("tool") or "",
         "booking_id": outcome.booking.booking_id,
         "status": outcome.booking.status,
         "already_cancelled": outcome.already_cancelled,
@@ -390,7 +402,7 @@ def ticket_execute(*, ticket_id: int, retry: bool = False) -> HitlTicket:
     Claims the ticket (see the module docstring); when someone else holds it or it is done, returns it untouched.
     WORKFLOW refund/return: check the supplier for an earlier attempt's refund (any attempt after the first),
     reconcile with the order as it is now, refund on the supplier, then order and ticket in one transaction.
-    CHECKPOINT cancel_booking: resume the saved call through `booking_cancel`. Business and supplier failures end
+    CHECKPOINT CANCEL_BOOKING: resume it through `booking_cancel`. Business and supplier failures end
     FAILED with the reason in `execution_result` (the order unchanged); `retry=True` (from `ticket_retry`) may
     claim a FAILED ticket. Raises AftersaleError TICKET_NOT_FOUND; database errors propagate (the task retries).
     """

@@ -3,11 +3,16 @@
     query_user → query_order → query_policy → validate → submit_ticket
         └────────────┴──────────────────────────┴──→ rejected
 
-Mechanical facts (who asks, the order exists, the order is theirs) are checked in code and reject at once. Policy
-eligibility is the verdict of the LLM port over the retrieved passages, the order's facts and today's date; a
-verdict that fails or is uncertain becomes a flagged ticket for a human. Only the `rules` adapter's REJECTED ends
-the request (its verdict is the policy engine, code); a model's REJECTED is a flagged ticket: the model alone never
-approves or rejects money.
+Mechanical facts (who asks, the order exists, the order is theirs) are checked in code and reject at once.
+`query_policy` retrieves the passages and computes aftersale's deterministic assessment (`aftersale.policy`).
+`validate` asks the LLM port (audited: one LLMCall row per call) for its three-state verdict, with the assessment
+in the request, and combines the two by one rule (`verdict_combine`):
+
+- the port answered with the assessment itself (the `rules` adapter, `from_policy`): the policy decides; its
+  REJECTED ends the request at once, citing the policy; UNCERTAIN is a flagged ticket;
+- a model answered: its verdict is one opinion. It agrees with the policy and says PASS → a ticket; it disagrees,
+  or says REJECTED or UNCERTAIN → a flagged ticket for a human. The model alone never rejects or approves money;
+- the port failed (error, timeout, an answer that is not a verdict) → UNCERTAIN, flagged.
 
 `submit_ticket` is the gate on `wfa:{action}:{order_id}`: a live ticket answers a repeated request (PENDING → reuse
 it, unless past its deadline: then it is timed out; APPROVED / EXECUTING / EXECUTED / FAILED → already done, never a
@@ -31,23 +36,57 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from aftersale.models import LIVE_TICKET_STATUSES, BizOrder, HitlTicket, TicketEvent, TicketKind, TicketStatus, Verdict
-from aftersale.policies import policy_passages
+from aftersale.policy import policy_assess, policy_passages
 from aftersale.selectors import order_facts, order_get
 from aftersale.services.transitions import AftersaleError, ticket_number, ticket_transition
-from assistant.audit import llm_call_record
-from assistant.llm.port import LLMError, LLMPort, Usage
-from assistant.llm.verdict import ACTIONS, VERDICTS, VerdictRequest
+from assistant.llm.audit import audited
+from assistant.llm.factory import get_llm_port
+from assistant.llm.port import LLMError, LLMPort
+from assistant.llm.verdict import ACTIONS, VERDICTS, Assessment, VerdictRequest, VerdictResult
 from core.envelope import Code
 from core.ids import normalise_order_id
+from core.transitions import record_creation
 
 logger = logging.getLogger("aftersale.workflow")
 
 SUBMITTED, REUSED, ALREADY_DONE, REJECTED = "SUBMITTED", "REUSED", "ALREADY_DONE", "REJECTED"
-# The provider whose verdict is code (the policy engine), so its REJECTED may end a request.
-DETERMINISTIC_PROVIDER = "rules"
 END = "end"
-AUDIT_OUTCOMES = {"OK", "INVALID", "TIMEOUT", "ERROR"}
 CREATE_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the workflow makes of the policy's assessment and the port's verdict: the verdict the ticket records,
+    why, the passages cited, whether a human must look closely, whether the verdict agrees with the policy, and
+    whether the request ends here (`reject`: the policy itself said no)."""
+
+    verdict: str
+    reason: str
+    policy_ids: list[Any]
+    flagged: bool
+    agrees: bool
+    reject: bool = False
+
+
+def verdict_combine(assessment: Assessment, result: VerdictResult) -> Decision:
+    """The workflow's one rule (see the module docstring): the policy's assessment and the port's answer."""
+    if result.from_policy:
+        return Decision(
+            verdict=assessment.verdict,
+            reason=assessment.reason,
+            policy_ids=list(assessment.policy_ids),
+            flagged=assessment.verdict != Verdict.PASS,
+            agrees=True,
+            reject=assessment.verdict == Verdict.REJECTED,
+        )
+    agrees = result.verdict == assessment.verdict
+    return Decision(
+        verdict=result.verdict,
+        reason=result.reason,
+        policy_ids=list(result.policy_ids or []),
+        flagged=not agrees or result.verdict != Verdict.PASS,
+        agrees=agrees,
+    )
 
 
 @dataclass
@@ -99,6 +138,7 @@ class WorkflowState:
     order: BizOrder | None = None
     facts: dict[str, Any] = field(default_factory=dict)
     policies: list[dict[str, Any]] = field(default_factory=list)
+    assessment: Assessment | None = None
     verdict: str = ""
     reason: str = ""
     policy_ids: list[Any] = field(default_factory=list)
@@ -122,8 +162,8 @@ def aftersale_request_submit(
     now: datetime | None = None,
 ) -> WorkflowOutcome:
     """Run one refund or return request through the workflow graph; return how it ended (never raises for a
-    business outcome). `user` is the authenticated user; `port` defaults to the configured LLM port; `today` and
-    `now` default to the site's date and the current moment."""
+    business outcome). `user` is the authenticated user; `port` defaults to the configured LLM port (either way
+    its calls are audited for `user`); `today` and `now` default to the site's date and the current moment."""
     now = now or timezone.now()
     today = today or timezone.localdate(now)
     normalised = normalise_order_id(order_id)
@@ -163,15 +203,19 @@ def query_order(state: WorkflowState) -> str:
 
 
 def query_policy(state: WorkflowState) -> str:
-    """The policy passages the verdict reads and the ticket keeps."""
+    """The policy passages the verdict reads and the ticket keeps, and the policy's own assessment of the request."""
     state.policies = policy_passages(order=state.order, action=state.action)
+    state.assessment = policy_assess(
+        action=state.action, order=state.facts, policies=state.policies, today=state.today, now=state.now
+    )
     return "validate"
 
 
 def validate(state: WorkflowState) -> str:
-    """The port's three-state verdict, audited; a failure is UNCERTAIN and flagged."""
+    """The port's three-state verdict (audited), combined with the assessment by `verdict_combine`; a failure of
+    the port is UNCERTAIN and flagged."""
     try:
-        port = state.port or _configured_port()
+        port = audited(state.port or get_llm_port(), user=state.user)
     except Exception as exc:  # a broken configuration is a fault of the verdict, not of the request
         return _verdict_failed(state, None, "ERROR", f"no LLM port ({type(exc).__name__}: {exc})")
     request = VerdictRequest(
@@ -180,28 +224,26 @@ def validate(state: WorkflowState) -> str:
         policies=state.policies,
         today=state.today,
         now=timezone.localtime(state.now),  # the site's clock: the model reads it as written
+        assessment=state.assessment,
     )
     try:
         result = port.verdict(request)
-    except LLMError as exc:
-        _audit(state, port, exc.usage, exc.kind, str(exc))
+    except LLMError as exc:  # already audited by the port
         return _verdict_failed(state, port, exc.kind, str(exc))
     except Exception as exc:  # an adapter bug must not lose the request: a human decides
-        logger.exception("aftersale verdict raised order_id=%s", state.order_id)  # the traceback; counted below
-        _audit(state, port, Usage(), "ERROR", f"{type(exc).__name__}: {exc}")
+        logger.exception("aftersale verdict raised order_id=%s", state.order_id)
         return _verdict_failed(state, port, "ERROR", type(exc).__name__)
     verdict = str(result.verdict or "").upper()
     if verdict not in VERDICTS or not isinstance(result.reason, str):
-        _audit(state, port, result.usage, "INVALID", f"unusable verdict {str(result.verdict)[:40]!r}")
-        return _verdict_failed(state, port, "INVALID", "the port answered an unknown verdict")
-    _audit(state, port, result.usage, "OK")
+        return _verdict_failed(state, port, "INVALID", f"the port answered an unknown verdict {verdict[:40]!r}")
+    result.verdict = verdict
+    decision = verdict_combine(state.assessment, result)
 
-    state.verdict, state.reason, state.policy_ids = verdict, result.reason, list(result.policy_ids or [])
-    state.verdict_source = _source(port)
-    deterministic = getattr(port, "provider", "") == DETERMINISTIC_PROVIDER
-    if verdict == Verdict.REJECTED and deterministic:
-        return _reject(state, Code.INELIGIBLE, result.reason)
-    state.flagged = verdict != Verdict.PASS  # uncertain, or a model's "no": a human looks closely
+    state.verdict, state.reason, state.policy_ids = decision.verdict, decision.reason, decision.policy_ids
+    state.flagged = decision.flagged
+    state.verdict_source = {**_source(port), "agrees_with_policy": decision.agrees}
+    if decision.reject:
+        return _reject(state, Code.INELIGIBLE, decision.reason)
     return "submit_ticket"
 
 
@@ -288,17 +330,6 @@ def _verdict_failed(state: WorkflowState, port: LLMPort | None, kind: str, error
     return "submit_ticket"
 
 
-def _configured_port() -> LLMPort:
-    from assistant.llm.factory import get_llm_port
-
-    return get_llm_port()
-
-
-def _audit(state: WorkflowState, port: LLMPort, usage: Usage, outcome: str, error: str = "") -> None:
-    outcome = outcome if outcome in AUDIT_OUTCOMES else "ERROR"  # an adapter's odd kind still fits the audit row
-    llm_call_record(port=port, purpose="verdict", usage=usage, outcome=outcome, error=error, user=state.user)
-
-
 def _source(port: LLMPort | None) -> dict[str, Any]:
     if port is None:
         return {"provider": "", "model": ""}
@@ -321,6 +352,7 @@ def _create_ticket(state: WorkflowState, key: str) -> HitlTicket:
     evidence = {
         "order": state.facts,
         "policies": state.policies,
+        "assessment": state.assessment.as_data() if state.assessment else None,
         "verdict": {
             "verdict": state.verdict,
             "reason": state.reason,
@@ -346,12 +378,12 @@ def _create_ticket(state: WorkflowState, key: str) -> HitlTicket:
         flagged=state.flagged,
         deadline=state.now + timedelta(hours=settings.AFTERSALE_TICKET_TTL_HOURS),
     )
-    TicketEvent.objects.create(
-        ticket=ticket,
-        from_status="",
-        to_status=TicketStatus.PENDING,
+    flag = " (flagged)" if state.flagged else ""
+    record_creation(
+        ticket,
+        event_model=TicketEvent,
         actor=state.user,
-        reason=f"{state.action.lower()} requested; verdict {state.verdict}{' (flagged)' if state.flagged else ''}",
+        reason=f"{state.action.lower()} requested; verdict {state.verdict}{flag}",
     )
     return ticket
 

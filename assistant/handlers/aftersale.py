@@ -1,22 +1,20 @@
-"""After-sale: refund and return requests run the fixed workflow; progress reads the user's tickets.
+"""After-sale in channel 1: ask which order and which action when the sentence did not say, then run the same
+tools channel 2 offers (`request_aftersale`, `query_progress`) and present their envelopes.
 
 The request returns at once: a ticket waits for a human in the admin; nothing here waits for a decision.
 """
 
-from assistant import cards
-from assistant.dispatcher import Reply, TurnContext, chip, handles
+from aftersale.selectors import orders_for_user
+from assistant.handlers.base import answer_with
+from assistant.handlers.registry import handles
 from assistant.llm.schema import IntentName
+from assistant.presenters.aftersale import ACTION_EN, ACTION_ZH
 from assistant.replies import compose
-
-ACTION_ZH = {"REFUND": "退款", "RETURN": "退货"}
-ACTION_EN = {"REFUND": "refund", "RETURN": "return"}
+from assistant.turn import Reply, TurnContext, chip
 
 
 @handles(IntentName.AFTERSALE)
 def aftersale_request(context: TurnContext) -> Reply:
-    from aftersale.selectors import orders_for_user
-    from aftersale.services.workflow import aftersale_request_submit
-
     intent, language = context.intent, context.language
     zh = language == "zh-hans"
     if not intent.order_id:
@@ -44,40 +42,9 @@ def aftersale_request(context: TurnContext) -> Reply:
             suggestions=chips,
             awaiting="action",
         )
-
-    outcome = aftersale_request_submit(
-        user=context.user, order_id=intent.order_id, action=intent.aftersale_action, port=context.port
-    )
-    ticket = outcome.ticket
-    card = cards.ticket_card(ticket) if ticket else None
-    policy = (outcome.policies or [{}])[0].get("title", "") if outcome.status == "REJECTED" else ""
-    text = compose(
-        "aftersale_result",
-        language,
-        status=outcome.status,
-        code=outcome.code,
-        order_id=intent.order_id,
-        ticket=card,
-        ticket_status_zh=card["status_label_zh"] if card else "",
-        ticket_status_en=card["status_label"].lower() if card else "",
-        reason=outcome.reason,
-        policy=policy,
-        action_zh=ACTION_ZH[intent.aftersale_action],
-        action_en=ACTION_EN[intent.aftersale_action],
-    )
-    reply_outcome = "ANSWERED" if outcome.status != "REJECTED" else "REJECTED"
-    return Reply(text, reply_outcome, cards=[card] if card else [])
+    return answer_with(context, "request_aftersale", order_id=intent.order_id, action=intent.aftersale_action)
 
 
 @handles(IntentName.QUERY_PROGRESS)
 def progress(context: TurnContext) -> Reply:
-    from aftersale.selectors import tickets_for_user
-
-    tickets = tickets_for_user(user=context.user)
-    if context.intent.order_id:
-        tickets = tickets.filter(entity=context.intent.order_id)
-    ticket_cards = [cards.ticket_card(t) for t in tickets[:10]]
-    text = compose(
-        "progress", context.language, count=len(ticket_cards), tickets=ticket_cards, order_id=context.intent.order_id
-    )
-    return Reply(text, "ANSWERED" if ticket_cards else "EMPTY", cards=ticket_cards)
+    return answer_with(context, "query_progress", order_id=context.intent.order_id)

@@ -1,5 +1,58 @@
-"""Presenters of the aftersale results (filled in by the use-case work of issue 11)."""
+"""Presenters of the after-sale tools: a refund/return request (`aftersale`) and where requests stand (`progress`).
 
-from assistant.presenters.base import Presenter
+Text comes from the reply templates, ticket cards from the ticket facts the tools put in their envelopes (rows the
+service read), never from model text; both channels show the same.
+"""
 
-PRESENTERS: dict[str, Presenter] = {}
+from assistant import cards
+from assistant.presenters.base import Presenter, merge_replies
+from assistant.replies import compose
+from assistant.turn import Reply, TurnContext
+
+ACTION_ZH = {"REFUND": "退款", "RETURN": "退货"}
+ACTION_EN = {"REFUND": "refund", "RETURN": "return"}
+PROGRESS_CARDS = 10
+
+
+def present_aftersale(envelopes: list[dict], context: TurnContext) -> Reply:
+    """One reply per request: submitted / under review / already done, or why it was refused (with the policy)."""
+    return merge_replies(_request_reply(envelope, context) for envelope in envelopes)
+
+
+def _request_reply(envelope: dict, context: TurnContext) -> Reply:
+    data = envelope.get("data") or {}
+    action = data.get("action") if data.get("action") in ACTION_ZH else "REFUND"
+    facts = data.get("ticket") if envelope.get("ok") else None
+    card = cards.ticket_card(facts) if facts else None
+    text = compose(
+        "aftersale_result",
+        context.language,
+        status=data.get("outcome") if envelope.get("ok") else "REJECTED",
+        code=envelope.get("code"),
+        order_id=data.get("order_id") or "",
+        ticket=card,
+        ticket_status_zh=card["status_label_zh"] if card else "",
+        ticket_status_en=card["status_label"].lower() if card else "",
+        reason=data.get("reason") or "",
+        policy=(data.get("policies") or [{}])[0].get("title", ""),
+        action_zh=ACTION_ZH[action],
+        action_en=ACTION_EN[action],
+    )
+    return Reply(text, "ANSWERED" if envelope.get("ok") else "REJECTED", cards=[card] if card else [])
+
+
+def present_progress(envelopes: list[dict], context: TurnContext) -> Reply:
+    """The traveller's tickets with where each stands (the last progress call of the turn answers)."""
+    envelope = envelopes[-1]
+    data = envelope.get("data") or {}
+    if not envelope.get("ok"):
+        text = compose("progress", context.language, invalid=True, code=envelope.get("code"))
+        return Reply(text, "REJECTED")
+    ticket_cards = [cards.ticket_card(facts) for facts in (data.get("tickets") or [])[:PROGRESS_CARDS]]
+    text = compose(
+        "progress", context.language, count=len(ticket_cards), tickets=ticket_cards, order_id=data.get("order_id")
+    )
+    return Reply(text, "ANSWERED" if ticket_cards else "EMPTY", cards=ticket_cards)
+
+
+PRESENTERS: dict[str, Presenter] = {"aftersale": present_aftersale, "progress": present_progress}

@@ -108,7 +108,7 @@ def test_the_api_opens_a_request_and_lists_only_my_tickets(demo):
     [
         ({"order_id": "ORD-003", "action": "RETURN"}, 403, "ORDER_NOT_OWNED"),
         ({"order_id": "ORD-999", "action": "REFUND"}, 404, "ORDER_NOT_FOUND"),
-        ({"order_id": "ORD-002", "action": "RETURN"}, 422, "INELIGIBLE"),
+        ({"order_id": "ORD-002", "action": "RETURN"}, 409, "INELIGIBLE"),
         ({"order_id": "ORD-001", "action": "STEAL"}, 400, "INVALID_PARAM"),
         ({"order_id": "", "action": "REFUND"}, 400, "INVALID_PARAM"),
     ],
@@ -121,9 +121,53 @@ def test_the_api_refuses_bad_requests_clearly_and_changes_nothing(demo, payload,
     response = api.post("/api/v1/aftersale/requests", payload, format="json")
 
     assert response.status_code == http
-    assert response.json()["code"] == code
+    body = response.json()
+    assert set(body) == {"ok", "code", "message", "data"}  # the one error body of every API view
+    assert (body["ok"], body["code"]) == (False, code)
+    assert body["message"]
     assert not HitlTicket.objects.exists()
     assert order_snapshot() == before
+
+
+def test_an_ineligible_api_request_names_the_policy_it_breaks(demo):
+    api = APIClient()
+    api.force_authenticate(demo)
+
+    body = api.post("/api/v1/aftersale/requests", {"order_id": "ORD-002", "action": "RETURN"}, format="json").json()
+
+    assert "7-day" in body["message"]
+    assert body["data"]["policies"][0]["title"].startswith("7天无理由退货")
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "http", "code"),
+    [
+        ('{"order_id": "ORD-001", ', "application/json", 400, "INVALID_PARAM"),  # malformed JSON
+        ("order_id=ORD-001", "text/plain", 415, "INVALID_PARAM"),
+    ],
+)
+def test_a_malformed_api_request_gets_the_same_error_body(demo, body, content_type, http, code):
+    api = APIClient()
+    api.force_authenticate(demo)
+
+    response = api.post("/api/v1/aftersale/requests", body, content_type=content_type)
+
+    assert response.status_code == http
+    assert set(response.json()) == {"ok", "code", "message", "data"}
+    assert (response.json()["ok"], response.json()["code"]) == (False, code)
+    assert not HitlTicket.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "path", ["/api/v1/aftersale/requests", "/api/v1/aftersale/tickets/", "/api/v1/aftersale/orders/"]
+)
+def test_the_api_asks_a_stranger_to_sign_in_in_the_same_error_body(demo, path):
+    response = APIClient().post(path, {"order_id": "ORD-001", "action": "REFUND"}, format="json")
+
+    assert response.status_code in (401, 403)
+    assert set(response.json()) == {"ok", "code", "message", "data"}
+    assert response.json()["ok"] is False
+    assert not HitlTicket.objects.exists()
 
 
 def test_the_requests_page_lists_my_orders_and_opens_a_request(client, demo):

@@ -5,19 +5,19 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
-from django.contrib.auth.models import Permission
+from django.contrib.auth.models import AnonymousUser, Permission
 from django.db import connection
 from django.utils import timezone
 
-from aftersale.hooks import HOOKS, CheckpointHook
 from aftersale.models import HitlTicket, TicketAction, TicketEvent, TicketKind, TicketStatus
 from aftersale.services import checkpoints
-from aftersale.services.checkpoints import checkpoint_gate, checkpoint_key
-from assistant.agent.registry import ToolRegistry, build_registry
+from aftersale.services.checkpoints import approval_gate, checkpoint_gate, checkpoint_key
+from aftersale.services.execution import ticket_decide, ticket_execute
 from bookings.models import BizType, BookingEvent, BookingRecord, BookingStatus
-from bookings.tools import cancel_booking
-from core.envelope import Code, ok
-from core.tools import Risk, ToolContext, tool
+from bookings.services import BookingError, booking_cancel
+from core import approvals
+from core.approvals import ApprovalDecision
+from core.envelope import Code
 
 pytestmark = pytest.mark.django_db
 
@@ -43,6 +43,7 @@ def gate(user, *, entity: str = BOOKING_ID, amount="2500.00", summary: str = "Ca
         amount=Decimal(amount),
         arguments={"booking_id": entity},
         summary=summary,
+        tool="cancel_booking",
     )
 
 
@@ -79,13 +80,22 @@ def booking_for(user, *, booking_id: str = BOOKING_ID, amount: str = "2500.00", 
     )
 
 
-@pytest.fixture
-def registry():
-    return ToolRegistry(tools=[cancel_booking], hooks=[CheckpointHook()])
+def ask(user, *, action="CANCEL_BOOKING", entity=BOOKING_ID, amount="2500.00", evidence=None) -> ApprovalDecision:
+    """The project's approval gate, as a service that holds an approval rule asks it."""
+    return approval_gate(
+        user=user,
+        action=action,
+        entity=entity,
+        amount=Decimal(amount),
+        summary=f"Cancel hotel booking {entity}",
+        arguments={"booking_id": entity},
+        evidence={"tool": "cancel_booking", **(evidence or {})},
+    )
 
 
-def cancel(registry, user, booking_id: str = BOOKING_ID, language: str = "en") -> dict:
-    return registry.call("cancel_booking", {"booking_id": booking_id}, ToolContext(user=user, language=language))
+def cancel(user, booking_id: str = BOOKING_ID):
+    """The cancel service (bookings), which asks the approval gate above the checkpoint amount."""
+    return booking_cancel(user=user, booking_id=booking_id)
 
 
 def tickets() -> list[tuple]:
@@ -249,153 +259,142 @@ def test_concurrent_requests_open_exactly_one_ticket(user_factory):
     assert all(decision.code == "TICKET_PENDING" for decision in results)
 
 
-# -- the hook, through a registry with the real cancel_booking tool ----------------------------------------------------
+# -- approval_gate: the project's gate (core.approvals) over checkpoint tickets ---------------------------------------
 
 
-def test_the_hook_is_declared_first_in_line():
-    assert [type(hook) for hook in HOOKS] == [CheckpointHook]
-    assert (HOOKS[0].name, HOOKS[0].priority) == ("hitl_checkpoint", 10)
-    registry = ToolRegistry(hooks=[CheckpointHook()])
-    assert registry.hooks[0].name == "hitl_checkpoint"
+def test_the_configured_approval_gate_is_this_one(settings):
+    assert settings.TRIPDESK_APPROVAL_GATE == "aftersale.services.checkpoints.approval_gate"
+    assert approvals.approval_gate() is approval_gate
 
 
-def test_a_registry_built_from_the_app_modules_pauses_cancellations(alice):
-    registry = build_registry(("bookings.tools", "aftersale.hooks"))
-    booking_for(alice)
-
-    result = cancel(registry, alice)
-
-    assert [hook.name for hook in registry.hooks] == ["hitl_checkpoint", "booking_persistence"]
-    assert result["code"] == Code.TICKET_PENDING
-
-
-def test_cancelling_an_expensive_booking_waits_for_an_approver(registry, alice):
-    booking = booking_for(alice, amount="2500.00")
-
-    result = cancel(registry, alice)
+def test_the_gate_opens_a_pending_ticket_and_says_so(alice):
+    decision = ask(alice, evidence={"booking": {"booking_id": BOOKING_ID}})
 
     ticket = HitlTicket.objects.get()
-    assert (result["ok"], result["code"]) == (False, Code.TICKET_PENDING)
-    assert result["data"]["ticket_no"] == ticket.ticket_no and result["data"]["status"] == "PENDING"
-    assert ticket.ticket_no in result["message"] and "approver" in result["message"]
+    assert isinstance(decision, ApprovalDecision)
+    assert (decision.proceed, decision.code) == (False, Code.TICKET_PENDING)
+    assert decision.data["ticket_no"] == ticket.ticket_no and decision.data["status"] == "PENDING"
+    assert decision.data["amount"] == "2500.00" and decision.data["created"] is True
+    assert ticket.ticket_no in decision.message
     assert (ticket.kind, ticket.idempotency_key, ticket.amount) == ("CHECKPOINT", KEY, Decimal("2500.00"))
     assert ticket.arguments == {"tool": "cancel_booking", "arguments": {"booking_id": BOOKING_ID}}
+    assert ticket.evidence["booking"]["booking_id"] == BOOKING_ID
+    assert ticket.evidence["summary"] == f"Cancel hotel booking {BOOKING_ID}"
+
+
+def test_the_gate_reuses_the_pending_ticket(alice):
+    first = ask(alice)
+
+    again = ask(alice, entity=" bk20261201001 ")
+
+    assert (again.proceed, again.code) == (False, Code.TICKET_PENDING)
+    assert again.data["ticket_no"] == first.data["ticket_no"] and again.data["created"] is False
+    assert HitlTicket.objects.count() == 1
+
+
+def test_the_gate_lets_an_approved_call_proceed(alice):
+    approved = existing_ticket(alice, TicketStatus.APPROVED)
+
+    decision = ask(alice)
+
+    assert (decision.proceed, decision.code, decision.data["ticket_no"]) == (True, "OK", approved.ticket_no)
+    assert HitlTicket.objects.count() == 1
+
+
+def test_the_gate_refuses_a_rejected_call_with_the_approvers_reason(alice, approver):
+    existing_ticket(alice, TicketStatus.REJECTED, decided_by=approver, decision_reason="non-refundable rate")
+
+    decision = ask(alice)
+
+    assert (decision.proceed, decision.code) == (False, Code.PERMISSION_DENIED)
+    assert decision.data["decision_reason"] == "non-refundable rate"
+    assert HitlTicket.objects.count() == 1
+
+
+def test_the_gate_refuses_a_caller_who_is_not_signed_in_and_opens_nothing(db):
+    decision = ask(AnonymousUser())
+
+    assert (decision.proceed, decision.code) == (False, Code.PERMISSION_DENIED)
+    assert not HitlTicket.objects.exists()
+
+
+@pytest.mark.parametrize(("action", "entity"), [("WIPE_EVERYTHING", BOOKING_ID), ("REFUND", "  ")])
+def test_the_gate_refuses_what_it_cannot_put_to_an_approver(alice, action, entity):
+    decision = ask(alice, action=action, entity=entity)
+
+    assert (decision.proceed, decision.code) == (False, Code.PERMISSION_DENIED)
+    assert not HitlTicket.objects.exists()
+
+
+def test_a_refund_of_an_order_gets_its_own_key(alice):
+    decision = ask(alice, action="REFUND", entity="ord-042", amount="99.00")
+
+    ticket = HitlTicket.objects.get()
+    assert decision.code == Code.TICKET_PENDING
+    assert (ticket.idempotency_key, ticket.action, ticket.entity) == ("hitl:REFUND:ORD-042", "REFUND", "ORD-042")
+
+
+# -- the cancel service asks the gate above the checkpoint amount ---------------------------------------------------
+
+
+def test_cancelling_an_expensive_booking_waits_for_an_approver_and_changes_nothing(alice):
+    booking = booking_for(alice, amount="2500.00")
+
+    with pytest.raises(BookingError) as caught:
+        cancel(alice)
+
+    ticket = HitlTicket.objects.get()
+    assert caught.value.code == Code.TICKET_PENDING
+    assert caught.value.data["ticket_no"] == ticket.ticket_no
+    assert (ticket.kind, ticket.idempotency_key, ticket.amount) == ("CHECKPOINT", KEY, Decimal("2500.00"))
     assert ticket.evidence["booking"]["booking_id"] == BOOKING_ID
     booking.refresh_from_db()
     assert booking.status == BookingStatus.CONFIRMED
     assert not BookingEvent.objects.filter(booking=booking).exists()
 
 
-def test_a_chinese_conversation_is_told_in_chinese(registry, alice, approver):
-    booking_for(alice)
-
-    waiting = cancel(registry, alice, language="zh-hans")
-    HitlTicket.objects.update(status=TicketStatus.REJECTED, decision_reason="不可退的房价")
-    refused = cancel(registry, alice, language="zh-hans")
-
-    ticket = HitlTicket.objects.get()
-    assert waiting["code"] == Code.TICKET_PENDING
-    assert f"工单 {ticket.ticket_no}" in waiting["message"] and "等待审批人" in waiting["message"]
-    assert refused["code"] == Code.PERMISSION_DENIED
-    assert "驳回" in refused["message"] and "不可退的房价" in refused["message"]
-    assert refused["data"]["status"] == "REJECTED"
-
-
-def test_asking_again_reuses_the_same_checkpoint(registry, alice):
-    booking_for(alice)
-    first = cancel(registry, alice)
-
-    again = cancel(registry, alice, booking_id=" bk20261201001 ")
-
-    assert again["code"] == Code.TICKET_PENDING
-    assert again["data"]["ticket_no"] == first["data"]["ticket_no"]
-    assert HitlTicket.objects.count() == 1
-
-
 @pytest.mark.parametrize("amount", ["300.00", "2000.00"])
-def test_a_booking_at_or_below_the_amount_is_cancelled_at_once(registry, alice, amount):
+def test_a_booking_at_or_below_the_amount_is_cancelled_at_once_without_a_ticket(alice, amount):
     booking = booking_for(alice, amount=amount)
 
-    result = cancel(registry, alice)
+    outcome = cancel(alice)
 
-    assert (result["ok"], result["data"]["status"], result["data"]["call_the_hotel"]) == (True, "CANCELLED", True)
+    assert (outcome.booking.status, outcome.call_the_hotel) == (BookingStatus.CANCELLED, True)
     booking.refresh_from_db()
     assert booking.status == BookingStatus.CANCELLED
     assert not HitlTicket.objects.exists()
 
 
-def test_the_amount_comes_from_settings(registry, alice, settings):
-    settings.AFTERSALE_CHECKPOINT_AMOUNT = 100
-    booking_for(alice, amount="300.00")
+def test_someone_elses_booking_is_refused_and_opens_no_ticket(alice, user_factory):
+    booking = booking_for(user_factory("carol"), amount="5000.00")
 
-    result = cancel(registry, alice)
+    with pytest.raises(BookingError) as caught:
+        cancel(alice)
 
-    assert result["code"] == Code.TICKET_PENDING
-
-
-def test_someone_elses_booking_gets_the_tools_own_refusal_and_no_ticket(registry, alice, user_factory):
-    carol = user_factory("carol")
-    booking = booking_for(carol, amount="5000.00")
-
-    result = cancel(registry, alice)
-
-    assert (result["ok"], result["code"]) == (False, Code.PERMISSION_DENIED)
-    assert "not yours" in result["message"]
+    assert caught.value.code == Code.PERMISSION_DENIED
     assert not HitlTicket.objects.exists()
     booking.refresh_from_db()
     assert booking.status == BookingStatus.CONFIRMED
 
 
-def test_an_unknown_booking_gets_the_tools_own_answer_and_no_ticket(registry, alice):
-    result = cancel(registry, alice, booking_id="BK19990101001")
-
-    assert result["code"] == Code.BOOKING_NOT_FOUND
-    assert not HitlTicket.objects.exists()
-
-
-def test_an_already_cancelled_booking_needs_no_approval(registry, alice):
-    booking = booking_for(alice, amount="5000.00")
-    BookingRecord.objects.filter(pk=booking.pk).update(status=BookingStatus.CANCELLED)
-
-    result = cancel(registry, alice)
-
-    assert result["ok"] and result["data"]["already_cancelled"]
-    assert not HitlTicket.objects.exists()
-
-
-def test_a_rejected_cancellation_is_refused_and_the_booking_kept(registry, alice, approver):
+def test_a_rejected_cancellation_is_refused_and_the_booking_kept(alice, approver):
     booking = booking_for(alice)
     existing_ticket(alice, TicketStatus.REJECTED, decided_by=approver, decision_reason="non-refundable rate")
 
-    result = cancel(registry, alice)
+    with pytest.raises(BookingError) as caught:
+        cancel(alice)
 
-    assert (result["ok"], result["code"]) == (False, Code.PERMISSION_DENIED)
-    assert "rejected by an approver" in result["message"]
+    assert caught.value.code == Code.PERMISSION_DENIED
     booking.refresh_from_db()
     assert booking.status == BookingStatus.CONFIRMED
     assert HitlTicket.objects.count() == 1
 
 
-def test_an_approved_cancellation_runs_the_tool(registry, alice):
+def test_approving_the_checkpoint_resumes_the_cancel_on_the_worker(alice, approver, django_capture_on_commit_callbacks):
     booking = booking_for(alice)
-    existing_ticket(alice, TicketStatus.APPROVED)
-
-    result = cancel(registry, alice)
-
-    assert result["ok"] and result["data"]["status"] == "CANCELLED"
-    booking.refresh_from_db()
-    assert booking.status == BookingStatus.CANCELLED
-    assert HitlTicket.objects.count() == 1
-
-
-def test_approving_the_checkpoint_resumes_the_call_on_the_worker(
-    registry, alice, approver, django_capture_on_commit_callbacks
-):
-    from aftersale.services.execution import ticket_decide
-
-    booking = booking_for(alice)
-    paused = cancel(registry, alice)
-    ticket = HitlTicket.objects.get(ticket_no=paused["data"]["ticket_no"])
+    with pytest.raises(BookingError):
+        cancel(alice)
+    ticket = HitlTicket.objects.get()
 
     with django_capture_on_commit_callbacks(execute=True):
         ticket_decide(ticket_id=ticket.pk, approver=approver, approve=True, reason="customer called")
@@ -407,72 +406,20 @@ def test_approving_the_checkpoint_resumes_the_call_on_the_worker(
     assert ticket.execution_result["booking_id"] == BOOKING_ID
     assert list(ticket.events.values_list("to_status", flat=True)) == ["PENDING", "APPROVED", "EXECUTING", "EXECUTED"]
 
-    again = cancel(registry, alice)
+    again = cancel(alice)
 
-    assert again["ok"] and again["data"]["already_cancelled"]
+    assert again.already_cancelled
     assert HitlTicket.objects.count() == 1
 
 
-# -- HIGH-risk tools ------------------------------------------------------------------------------------------------
+def test_a_resumed_ticket_whose_saved_call_names_another_booking_fails_and_cancels_nothing(alice):
+    booking = booking_for(alice)
+    ticket = existing_ticket(
+        alice, TicketStatus.APPROVED, arguments={"tool": "cancel_booking", "arguments": {"booking_id": "BK20261201999"}}
+    )
 
+    ticket = ticket_execute(ticket_id=ticket.pk)
 
-@tool(
-    name="refund",
-    risk=Risk.HIGH,
-    parameters={
-        "type": "object",
-        "properties": {"order_id": {"type": "string"}},
-        "required": ["order_id"],
-        "additionalProperties": False,
-    },
-)
-def refund_tool(context, order_id: str) -> dict:
-    """Refund an order (a test tool)."""
-    RAN.append(order_id)
-    return ok({"order_id": order_id})
-
-
-@tool(
-    name="wipe_everything",
-    risk=Risk.HIGH,
-    parameters={"type": "object", "properties": {}, "additionalProperties": False},
-)
-def wipe_tool(context) -> dict:
-    """A HIGH-risk tool about nothing the approval console knows (a test tool)."""
-    RAN.append("wipe")
-    return ok()
-
-
-RAN: list[str] = []
-
-
-@pytest.fixture
-def high_registry():
-    RAN.clear()
-    return ToolRegistry(tools=[refund_tool, wipe_tool], hooks=[CheckpointHook()])
-
-
-def test_a_high_risk_tool_is_paused_whatever_the_amount(high_registry, alice):
-    result = high_registry.call("refund", {"order_id": " ord-042 "}, ToolContext(user=alice))
-
-    ticket = HitlTicket.objects.get()
-    assert result["code"] == Code.TICKET_PENDING and result["data"]["ticket_no"] == ticket.ticket_no
-    assert (ticket.idempotency_key, ticket.action, ticket.entity) == ("hitl:REFUND:ORD-042", "REFUND", "ORD-042")
-    assert ticket.arguments == {"tool": "refund", "arguments": {"order_id": " ord-042 "}}
-    assert RAN == []
-
-
-def test_an_approved_high_risk_call_runs(high_registry, alice):
-    high_registry.call("refund", {"order_id": "ORD-042"}, ToolContext(user=alice))
-    HitlTicket.objects.update(status=TicketStatus.APPROVED)
-
-    result = high_registry.call("refund", {"order_id": "ORD-042"}, ToolContext(user=alice))
-
-    assert result["ok"] and RAN == ["ORD-042"]
-
-
-def test_a_high_risk_tool_that_cannot_be_put_to_an_approver_is_refused(high_registry, alice):
-    result = high_registry.call("wipe_everything", {}, ToolContext(user=alice))
-
-    assert (result["ok"], result["code"]) == (False, Code.PERMISSION_DENIED)
-    assert RAN == [] and not HitlTicket.objects.exists()
+    assert ticket.status == TicketStatus.FAILED and ticket.execution_result["code"] == "INVALID_PARAM"
+    booking.refresh_from_db()
+    assert booking.status == BookingStatus.CONFIRMED

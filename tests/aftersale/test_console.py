@@ -474,6 +474,43 @@ def test_approvers_read_orders_and_policies_but_do_not_edit_them(approver_client
     assert (order.status, order.amount) == before == ("DELIVERED", Decimal("258.00"))
 
 
+def test_even_a_superuser_cannot_change_an_orders_status_owner_or_amount_in_the_admin(client, demo):
+    client.force_login(demo["admin"])
+    assert demo["admin"].is_superuser
+    order = BizOrder.objects.get(order_id="ORD-004")
+    before = (order.status, order.user_id, order.amount, order.events.count(), order.updated_at)
+    change = reverse("admin:aftersale_bizorder_change", args=[order.pk])
+
+    page = client.get(change).content.decode()
+    edit = client.post(
+        change, {"status": "REFUNDED", "user": demo["bob"].pk, "amount": "0.00", "order_id": "ORD-004", "_save": "1"}
+    )
+    add = client.post(reverse("admin:aftersale_bizorder_add"), {"order_id": "ORD-900", "amount": "1.00"})
+    delete = client.post(reverse("admin:aftersale_bizorder_delete", args=[order.pk]), {"post": "yes"})
+    bulk = client.post(
+        reverse("admin:aftersale_bizorder_changelist"),
+        {"action": "delete_selected", "_selected_action": [order.pk], "post": "yes"},
+    )
+
+    assert 'name="status"' not in page and 'name="amount"' not in page and 'name="user"' not in page
+    assert (edit.status_code, add.status_code, delete.status_code) == (403, 403, 403)
+    assert bulk.status_code in (200, 302)  # no such action: the list is shown again
+    order.refresh_from_db()
+    assert (order.status, order.user_id, order.amount, order.events.count(), order.updated_at) == before
+    assert not BizOrder.objects.filter(order_id="ORD-900").exists()
+
+
+def test_order_and_ticket_events_are_read_only_in_the_admin(client, demo, make_ticket):
+    client.force_login(demo["admin"])
+    ticket = make_ticket()
+
+    order_page = client.get(reverse("admin:aftersale_bizorder_change", args=[ticket.order.pk])).content.decode()
+    ticket_page = client.get(reverse("admin:aftersale_hitlticket_change", args=[ticket.pk])).content.decode()
+
+    for page in (order_page, ticket_page):
+        assert 'name="events-0-to_status"' not in page and 'name="events-0-reason"' not in page
+
+
 # -- cost ------------------------------------------------------------------------------------------------------------
 
 

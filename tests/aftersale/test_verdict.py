@@ -1,5 +1,6 @@
-"""The after-sale verdict on the LLM port: the rules policy engine, and the openai adapter against a local
-OpenAI-compatible server (real HTTP, real SDK), alone and inside the workflow."""
+"""The after-sale policy (`aftersale.policy`: retrieval and the deterministic assessment), the `rules` adapter
+answering with that assessment, and the openai adapter against a local OpenAI-compatible server (real HTTP, real
+SDK), alone and inside the workflow, where its verdict is weighed against the policy."""
 
 import json
 import logging
@@ -10,13 +11,13 @@ import pytest
 
 from aftersale.demo import DEMO_ORDERS, DEMO_POLICIES
 from aftersale.models import BizOrder, HitlTicket
-from aftersale.policies import policy_passages
+from aftersale.policy import policy_assess, policy_passages
 from aftersale.selectors import order_facts
 from aftersale.services.workflow import aftersale_request_submit
 from assistant.llm.openai_adapter import OpenAILLM
 from assistant.llm.port import LLMError
 from assistant.llm.rules import RulesLLM
-from assistant.llm.verdict import VerdictRequest
+from assistant.llm.verdict import Assessment, VerdictRequest
 from assistant.models import LLMCall
 from tests.support import fixtures
 from tests.support.fake_openai import Reply
@@ -61,11 +62,8 @@ def demo_facts(spec, now=NOW) -> dict:
     }
 
 
-def ask(facts: dict, action: str, now: datetime = NOW):
-    request = VerdictRequest(
-        action=action, order=facts, policies=POLICIES[facts["category"]], today=now.date(), now=now
-    )
-    return ENGINE.verdict(request)
+def ask(facts: dict, action: str, now: datetime = NOW) -> Assessment:
+    return policy_assess(action=action, order=facts, policies=POLICIES[facts["category"]], today=now.date(), now=now)
 
 
 def goods(status="DELIVERED", delivered=None, **extra) -> dict:
@@ -95,7 +93,7 @@ def activity(service_date: date, status="PAID") -> dict:
     }
 
 
-# -- the rules engine on the demo orders -------------------------------------------------------------------------
+# -- the policy on the demo orders -------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -114,12 +112,11 @@ def activity(service_date: date, status="PAID") -> dict:
         ("ORD-004", "REFUND", "REJECTED", [GOODS_REFUND_TIMING]),
     ],
 )
-def test_the_rules_engine_decides_each_demo_order_as_its_purpose_says(order_id, action, verdict, cited):
+def test_the_policy_decides_each_demo_order_as_its_purpose_says(order_id, action, verdict, cited):
     result = ask(demo_facts(DEMO[order_id]), action)
 
     assert (result.verdict, result.policy_ids) == (verdict, cited)
     assert result.reason
-    assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (0, 0)
 
 
 def test_goods_delivered_exactly_seven_days_ago_may_still_be_returned():
@@ -194,11 +191,53 @@ def test_odd_facts_are_uncertain_not_an_error():
 
 
 def test_a_rule_cites_nothing_when_its_passage_was_not_retrieved():
-    request = VerdictRequest(
+    result = policy_assess(
         action="RETURN", order=goods(delivered=NOW - timedelta(days=9)), policies=[], today=TODAY, now=NOW
     )
 
-    assert ENGINE.verdict(request).policy_ids == []
+    assert (result.verdict, result.policy_ids) == ("REJECTED", [])
+
+
+@pytest.mark.django_db
+def test_the_policy_reads_an_order_row_as_it_reads_its_facts(demo_seeded):
+    order = BizOrder.objects.get(order_id="ORD-002")
+    policies = policy_passages(order=order, action="RETURN")
+
+    from_row = policy_assess(action="RETURN", order=order, policies=policies, today=TODAY, now=NOW)
+    from_facts = policy_assess(action="RETURN", order=order_facts(order), policies=policies, today=TODAY, now=NOW)
+
+    assert from_row == from_facts
+
+
+# -- the rules adapter: no rule of its own, it answers with the assessment it is given -----------------------------
+
+
+@pytest.mark.parametrize(("order_id", "action"), [("ORD-001", "REFUND"), ("ORD-002", "RETURN"), ("ORD-001", "RETURN")])
+def test_the_rules_adapter_answers_with_the_policy_assessment_it_is_given(order_id, action):
+    facts = demo_facts(DEMO[order_id])
+    assessment = ask(facts, action)
+    request = VerdictRequest(
+        action=action, order=facts, policies=POLICIES[facts["category"]], today=TODAY, now=NOW, assessment=assessment
+    )
+
+    result = ENGINE.verdict(request)
+
+    assert (result.verdict, result.reason, result.policy_ids) == (
+        assessment.verdict,
+        assessment.reason,
+        assessment.policy_ids,
+    )
+    assert result.from_policy
+    assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (0, 0)
+
+
+def test_the_rules_adapter_has_no_opinion_without_an_assessment():
+    facts = demo_facts(DEMO["ORD-002"])  # past the return window: the policy would say REJECTED
+    request = VerdictRequest(action="RETURN", order=facts, policies=POLICIES["GOODS"], today=TODAY, now=NOW)
+
+    result = ENGINE.verdict(request)
+
+    assert (result.verdict, result.from_policy) == ("UNCERTAIN", False)
 
 
 # -- retrieval on the stored demo policies -------------------------------------------------------------------------
@@ -410,6 +449,49 @@ def test_given_the_model_says_rejected_then_a_flagged_ticket_opens_because_a_mod
 
     assert (outcome.status, outcome.code) == ("SUBMITTED", "OK")
     assert (outcome.ticket.verdict, outcome.ticket.flagged, outcome.ticket.status) == ("REJECTED", True, "PENDING")
+    assert outcome.ticket.evidence["assessment"]["verdict"] == "PASS"
+    assert outcome.ticket.evidence["verdict"]["agrees_with_policy"] is False
+
+
+@pytest.mark.django_db
+def test_given_a_model_that_says_pass_where_the_policy_says_no_then_a_human_reviews_it_flagged(fake_openai, demo_alice):
+    # ORD-002 was delivered 15 days ago: past the 7-day return window. The model says PASS anyway.
+    fake_openai.enqueue(Reply(content={"verdict": "PASS", "reason": "Looks fine to me.", "policy_ids": []}))
+    before = list(BizOrder.objects.values_list("order_id", "status", "amount"))
+
+    outcome = submit_with_model(fake_openai, demo_alice, order_id="ORD-002", action="RETURN")
+
+    ticket = outcome.ticket
+    assert (outcome.status, ticket.status, ticket.verdict, ticket.flagged) == ("SUBMITTED", "PENDING", "PASS", True)
+    assert ticket.evidence["assessment"]["verdict"] == "REJECTED"
+    assert "7-day" in ticket.evidence["assessment"]["reason"]
+    assert ticket.evidence["verdict"]["agrees_with_policy"] is False
+    assert ticket.executed_at is None and list(BizOrder.objects.values_list("order_id", "status", "amount")) == before
+    assert LLMCall.objects.get().outcome == "OK"
+
+
+@pytest.mark.django_db
+def test_given_a_model_that_agrees_the_request_is_ineligible_then_a_human_still_decides_flagged(
+    fake_openai, demo_alice
+):
+    answer = {"verdict": "REJECTED", "reason": "Past the 7-day window.", "policy_ids": [NO_REASON_RETURN]}
+    fake_openai.enqueue(Reply(content=answer))
+
+    outcome = submit_with_model(fake_openai, demo_alice, order_id="ORD-002", action="RETURN")
+
+    assert (outcome.status, outcome.ticket.verdict, outcome.ticket.flagged) == ("SUBMITTED", "REJECTED", True)
+    assert outcome.ticket.evidence["verdict"]["agrees_with_policy"] is True
+
+
+@pytest.mark.django_db
+def test_given_a_model_pass_where_the_policy_is_uncertain_then_the_ticket_is_flagged(fake_openai, demo_alice):
+    # An activity is refunded, not returned: the policy cannot say; a model's PASS does not settle it.
+    fake_openai.enqueue(Reply(content={"verdict": "PASS", "reason": "ok"}))
+
+    outcome = submit_with_model(fake_openai, demo_alice, order_id="ORD-001", action="RETURN")
+
+    assert (outcome.ticket.verdict, outcome.ticket.flagged) == ("PASS", True)
+    assert outcome.ticket.evidence["assessment"]["verdict"] == "UNCERTAIN"
 
 
 @pytest.mark.django_db

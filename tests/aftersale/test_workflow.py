@@ -18,7 +18,7 @@ from aftersale.services import workflow
 from aftersale.services.workflow import aftersale_request_submit
 from aftersale.tools import query_progress, request_aftersale
 from assistant.llm.port import LLMError, Usage
-from assistant.llm.verdict import VerdictResult
+from assistant.llm.verdict import Assessment, VerdictResult
 from assistant.models import LLMCall
 from core.tools import ToolContext
 
@@ -303,7 +303,8 @@ def test_given_the_port_answers_an_unknown_verdict_then_the_ticket_is_uncertain_
     outcome = submit(demo_alice, order_id="ORD-001", port=port)
 
     assert (outcome.ticket.verdict, outcome.ticket.flagged) == ("UNCERTAIN", True)
-    assert LLMCall.objects.get().outcome == "INVALID"
+    assert "INVALID" in outcome.ticket.evidence["verdict"]["error"]
+    assert LLMCall.objects.get().purpose == "verdict"  # the port answered; the workflow found it unusable
 
 
 def test_given_the_port_is_asked_then_it_gets_the_order_facts_the_passages_and_the_sites_clock(demo_alice):
@@ -533,3 +534,47 @@ def test_a_ticket_status_change_is_visible_through_the_progress_tool(demo_alice,
     envelope = query_progress.func(ToolContext(user=demo_alice), order_id="ORD-001")
 
     assert envelope["data"]["tickets"][0]["status"] == "APPROVED"
+
+
+# -- the one rule that weighs the port's verdict against the policy ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("policy", "model", "verdict", "flagged", "agrees"),
+    [
+        ("PASS", "PASS", "PASS", False, True),
+        ("PASS", "REJECTED", "REJECTED", True, False),  # a model's "no" goes to a human
+        ("PASS", "UNCERTAIN", "UNCERTAIN", True, False),
+        ("REJECTED", "PASS", "PASS", True, False),  # a model's "yes" against the policy goes to a human
+        ("REJECTED", "REJECTED", "REJECTED", True, True),  # the model alone never rejects: a human still decides
+        ("UNCERTAIN", "PASS", "PASS", True, False),
+        ("UNCERTAIN", "UNCERTAIN", "UNCERTAIN", True, True),
+    ],
+)
+def test_a_models_verdict_is_one_opinion_weighed_against_the_policy(policy, model, verdict, flagged, agrees):
+    decision = workflow.verdict_combine(
+        Assessment(policy, "policy says", [1]), VerdictResult(verdict=model, reason="model says", policy_ids=[2])
+    )
+
+    assert (decision.verdict, decision.flagged, decision.agrees, decision.reject) == (verdict, flagged, agrees, False)
+    assert (decision.reason, decision.policy_ids) == ("model says", [2])
+
+
+@pytest.mark.parametrize(
+    ("policy", "flagged", "reject"), [("PASS", False, False), ("UNCERTAIN", True, False), ("REJECTED", True, True)]
+)
+def test_an_answer_that_is_the_policy_itself_decides_as_the_policy_does(policy, flagged, reject):
+    echoed = VerdictResult(verdict=policy, reason="policy says", policy_ids=[1], from_policy=True)
+
+    decision = workflow.verdict_combine(Assessment(policy, "policy says", [1]), echoed)
+
+    assert (decision.verdict, decision.flagged, decision.reject) == (policy, flagged, reject)
+    assert (decision.reason, decision.policy_ids) == ("policy says", [1])
+
+
+def test_a_port_that_claims_to_echo_the_policy_but_answers_otherwise_still_gets_the_policys_answer():
+    lying = VerdictResult(verdict="PASS", reason="approved!", from_policy=True)
+
+    decision = workflow.verdict_combine(Assessment("REJECTED", "past the window", [1]), lying)
+
+    assert (decision.verdict, decision.reason, decision.reject) == ("REJECTED", "past the window", True)
