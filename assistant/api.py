@@ -2,22 +2,18 @@
 
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
-from rest_framework.exceptions import ParseError
+from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from assistant.audit import understand_audited
+from assistant.llm.audit import audited
 from assistant.llm.factory import get_llm_port
-from assistant.llm.port import UnderstandContext
+from assistant.llm.port import LLMError, UnderstandContext
 from assistant.ratelimit import turn_admitted
 from assistant.services import MAX_MESSAGE_CHARS, InvalidMessage, chat_turn, clean_message
-from config.api import DetailSerializer
-
-
-class ErrorSerializer(serializers.Serializer):
-    code = serializers.CharField()
-    message = serializers.CharField()
+from core.api import ErrorSerializer
+from core.envelope import Code
+from core.errors import ApplicationError
 
 
 class ChatRequestSerializer(serializers.Serializer):
@@ -41,39 +37,40 @@ class UnderstandRequestSerializer(serializers.Serializer):
     today = serializers.DateField(required=False, help_text="Resolve relative dates against this day (YYYY-MM-DD).")
 
 
-def _invalid(message: str) -> Response:
-    return Response({"code": "INVALID_PARAM", "message": message}, status=status.HTTP_400_BAD_REQUEST)
+def _validated(serializer_class: type[serializers.Serializer], data) -> dict:
+    """The request body, validated; the first problem becomes the one error body (400 INVALID_PARAM)."""
+    incoming = serializer_class(data=data)
+    if not incoming.is_valid():
+        field, problems = next(iter(incoming.errors.items()))
+        raise ApplicationError(Code.INVALID_PARAM, f"{field}: {problems[0]}", data=incoming.errors)
+    return incoming.validated_data
 
 
-def _first_error(errors: dict) -> str:
-    field, problems = next(iter(errors.items()))
-    return f"{field}: {problems[0]}"
+def _clean(message: str) -> str:
+    try:
+        return clean_message(message)
+    except InvalidMessage as exc:
+        raise ApplicationError(Code.INVALID_PARAM, str(exc)) from None
 
 
 class ChatView(APIView):
     @extend_schema(
         request=ChatRequestSerializer,
-        responses={200: ChatResponseSerializer, 400: ErrorSerializer, 401: DetailSerializer},
+        responses={200: ChatResponseSerializer, 400: ErrorSerializer, 401: ErrorSerializer},
         summary="Send one message to the assistant",
     )
     def post(self, request):
-        try:
-            body = request.data
-        except ParseError as exc:  # answered in this API's own error shape, as documented
-            return _invalid(f"malformed JSON: {exc.detail}")
-        incoming = ChatRequestSerializer(data=body)
-        if not incoming.is_valid():
-            return _invalid(_first_error(incoming.errors))
+        given = _validated(ChatRequestSerializer, request.data)  # malformed JSON: DRF's ParseError, the same body
         try:
             result = chat_turn(
                 user=request.user,
-                message=incoming.validated_data["message"],
-                conversation_id=incoming.validated_data.get("session_id") or None,
+                message=given["message"],
+                conversation_id=given.get("session_id") or None,
                 page_language=request.LANGUAGE_CODE,
-                fresh=incoming.validated_data["fresh"],
+                fresh=given["fresh"],
             )
         except InvalidMessage as exc:
-            return _invalid(str(exc))
+            raise ApplicationError(Code.INVALID_PARAM, str(exc)) from None
         body = {
             "reply": result.reply,
             "intent": result.intent,
@@ -92,37 +89,21 @@ class UnderstandView(APIView):
         responses={
             200: serializers.JSONField,
             400: ErrorSerializer,
-            401: DetailSerializer,
+            401: ErrorSerializer,
             429: ErrorSerializer,
             503: ErrorSerializer,
         },
         summary="Understand one sentence: the intent JSON, nothing done",
     )
     def post(self, request):
-        try:
-            body = request.data
-        except ParseError as exc:
-            return _invalid(f"malformed JSON: {exc.detail}")
-        incoming = UnderstandRequestSerializer(data=body)
-        if not incoming.is_valid():
-            return _invalid(_first_error(incoming.errors))
-        try:
-            text = clean_message(incoming.validated_data["message"])
-        except InvalidMessage as exc:
-            return _invalid(str(exc))
-        today = incoming.validated_data.get("today") or timezone.localdate()
+        given = _validated(UnderstandRequestSerializer, request.data)
+        text = _clean(given["message"])
+        today = given.get("today") or timezone.localdate()
         if not turn_admitted(user_id=request.user.pk, today=timezone.localdate()):
-            return Response(
-                {"code": "RATE_LIMITED", "message": "Today's message limit is reached."},
-                status=status.HTTP_429_TOO_MANY_REQUESTS,
-            )
-        port = get_llm_port()
-        understanding, error, _ = understand_audited(
-            port=port, text=text, context=UnderstandContext(today=today), user=request.user
-        )
-        if error is not None:
-            return Response(
-                {"code": "LLM_UNAVAILABLE", "message": f"The model gave no usable answer ({error.kind})."},
-                status=status.HTTP_503_SERVICE_UNAVAILABLE,
-            )
+            raise ApplicationError(Code.RATE_LIMITED, "Today's message limit is reached.")
+        port = audited(get_llm_port(), user=request.user)
+        try:
+            understanding = port.understand(text, context=UnderstandContext(today=today))
+        except LLMError as error:
+            raise ApplicationError(Code.LLM_UNAVAILABLE, f"The model gave no usable answer ({error.kind}).") from None
         return Response(understanding.intent.model_dump(mode="json"))

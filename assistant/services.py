@@ -1,6 +1,7 @@
 """The assistant's writes: one chat turn end to end, and the audit of every model call."""
 
 import datetime as dt
+import json
 import logging
 import re
 import time
@@ -8,18 +9,22 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.utils import timezone
 
-from assistant.audit import understand_audited
-from assistant.dispatcher import Reply, TurnContext, dispatch
+from assistant.agent_turn import agent_turn
+from assistant.dispatcher import dispatch
+from assistant.llm.audit import AuditedPort, audited
 from assistant.llm.factory import get_llm_port
-from assistant.llm.port import LLMPort, UnderstandContext
+from assistant.llm.port import LLMError, LLMPort, UnderstandContext
 from assistant.llm.schema import Intent, IntentName
 from assistant.memory import Memory, memory_load, memory_save
 from assistant.models import Conversation, LLMCall, Turn, TurnOutcome
 from assistant.ratelimit import turn_admitted
 from assistant.replies import compose, reply_language
+from assistant.selectors import catalogue_places
+from assistant.turn import Reply, TurnContext
 
 logger = logging.getLogger("assistant.turn")
 
@@ -86,17 +91,15 @@ def chat_turn(
     today = today or timezone.localdate()
     language = reply_language(text, page_language)
     conversation = conversation_for(user=user, conversation_id=conversation_id)
-    port = port or get_llm_port()
+    port = audited(port or get_llm_port(), user=user)  # every model call of the turn writes its own LLMCall row
 
     if not turn_admitted(user_id=user.pk, today=today):
         reply = Reply(
             compose("rate_limited", language, limit=settings.ASSISTANT_DAILY_TURN_LIMIT), TurnOutcome.RATE_LIMITED
         )
-        return _finish(conversation, user, text, None, reply, port, [], started)
+        return _finish(conversation, user, text, None, reply, port, started)
 
     if settings.ASSISTANT_AGENT_ENABLED:
-        from assistant.agent_turn import agent_turn
-
         context = TurnContext(
             intent=Intent(intent=IntentName.OUT_OF_SCOPE),  # channel 2 does not classify; the model picks tools
             user=user,
@@ -107,14 +110,17 @@ def chat_turn(
             request_text=text,
         )
         reply = agent_turn(context)
-        return _finish(conversation, user, text, None, reply, port, reply.llm_calls, started)
+        return _finish(conversation, user, text, None, reply, port, started)
 
     memory = Memory() if fresh else memory_load(str(conversation.pk))
-    context = UnderstandContext(today=today, pending_intent=memory.intent if memory.awaiting else None)
-    understanding, error, call = understand_audited(port=port, text=text, context=context, user=user)
-    if error is not None:
+    context = UnderstandContext(
+        today=today, pending_intent=memory.intent if memory.awaiting else None, places=catalogue_places()
+    )
+    try:
+        understanding = port.understand(text, context=context)
+    except LLMError as error:
         reply = Reply(compose("llm_unavailable", language, kind=error.kind), TurnOutcome.DEGRADED)
-        return _finish(conversation, user, text, None, reply, port, [call], started)
+        return _finish(conversation, user, text, None, reply, port, started)
 
     understood = understanding.intent
     name = understood.intent
@@ -123,7 +129,7 @@ def chat_turn(
     continuing = bool(memory.awaiting) and name == memory.intent
     request_text = f"{memory.request}\n{text}" if continuing and memory.request else text
     slots = memory.merged_with(name, understood.slots())
-    intent = Intent.model_validate({"intent": name, **slots})
+    intent = Intent.model_validate({"intent": name, **slots, "also": understood.also})  # also: this sentence only
     reply = dispatch(
         TurnContext(
             intent=intent,
@@ -142,7 +148,7 @@ def chat_turn(
         request=request_text if reply.awaiting else "",
     )
     memory_save(str(conversation.pk), remembered)
-    return _finish(conversation, user, text, intent, reply, port, [call, *reply.llm_calls], started)
+    return _finish(conversation, user, text, intent, reply, port, started)
 
 
 MOBILE = re.compile(r"(?<!\d)1[3-9]\d{9}(?!\d)")
@@ -153,22 +159,54 @@ def answers_open_question(memory: Memory, text: str) -> bool:
     return memory.awaiting == "booking" and bool(MOBILE.search(text))
 
 
+# What a PositiveIntegerField holds: a turn's sums of (already clamped) per-call numbers never exceed it.
+MAX_COLUMN_INT = 2_147_483_647
+
+
+def _storable(value):
+    """`value` as JSON data PostgreSQL accepts: Decimals, dates and the like as text, no NUL characters (which a
+    text or jsonb column refuses), so what a model or a tool put in it can never fail the turn's record."""
+    return _without_nul(json.loads(json.dumps(value, cls=DjangoJSONEncoder)))
+
+
+def _without_nul(value):
+    if isinstance(value, str):
+        return value.replace("\x00", "")
+    if isinstance(value, list):
+        return [_without_nul(item) for item in value]
+    if isinstance(value, dict):
+        return {_without_nul(key): _without_nul(item) for key, item in value.items()}
+    return value
+
+
+def _turn_calls(port, reply: Reply) -> list[LLMCall]:
+    """The audit rows of the turn's model calls: those the audited port wrote (and any a handler passed on)."""
+    calls = list(port.calls) if isinstance(port, AuditedPort) else []
+    calls += [call for call in reply.llm_calls if isinstance(call, LLMCall)]
+    return list({call.pk: call for call in calls if call.pk is not None}.values())
+
+
+def _total(numbers) -> int:
+    return min(max(sum(numbers), 0), MAX_COLUMN_INT)
+
+
 @transaction.atomic
-def _finish(conversation, user, text, intent: Intent | None, reply: Reply, port, calls, started) -> TurnResult:
-    latency_ms = int((time.monotonic() - started) * 1000)
+def _finish(conversation, user, text, intent: Intent | None, reply: Reply, port, started) -> TurnResult:
+    latency_ms = _total([int((time.monotonic() - started) * 1000)])
+    calls = _turn_calls(port, reply)
     turn = Turn.objects.create(
         conversation=conversation,
         user=user,
         message=text,
         intent=intent.intent if intent else "",
-        understanding=intent.model_dump(mode="json") if intent else {},
-        reply=reply.text,
-        cards=reply.cards,
+        understanding=_storable(intent.model_dump(mode="json")) if intent else {},
+        reply=reply.text.replace("\x00", ""),
+        cards=_storable(reply.cards),
         outcome=reply.outcome,
-        provider=port.provider,
-        model=port.model,
-        prompt_tokens=sum(c.prompt_tokens for c in calls),
-        completion_tokens=sum(c.completion_tokens for c in calls),
+        provider=str(port.provider)[:16],
+        model=str(port.model)[:100],
+        prompt_tokens=_total(c.prompt_tokens for c in calls),
+        completion_tokens=_total(c.completion_tokens for c in calls),
         latency_ms=latency_ms,
     )
     LLMCall.objects.filter(pk__in=[c.pk for c in calls]).update(turn=turn)
@@ -194,5 +232,5 @@ def _finish(conversation, user, text, intent: Intent | None, reply: Reply, port,
         cards=reply.cards,
         suggestions=reply.suggestions,
         outcome=reply.outcome,
-        meta={"turn_id": turn.pk, "provider": port.provider, "model": port.model, "latency_ms": latency_ms},
+        meta={"turn_id": turn.pk, "provider": turn.provider, "model": turn.model, "latency_ms": latency_ms},
     )

@@ -9,7 +9,9 @@ The JSON schema the model sees is generated from the signature (a pydantic model
 `context`); the same model validates and bounds the arguments before the function runs. `needs` says what a call
 needs besides valid arguments: nothing (READ), the traveller's confirmation (WRITE) or an approver (HIGH); the
 agent loop and the registry enforce it, never a rule keyed on a tool's name. A tool whose risk depends on what it
-is asked to do (one supplier command line may search or book) gives `risk_of(arguments)`.
+is asked to do (one supplier command line may search or book) gives `risk_of(arguments)`. A tool whose calls may
+need an approver says what a call asks for with `approval(context, arguments) -> dict(action, entity, amount,
+summary, evidence)`; a call that needs an approver and cannot be described is refused.
 
 Tools live in each app's `tools.py`, return the envelope of `core.envelope` and never raise into the loop.
 """
@@ -75,6 +77,9 @@ class Tool:
     risk_of: Callable[[dict], Risk] | None = None
     max_argument_chars: int = MAX_ARGUMENT_CHARS
     tags: frozenset[str] = field(default_factory=frozenset)
+    # What a call asks an approver for: (context, validated arguments) -> {action, entity, amount, summary,
+    # evidence}; None (or an answer of None) when the tool cannot describe it.
+    approval: Callable[[ToolContext, dict], dict | None] | None = None
 
     @property
     def parameters(self) -> dict:
@@ -129,6 +134,7 @@ def tool(
     risk_of: Callable[[dict], Risk] | None = None,
     max_argument_chars: int = MAX_ARGUMENT_CHARS,
     tags: tuple[str, ...] = (),
+    approval: Callable[[ToolContext, dict], dict | None] | None = None,
 ) -> Callable[[Callable[..., dict]], Tool]:
     """Declare a tool from `func(context: ToolContext, **typed arguments) -> envelope`; its docstring is the
     description the model reads, its signature the schema."""
@@ -145,6 +151,7 @@ def tool(
             risk_of=risk_of,
             max_argument_chars=max_argument_chars,
             tags=frozenset(tags),
+            approval=approval,
         )
 
     return wrap

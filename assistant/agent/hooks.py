@@ -1,8 +1,10 @@
 """Hooks around tool calls: code that runs before (pre-acting) and after (post-acting) every tool the agent calls.
 
-A pre-acting hook may stop a call by returning an envelope (a human-approval checkpoint for HIGH-risk tools does
-that); the tool is then not run. A post-acting hook is a side effect (record a booking, write an audit row): it sees
-the call and its envelope and can change neither; its failures are logged and never reach the loop.
+Hooks run for calls the registry let through (valid arguments, and what the call needs: an approver's decision or
+the traveller's confirmation, which the registry enforces from the tool's declaration, not a hook). A pre-acting hook
+may still stop a call by returning an envelope; the tool is then not run. A post-acting hook is a side effect (record
+a booking): it sees the call and its envelope and can change neither; its failures are logged and never reach the
+loop. A hook holds no business rule: the service does.
 
 Apps declare hooks in their `tools.py` (`HOOKS: list[Hook]`) next to their tools, so they never import the agent.
 """

@@ -1,10 +1,15 @@
 """Channel 2: the model calls tools in a ReAct loop over the OpenAI tool-calling protocol.
 
 Each turn: the port gets the conversation and the tool schemas; every tool call it asks for runs through the
-registry (validation, hooks, envelope), and the loop appends the assistant message with its `tool_calls` and one
-`tool` message per call, matched by `tool_call_id`. It stops when the model answers without tool calls, when the
-model fails (`error`), or at `max_iterations` model calls that all asked for tools (`capped`): it then stops asking
-and hands back what was done. It never raises for the model's or a tool's sake.
+registry (validation, what the call needs, hooks, envelope), and the loop appends the assistant message with its
+`tool_calls` and one `tool` message per call, matched by `tool_call_id`. It stops when the model answers without
+tool calls, when the model fails (`error`), or at `max_iterations` model calls that all asked for tools (`capped`):
+it then stops asking and hands back what was done. It never raises for the model's or a tool's sake.
+
+Calls that change something (a tool whose effective risk for those arguments is not READ) are capped per run at
+`max_writes` (settings.ASSISTANT_AGENT_MAX_WRITES_PER_TURN); the calls over the cap are answered WRITE_LIMIT and not
+run, and a change repeated word for word is answered DUPLICATE_CALL. The port is expected to be audited
+(`assistant.llm.audit.audited`): it writes one LLMCall row per model call, so the loop keeps no audit of its own.
 
 What the model writes (`final_text`) is kept for the audit only: replies are composed by code from the steps'
 envelopes and their cards.
@@ -15,15 +20,16 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from assistant.agent.registry import ToolRegistry
+from django.conf import settings
+
+from assistant.agent.registry import PreparedCall, ToolRegistry
 from assistant.llm.messages import ChatResult, ToolCall, tool_result_message
 from assistant.llm.port import LLMError, Usage
 from core.envelope import Code, fail
-from core.tools import Risk, ToolContext
+from core.tools import ToolContext
 
 logger = logging.getLogger("assistant.agent")
 
-OK = "OK"
 ERROR = "ERROR"
 
 
@@ -40,14 +46,10 @@ class AgentStep:
     def ok(self) -> bool:
         return bool(self.envelope.get("ok"))
 
-
-@dataclass(frozen=True)
-class LLMCallRecord:
-    """One model call, for its audit row: usage, outcome (OK, TIMEOUT, INVALID, ERROR) and the error if any."""
-
-    usage: Usage
-    outcome: str
-    error: str = ""
+    @property
+    def duplicate(self) -> bool:
+        """A repeat the loop answered without running anything (its envelope says what the first call got)."""
+        return self.envelope.get("code") == Code.DUPLICATE_CALL
 
 
 @dataclass
@@ -60,7 +62,7 @@ class AgentResult:
     capped: bool = False
     error: LLMError | None = None
     usage: Usage = field(default_factory=Usage)
-    llm_calls: list[LLMCallRecord] = field(default_factory=list)
+    writes: int = 0  # calls that change something which were given to their tool
     messages: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -68,13 +70,14 @@ class AgentResult:
         """True when the model itself ended the loop (no cap, no error)."""
         return not self.capped and self.error is None
 
-    def _record(self, usage: Usage, outcome: str, error: str = "") -> None:
-        self.llm_calls.append(LLMCallRecord(usage=usage, outcome=outcome, error=error))
-        self.usage = Usage(
-            prompt_tokens=self.usage.prompt_tokens + usage.prompt_tokens,
-            completion_tokens=self.usage.completion_tokens + usage.completion_tokens,
-            latency_ms=self.usage.latency_ms + usage.latency_ms,
-        )
+
+@dataclass
+class _Turn:
+    """What one run remembers between calls: the changes made so far and what each got."""
+
+    max_writes: int
+    writes: int = 0
+    done: dict[tuple[str, str], dict] = field(default_factory=dict)
 
 
 def run_agent(
@@ -84,68 +87,69 @@ def run_agent(
     context: ToolContext,
     messages: list[dict[str, Any]],
     max_iterations: int,
+    max_writes: int | None = None,
 ) -> AgentResult:
     """Run the tool-calling loop from `messages` (not modified; the full transcript is in `result.messages`)."""
     result = AgentResult(messages=list(messages))
     tools = registry.schemas()
-    writes_done: dict[tuple[str, str], dict] = {}
+    turn = _Turn(max_writes=settings.ASSISTANT_AGENT_MAX_WRITES_PER_TURN if max_writes is None else max_writes)
     for _ in range(max(0, max_iterations)):
         result.iterations += 1
         try:
             answer: ChatResult = port.chat(result.messages, tools)
         except LLMError as exc:
-            result._record(exc.usage, exc.kind, str(exc))
+            result.usage += exc.usage
             result.error = exc
             break
-        except Exception as exc:  # an adapter bug: still an audited, degraded end, never a crash
+        except Exception as exc:  # an adapter bug (an unaudited port): still a degraded end, never a crash
             logger.exception("the LLM port raised %s in the agent loop", type(exc).__name__)
-            error = LLMError(ERROR, f"the model call failed ({type(exc).__name__})")
-            result._record(error.usage, ERROR, str(error))
-            result.error = error
+            result.error = LLMError(ERROR, f"the model call failed ({type(exc).__name__})")
             break
-        result._record(answer.usage, OK)
+        result.usage += answer.usage
         if answer.content:
             result.final_text = answer.content
         result.messages.append(answer.assistant_message())
         if not answer.tool_calls:
             break
         for call in answer.tool_calls:
-            envelope = _envelope(registry, context, call, writes_done)
+            envelope = _envelope(registry, context, call, turn)
             result.steps.append(AgentStep(tool=call.name, arguments=call.arguments, envelope=envelope, call_id=call.id))
             result.messages.append(tool_result_message(call, envelope))
     else:
         result.capped = max_iterations > 0
         if result.capped:
             logger.info("agent loop stopped at the cap of %d model calls", max_iterations)
+    result.writes = turn.writes
     return result
 
 
-def _envelope(
-    registry: ToolRegistry, context: ToolContext, call: ToolCall, writes_done: dict[tuple[str, str], dict]
-) -> dict:
+def _envelope(registry: ToolRegistry, context: ToolContext, call: ToolCall, turn: _Turn) -> dict:
     if call.arguments_error:
-        return fail(Code.INVALID_PARAM, f"{call.name}: {call.arguments_error}")
-    tool = registry.get(call.name)
-    key = (call.name, json.dumps(call.arguments, sort_keys=True, ensure_ascii=False, default=str))
-    if tool is not None and tool.risk != Risk.READ and key in writes_done:
-        # A write repeated word for word in one turn (a second saveOrder) would act twice: answer, don't act.
+        return fail(Code.INVALID_PARAM, f"{call.name[:64]}: {call.arguments_error}")
+    prepared = registry.prepare(call.name, call.arguments)
+    if not isinstance(prepared, PreparedCall):
+        return prepared  # unknown tool, invalid or oversized arguments: refused before anything ran
+    if not prepared.changes_something:
+        return registry.call_prepared(prepared, context, call_id=call.id)
+
+    key = (prepared.tool.name, json.dumps(prepared.arguments, sort_keys=True, ensure_ascii=False, default=str))
+    if key in turn.done:
+        # A change repeated word for word in one turn (a second saveOrder) would act twice: answer, don't act.
         return fail(
             Code.DUPLICATE_CALL,
-            f"{call.name} was already called with these arguments in this turn; it was not run again",
-            data={"previous": writes_done[key]},
+            f"{prepared.tool.name} was already called with these arguments in this turn; it was not run again",
+            data={"previous": turn.done[key]},
         )
-    envelope = registry.call(call.name, call.arguments, context, call_id=call.id)
-    if tool is not None and tool.risk != Risk.READ:
-        writes_done[key] = envelope
+    if turn.writes >= turn.max_writes:
+        logger.warning(
+            "agent call %s over the cap of %d changes per turn; not run", prepared.tool.name, turn.max_writes
+        )
+        return fail(
+            Code.WRITE_LIMIT,
+            f"{prepared.tool.name} was not run: at most {turn.max_writes} changes may be made in one turn",
+            data={"max_writes": turn.max_writes},
+        )
+    turn.writes += 1
+    envelope = registry.call_prepared(prepared, context, call_id=call.id)
+    turn.done[key] = envelope
     return envelope
-
-
-def collect_cards(result: AgentResult) -> list[dict]:
-    """The cards that successful tool calls put in `envelope["data"]["cards"]`, in call order."""
-    cards: list[dict] = []
-    for step in result.steps:
-        data = step.envelope.get("data") if step.ok else None
-        found = data.get("cards") if isinstance(data, dict) else None
-        if isinstance(found, list):
-            cards.extend(card for card in found if isinstance(card, dict))
-    return cards

@@ -1,29 +1,49 @@
 """The tool registry: which tools the agent may call, their schemas, and one guarded way to call them.
 
-`ToolRegistry.call` never raises into the loop. In order: an unknown tool → UNKNOWN_TOOL; arguments that break the
-tool's JSON schema → INVALID_PARAM (the tool is not run); pre-acting hooks by priority (one may answer instead of
-the tool); the tool itself (an exception or a non-envelope answer → INTERNAL_ERROR, logged); post-acting hooks by
-priority (side effects, failures logged and swallowed).
+`ToolRegistry.call` never raises into the loop. In order: an unknown tool → UNKNOWN_TOOL; arguments the tool's
+signature does not accept, or too long → INVALID_PARAM (nothing parsed further, the tool not run); then what the
+call needs (`Tool.needs_for`, see `call_permission`): an approver → the approval gate decides, the traveller's
+confirmation → `may_write_now`; then pre-acting hooks by priority (one may answer instead of the tool); the tool
+itself (an exception or a non-envelope answer → INTERNAL_ERROR, logged); post-acting hooks by priority (side
+effects, failures logged and swallowed). Nothing here is keyed on a tool's name: what a tool needs is declared on it.
 
 Apps declare `TOOLS` (and `HOOKS`) in their own `tools.py`; `default_registry()` collects them, so no app imports
 the agent.
 """
 
 import importlib
+import json
 import logging
 import threading
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from assistant.agent.hooks import HookLike, ToolInvocation
+from core.approvals import approval_gate
 from core.envelope import Code, fail, is_envelope
-from core.tools import Tool, ToolArgumentsError, ToolContext
+from core.tools import Needs, Risk, Tool, ToolArgumentsError, ToolContext
 
 logger = logging.getLogger("assistant.agent")
 
 # The modules where apps declare their tools; a module that does not exist (yet) is skipped.
 APP_TOOL_MODULES = ("itinerary.tools", "bookings.tools", "aftersale.tools")
+# How much of an unknown tool name is repeated back to the model.
+NAME_ECHO_CHARS = 64
+
+
+@dataclass(frozen=True)
+class PreparedCall:
+    """A call whose tool exists and whose arguments are valid: what it is, what it risks and what it needs."""
+
+    tool: Tool
+    arguments: dict[str, Any]
+    risk: Risk
+    needs: Needs
+
+    @property
+    def changes_something(self) -> bool:
+        return self.risk != Risk.READ
 
 
 class ToolRegistry:
@@ -101,17 +121,40 @@ class ToolRegistry:
 
     # -- calling -----------------------------------------------------------------------------------------------
 
-    def call(self, name: str, arguments: Any, context: ToolContext, call_id: str = "") -> dict:
-        """Run one tool call through validation and hooks; always returns an envelope, never raises."""
+    def prepare(self, name: str, arguments: Any) -> PreparedCall | dict:
+        """The call checked before anything runs: a PreparedCall, or the envelope refusing it (unknown tool,
+        invalid or oversized arguments, a risk that cannot be told)."""
         tool = self._tools.get(name)
         if tool is None:
             available = ", ".join(self._tools) or "none"
-            return fail(Code.UNKNOWN_TOOL, f"there is no tool named {name!r}; available tools: {available}")
+            shown = str(name)[:NAME_ECHO_CHARS]
+            return fail(Code.UNKNOWN_TOOL, f"there is no tool named {shown!r}; available tools: {available}")
         try:
             validated = tool.validate(arguments)
         except ToolArgumentsError as exc:
             return fail(Code.INVALID_PARAM, str(exc))
-        invocation = ToolInvocation(tool=tool, arguments=validated, context=context, call_id=call_id)
+        try:
+            risk, needs = tool.effective_risk(validated), tool.needs_for(validated)
+        except Exception:
+            logger.exception("tool %s could not tell the risk of a call; it was not run", tool.name)
+            return fail(Code.INVALID_PARAM, f"{tool.name}: what this call would do cannot be told; nothing was run")
+        return PreparedCall(tool=tool, arguments=validated, risk=risk, needs=needs)
+
+    def call(self, name: str, arguments: Any, context: ToolContext, call_id: str = "") -> dict:
+        """Run one tool call through validation, its needs and the hooks; always returns an envelope, never
+        raises."""
+        prepared = self.prepare(name, arguments)
+        if not isinstance(prepared, PreparedCall):
+            return prepared
+        return self.call_prepared(prepared, context, call_id=call_id)
+
+    def call_prepared(self, prepared: PreparedCall, context: ToolContext, call_id: str = "") -> dict:
+        """Run a call `prepare` accepted: what it needs first, then the hooks and the tool."""
+        refusal = call_permission(prepared, context)
+        if refusal is not None:
+            return refusal
+        tool = prepared.tool
+        invocation = ToolInvocation(tool=tool, arguments=prepared.arguments, context=context, call_id=call_id)
         hooks = self.hooks
 
         result, stopped_by = self._pre_acting(hooks, invocation)
@@ -124,7 +167,7 @@ class ToolRegistry:
             try:
                 hook.post_acting(invocation, result)
             except Exception:  # a side effect never breaks the loop
-                logger.exception("post-acting hook %s failed after tool %s (call %s)", hook.name, name, call_id)
+                logger.exception("post-acting hook %s failed after tool %s (call %s)", hook.name, tool.name, call_id)
         return result
 
     def _pre_acting(self, hooks: list[HookLike], invocation: ToolInvocation) -> tuple[dict | None, str | None]:
@@ -150,6 +193,71 @@ class ToolRegistry:
                 return fail(Code.INTERNAL_ERROR, f"{invocation.name} was not run: a check before it failed"), hook.name
             return answer, hook.name
         return None, None
+
+
+# -- what a call needs -------------------------------------------------------------------------------------------
+
+
+def call_permission(prepared: PreparedCall, context: ToolContext) -> dict | None:
+    """None when the call may run now; otherwise the envelope that answers it instead (the tool is not run)."""
+    if prepared.needs == Needs.APPROVER:
+        return approver_decision(prepared, context)
+    if prepared.needs == Needs.CONFIRMATION:
+        return may_write_now(prepared, context)
+    return None
+
+
+def may_write_now(prepared: PreparedCall, context: ToolContext) -> dict | None:
+    """Whether a call that needs the traveller's confirmation may run now: None (yes) or the refusal.
+
+    Today a WRITE runs for a signed-in traveller in a turn the traveller sent (the request's own words are in the
+    context). This is the one place that decides it: a pending action with a confirmation card (issue 13) answers
+    here instead of running the call.
+    """
+    user = context.user
+    if not (getattr(user, "is_authenticated", False) and getattr(user, "pk", None)):
+        return fail(Code.PERMISSION_DENIED, f"{prepared.tool.name} changes something: only a signed-in traveller may")
+    if not (context.request_text or "").strip():
+        return fail(
+            Code.PERMISSION_DENIED,
+            f"{prepared.tool.name} changes something: it runs only in a turn the traveller sent; nothing was run",
+        )
+    return None
+
+
+def approver_decision(prepared: PreparedCall, context: ToolContext) -> dict | None:
+    """Ask the approval gate about a call that needs an approver, with what the tool declares about it: None when
+    it may run now (approved), else the gate's answer (waiting, rejected). A tool that cannot describe the call is
+    refused; so is any call when the gate fails."""
+    tool = prepared.tool
+    try:
+        request = tool.approval(context, prepared.arguments) if tool.approval is not None else None
+    except Exception:
+        logger.exception("tool %s could not describe a call for an approver; it was not run", tool.name)
+        request = None
+    if not isinstance(request, dict) or not request.get("action") or not request.get("entity"):
+        return fail(Code.PERMISSION_DENIED, f"{tool.name} needs an approver and cannot be put to one; nothing was run")
+    try:
+        decision = approval_gate()(
+            user=context.user,
+            action=str(request["action"]),
+            entity=str(request["entity"]),
+            amount=request.get("amount"),
+            summary=str(request.get("summary") or tool.name),
+            arguments=_plain(prepared.arguments),
+            evidence={"tool": tool.name, **dict(request.get("evidence") or {})},
+        )
+    except Exception:
+        logger.exception("the approval gate failed for tool %s; the call was not run", tool.name)
+        return fail(Code.INTERNAL_ERROR, f"{tool.name} was not run: the approval check failed")
+    if decision.proceed:
+        return None
+    return fail(decision.code or Code.PERMISSION_DENIED, decision.message, decision.data or None)
+
+
+def _plain(arguments: dict[str, Any]) -> dict[str, Any]:
+    """Validated arguments as JSON data (dates as ISO text), for the approval ticket to keep."""
+    return json.loads(json.dumps(arguments, default=str))
 
 
 def _run(tool: Tool, invocation: ToolInvocation) -> dict:

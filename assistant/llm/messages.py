@@ -2,7 +2,8 @@
 
 The agent loop sends OpenAI-style messages (`system`, `user`, `assistant` with `tool_calls`, `tool` with
 `tool_call_id`) and gets a `ChatResult`. The two helpers build the messages the loop appends after a turn, so
-the `tool_call_id` round trip is the same whichever adapter answered.
+the `tool_call_id` round trip is the same whichever adapter answered. `parse_tool_call` turns the model's argument
+text into a `ToolCall`, refusing an oversized text before it is parsed at all.
 """
 
 import json
@@ -10,6 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.llm.port import Usage
+from core.tools import MAX_ARGUMENT_CHARS
+
+# The longest argument text parsed. JSON escapes (a Chinese character as \uXXXX is six characters) make the text up
+# to six times longer than the arguments it decodes to, which `Tool.validate` bounds to MAX_ARGUMENT_CHARS.
+MAX_RAW_ARGUMENT_CHARS = 6 * MAX_ARGUMENT_CHARS
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,27 @@ class ChatResult:
                 for call in self.tool_calls
             ]
         return message
+
+
+def parse_tool_call(call_id: str, name: str, text: str | None) -> ToolCall:
+    """The tool call the model asked for, from its argument text (a JSON object). Text longer than
+    MAX_RAW_ARGUMENT_CHARS is refused unparsed and is not echoed back to the model."""
+    text = text or ""
+    if len(text) > MAX_RAW_ARGUMENT_CHARS:
+        error = f"arguments are {len(text)} characters long, more than {MAX_RAW_ARGUMENT_CHARS}; nothing was run"
+        return ToolCall(id=call_id, name=name, arguments={}, arguments_error=error)
+    if not text.strip():
+        return ToolCall(id=call_id, name=name, arguments={}, raw_arguments=text)
+    try:
+        arguments = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        where = f" ({exc.msg} at position {exc.pos})" if isinstance(exc, json.JSONDecodeError) else ""
+        error = f"arguments are not valid JSON{where}"
+        return ToolCall(id=call_id, name=name, arguments={}, arguments_error=error, raw_arguments=text)
+    if not isinstance(arguments, dict):
+        error = f"arguments must be a JSON object, got {type(arguments).__name__}"
+        return ToolCall(id=call_id, name=name, arguments={}, arguments_error=error, raw_arguments=text)
+    return ToolCall(id=call_id, name=name, arguments=arguments, raw_arguments=text)
 
 
 def tool_result_message(call: ToolCall, result: Any) -> dict[str, Any]:

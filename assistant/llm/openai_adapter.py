@@ -18,7 +18,7 @@ from typing import Any
 import openai
 from pydantic import ValidationError
 
-from assistant.llm.messages import ChatResult, ToolCall
+from assistant.llm.messages import ChatResult, ToolCall, parse_tool_call
 from assistant.llm.port import LLMError, UnderstandContext, Understanding, Usage, release_db_connection
 from assistant.llm.preferences import MAX_SCORE, MIN_SCORE, PREFERENCES, PreferenceCandidate, PreferenceScores
 from assistant.llm.schema import Intent
@@ -331,18 +331,7 @@ def _tool_call(raw: Any) -> ToolCall:
     if function is None:  # a custom (free-text) tool call: not part of our protocol
         name = getattr(getattr(raw, "custom", None), "name", "") or ""
         return ToolCall(id=raw.id, name=name, arguments={}, arguments_error="only function tools are supported")
-    text = function.arguments or ""
-    if not text.strip():
-        return ToolCall(id=raw.id, name=function.name, arguments={}, raw_arguments=text)
-    try:
-        arguments = json.loads(text)
-    except json.JSONDecodeError as exc:
-        error = f"arguments are not valid JSON ({exc.msg} at position {exc.pos})"
-        return ToolCall(id=raw.id, name=function.name, arguments={}, arguments_error=error, raw_arguments=text)
-    if not isinstance(arguments, dict):
-        error = f"arguments must be a JSON object, got {type(arguments).__name__}"
-        return ToolCall(id=raw.id, name=function.name, arguments={}, arguments_error=error, raw_arguments=text)
-    return ToolCall(id=raw.id, name=function.name, arguments=arguments, raw_arguments=text)
+    return parse_tool_call(raw.id, function.name, function.arguments)
 
 
 def _error_detail(body: object) -> str:

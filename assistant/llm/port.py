@@ -6,54 +6,14 @@ endpoint through the openai SDK). Callers get data to validate, never text to tr
 
 from dataclasses import dataclass, field
 from datetime import date
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
+from assistant.llm.errors import MAX_USAGE, LLMError, Usage
+from assistant.llm.preferences import PreferenceCandidate, PreferenceScores
 from assistant.llm.schema import Intent
+from assistant.llm.verdict import VerdictRequest, VerdictResult
 
-if TYPE_CHECKING:  # verdict.py and preferences.py import Usage from here
-    from assistant.llm.preferences import PreferenceCandidate, PreferenceScores
-    from assistant.llm.verdict import VerdictRequest, VerdictResult
-
-
-class LLMError(Exception):
-    """The model could not give a usable answer. `kind` is TIMEOUT, INVALID or ERROR."""
-
-    def __init__(self, kind: str, message: str, usage: "Usage | None" = None) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.usage = usage or Usage()
-
-
-# A model's usage numbers are data to validate: whatever it reports is clamped into this range, so an absurd or
-# negative count can never fail the audit (or the turn) after something was done.
-MAX_USAGE = 100_000_000
-
-
-def _count(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return 0
-    if value != value:  # NaN
-        return 0
-    return int(min(max(value, 0), MAX_USAGE))
-
-
-@dataclass
-class Usage:
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    latency_ms: int = 0
-
-    def __post_init__(self) -> None:
-        self.prompt_tokens = _count(self.prompt_tokens)
-        self.completion_tokens = _count(self.completion_tokens)
-        self.latency_ms = _count(self.latency_ms)
-
-    def __add__(self, other: "Usage") -> "Usage":
-        return Usage(
-            self.prompt_tokens + other.prompt_tokens,
-            self.completion_tokens + other.completion_tokens,
-            self.latency_ms + other.latency_ms,
-        )
+__all__ = ["MAX_USAGE", "LLMError", "LLMPort", "UnderstandContext", "Understanding", "Usage"]
 
 
 @dataclass
@@ -66,10 +26,13 @@ class Understanding:
 
 @dataclass(frozen=True)
 class UnderstandContext:
-    """What the port may know besides the sentence: today's date, the conversation's open question."""
+    """What the port may know besides the sentence: today's date, the conversation's open question, and the
+    catalogue's place names (which the `rules` engine adds to its gazetteer; the caller reads them, so the port
+    imports no app)."""
 
     today: date
     pending_intent: str | None = None
+    places: tuple[str, ...] = ()
 
 
 class LLMPort(Protocol):

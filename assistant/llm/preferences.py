@@ -8,7 +8,7 @@ are one input of `plan_itinerary`'s objective maths; the candidates' prices and 
 from dataclasses import dataclass, field
 from typing import Any
 
-from assistant.llm.port import Usage
+from assistant.llm.errors import Usage
 
 NEUTRAL = 50.0
 MIN_SCORE, MAX_SCORE = 0.0, 100.0

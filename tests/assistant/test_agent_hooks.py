@@ -3,8 +3,10 @@
 import datetime as dt
 import json
 import logging
+from typing import Annotated
 
 import pytest
+from pydantic import Field
 
 from assistant.agent import Hook, ToolInvocation, ToolRegistry, run_agent
 from assistant.llm.messages import ChatResult, ToolCall
@@ -12,7 +14,19 @@ from assistant.llm.port import Usage
 from core.envelope import Code, fail, ok
 from core.tools import Risk, ToolContext, tool
 
-CONTEXT = ToolContext(user="alice", conversation_id="conv-7", today=dt.date(2026, 12, 1))
+
+class Traveller:
+    """A signed-in user as the registry sees one (no database needed)."""
+
+    pk = 7
+    is_authenticated = True
+
+    def __repr__(self) -> str:
+        return "alice"
+
+
+ALICE = Traveller()
+CONTEXT = ToolContext(user=ALICE, conversation_id="conv-7", today=dt.date(2026, 12, 1), request_text="pay 12")
 
 
 class Recorder(Hook):
@@ -53,17 +67,8 @@ def ran() -> list[dict]:
 
 @pytest.fixture
 def registry(ran) -> ToolRegistry:
-    @tool(
-        name="pay",
-        risk=Risk.HIGH,
-        parameters={
-            "type": "object",
-            "properties": {"amount": {"type": "number", "exclusiveMinimum": 0}},
-            "required": ["amount"],
-            "additionalProperties": False,
-        },
-    )
-    def pay(context: ToolContext, amount: float) -> dict:
+    @tool(risk=Risk.WRITE)
+    def pay(context: ToolContext, amount: Annotated[float, Field(gt=0)]) -> dict:
         """Pay an amount."""
         ran.append({"amount": amount, "user": context.user})
         return ok({"paid": amount})
@@ -87,7 +92,7 @@ def test_pre_and_post_hooks_run_in_priority_order_whatever_the_order_they_were_a
         ("post", "middle", None, "OK"),
         ("post", "late", None, "OK"),
     ]
-    assert ran == [{"amount": 12, "user": "alice"}]
+    assert ran == [{"amount": 12, "user": ALICE}]
 
 
 def test_a_pre_hook_that_answers_stops_the_tool_and_the_later_pre_hooks(registry, ran):
@@ -141,17 +146,18 @@ def test_post_hooks_see_the_call_and_its_envelope(registry):
 
     result = registry.call("pay", {"amount": 7.5}, CONTEXT, call_id="call_9")
 
-    assert seen == [("pay", {"amount": 7.5}, "alice", "call_9", result)]
+    assert seen == [("pay", {"amount": 7.5}, ALICE, "call_9", result)]
     assert result["data"] == {"paid": 7.5}
 
 
-def test_hooks_do_not_run_for_calls_that_never_reach_the_tool(registry):
+def test_hooks_do_not_run_for_calls_that_never_reach_the_tool(registry, ran):
     journal: list = []
     registry.add_hook(Recorder("any", 1, journal))
 
     assert registry.call("nope", {}, CONTEXT)["code"] == "UNKNOWN_TOOL"
     assert registry.call("pay", {"amount": -1}, CONTEXT)["code"] == "INVALID_PARAM"
-    assert journal == []
+    assert registry.call("pay", {"amount": 1}, ToolContext(user=None))["code"] == "PERMISSION_DENIED"
+    assert journal == [] and ran == []
 
 
 def test_a_raising_post_hook_is_logged_and_the_loop_and_its_result_go_on(registry, ran, caplog):
@@ -171,7 +177,7 @@ def test_a_raising_post_hook_is_logged_and_the_loop_and_its_result_go_on(registr
     assert result.steps[0].envelope == {"ok": True, "code": "OK", "message": "", "data": {"paid": 3}}
     assert json.loads(result.messages[2]["content"])["ok"] is True
     assert ("post", "next", None, "OK") in journal  # the hook after the broken one still ran
-    assert ran == [{"amount": 3, "user": "alice"}]
+    assert ran == [{"amount": 3, "user": ALICE}]
     [record] = [r for r in caplog.records if "post-acting hook broken failed" in r.getMessage()]
     assert record.exc_info is not None
 
@@ -191,20 +197,19 @@ def test_the_context_never_appears_in_the_schemas_and_cannot_be_a_parameter(regi
     ]
     assert "context" not in json.dumps(schemas)
 
-    @tool(name="sneaky", risk=Risk.READ, parameters={"type": "object", "properties": {"context": {"type": "string"}}})
-    def sneaky(context: ToolContext) -> dict:
-        """Tries to take the context from the model."""
-        return ok()
+    with pytest.raises(TypeError, match="context"):
 
-    with pytest.raises(ValueError, match="context"):
-        registry.register(sneaky)
+        @tool(risk=Risk.READ)
+        def sneaky(user: str) -> dict:
+            """Tries to take the context from the model."""
+            return ok()
 
 
 def test_a_scoped_registry_keeps_the_same_hooks(registry):
     journal: list = []
     registry.add_hook(Recorder("audit", 1, journal))
 
-    @tool(name="peek", risk=Risk.READ, parameters={"type": "object", "properties": {}})
+    @tool(risk=Risk.READ)
     def peek(context: ToolContext) -> dict:
         """Look."""
         return ok()

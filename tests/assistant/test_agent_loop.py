@@ -3,11 +3,16 @@ tool calls, and what the loop sends back (`tool` messages matched by `tool_call_
 
 import datetime as dt
 import json
+from typing import Annotated
 
 import pytest
+from pydantic import Field
 
-from assistant.agent import AgentResult, ToolRegistry, collect_cards, run_agent
+from assistant.agent import AgentResult, ToolRegistry, run_agent
+from assistant.llm.audit import audited
+from assistant.llm.messages import MAX_RAW_ARGUMENT_CHARS
 from assistant.llm.openai_adapter import OpenAILLM
+from assistant.models import LLMCall
 from core.envelope import ok
 from core.tools import Risk, ToolContext, tool
 from tests.support import fixtures
@@ -15,23 +20,24 @@ from tests.support.fake_openai import Reply
 
 fake_openai = fixtures.fake_openai
 
-CONTEXT = ToolContext(user=None, conversation_id="conv-1", today=dt.date(2026, 12, 1))
+
+class Traveller:
+    """A signed-in user as the registry sees one."""
+
+    pk = 7
+    is_authenticated = True
+
+
+CONTEXT = ToolContext(
+    user=Traveller(), conversation_id="conv-1", today=dt.date(2026, 12, 1), request_text="add two numbers"
+)
 START = [
     {"role": "system", "content": "You are a test agent."},
     {"role": "user", "content": "add two numbers and note it"},
 ]
 
 
-@tool(
-    name="add",
-    risk=Risk.READ,
-    parameters={
-        "type": "object",
-        "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
-        "required": ["a", "b"],
-        "additionalProperties": False,
-    },
-)
+@tool(risk=Risk.READ)
 def add(context: ToolContext, a: int, b: int) -> dict:
     """Add two integers."""
     return ok({"sum": a + b, "cards": [{"type": "sum", "value": a + b}]})
@@ -44,17 +50,8 @@ def notes() -> list[str]:
 
 @pytest.fixture
 def registry(notes) -> ToolRegistry:
-    @tool(
-        name="record",
-        risk=Risk.WRITE,
-        parameters={
-            "type": "object",
-            "properties": {"note": {"type": "string", "minLength": 1}},
-            "required": ["note"],
-            "additionalProperties": False,
-        },
-    )
-    def record(context: ToolContext, note: str) -> dict:
+    @tool(risk=Risk.WRITE)
+    def record(context: ToolContext, note: Annotated[str, Field(min_length=1, max_length=100)]) -> dict:
         """Write a note down."""
         notes.append(note)
         return ok({"recorded": note})
@@ -156,7 +153,7 @@ def test_arguments_that_break_the_schema_are_refused_without_running_the_tool(fa
     answers = [json.loads(m["content"]) for m in tool_messages(fake_openai.requests[1])]
     assert [a["code"] for a in answers] == ["INVALID_PARAM", "INVALID_PARAM"]
     assert "note" in answers[0]["message"]
-    assert "'note' is a required property" in answers[1]["message"]
+    assert "note" in answers[1]["message"] and "text" in answers[1]["message"]
     assert notes == []
     assert all(not s.ok for s in result.steps)
 
@@ -220,12 +217,10 @@ def test_a_model_error_mid_loop_stops_it_with_the_error_and_keeps_what_was_done(
     assert "503" in str(result.error)
     assert notes == ["first"]
     assert [s.call_id for s in result.steps] == ["c1"]
-    assert [c.outcome for c in result.llm_calls] == ["OK", "ERROR"]
-    assert "503" in result.llm_calls[1].error
     assert (result.capped, result.final_text) == (False, None)
 
 
-def test_usage_is_summed_over_every_model_call_and_recorded_per_call(fake_openai, port, registry):
+def test_usage_is_summed_over_every_model_call(fake_openai, port, registry):
     fake_openai.enqueue(
         Reply(tool_calls=[call("c1", "add", {"a": 1, "b": 2})], prompt_tokens=100, completion_tokens=20),
         Reply(tool_calls=[call("c2", "add", {"a": 3, "b": 4})], prompt_tokens=150, completion_tokens=25),
@@ -234,14 +229,24 @@ def test_usage_is_summed_over_every_model_call_and_recorded_per_call(fake_openai
 
     result = run(port, registry)
 
-    assert [(c.usage.prompt_tokens, c.usage.completion_tokens) for c in result.llm_calls] == [
-        (100, 20),
-        (150, 25),
-        (200, 9),
-    ]
     assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (450, 54)
-    assert result.usage.latency_ms == sum(c.usage.latency_ms for c in result.llm_calls)
-    assert all(c.outcome == "OK" for c in result.llm_calls)
+
+
+@pytest.mark.django_db
+def test_through_the_audited_port_every_model_call_writes_its_own_audit_row(fake_openai, port, registry):
+    fake_openai.enqueue(
+        Reply(tool_calls=[call("c1", "add", {"a": 1, "b": 2})], prompt_tokens=100, completion_tokens=20),
+        Reply(status=503, error_message="overloaded"),
+    )
+    audited_port = audited(port)
+
+    result = run(audited_port, registry)
+
+    assert result.error is not None
+    rows = LLMCall.objects.order_by("pk")
+    assert [(c.purpose, c.outcome, c.prompt_tokens) for c in rows] == [("agent", "OK", 100), ("agent", "ERROR", 0)]
+    assert "503" in rows[1].error
+    assert [c.pk for c in audited_port.calls] == [c.pk for c in rows]
 
 
 def test_the_callers_messages_are_not_changed_and_the_transcript_is_returned(fake_openai, port, registry):
@@ -254,12 +259,67 @@ def test_the_callers_messages_are_not_changed_and_the_transcript_is_returned(fak
     assert [m["role"] for m in result.messages] == ["system", "user", "assistant", "tool", "assistant"]
 
 
-def test_cards_are_collected_from_successful_steps_only(fake_openai, port, registry):
+# -- the cap on changes and the bounds of arguments ----------------------------------------------------------------
+
+
+def test_changes_over_the_cap_are_answered_write_limit_and_not_run(fake_openai, port, registry, notes):
     fake_openai.enqueue(
-        Reply(tool_calls=[call("c1", "add", {"a": 1, "b": 2}), call("c2", "add", {"a": "x", "b": 2})]),
-        Reply(content="3"),
+        Reply(tool_calls=[call(f"c{i}", "record", {"note": f"note {i}"}) for i in range(5)]),
+        Reply(content="done"),
+    )
+
+    result = run_agent(
+        port=port, registry=registry, context=CONTEXT, messages=list(START), max_iterations=4, max_writes=2
+    )
+
+    assert notes == ["note 0", "note 1"]
+    assert [s.envelope["code"] for s in result.steps] == ["OK", "OK", "WRITE_LIMIT", "WRITE_LIMIT", "WRITE_LIMIT"]
+    assert result.writes == 2
+    answers = [json.loads(m["content"]) for m in tool_messages(fake_openai.requests[1])]
+    assert [a["code"] for a in answers][2:] == ["WRITE_LIMIT"] * 3
+    assert "at most 2" in answers[2]["message"]
+
+
+def test_the_cap_holds_across_the_model_calls_of_one_run_and_reads_are_not_counted(
+    fake_openai, port, registry, notes, settings
+):
+    settings.ASSISTANT_AGENT_MAX_WRITES_PER_TURN = 1
+    fake_openai.enqueue(
+        Reply(tool_calls=[call("c1", "record", {"note": "first"}), call("c2", "add", {"a": 1, "b": 1})]),
+        Reply(tool_calls=[call("c3", "record", {"note": "second"}), call("c4", "add", {"a": 2, "b": 2})]),
+        Reply(content="done"),
     )
 
     result = run(port, registry)
 
-    assert collect_cards(result) == [{"type": "sum", "value": 3}]
+    assert notes == ["first"]
+    assert [s.envelope["code"] for s in result.steps] == ["OK", "OK", "WRITE_LIMIT", "OK"]
+
+
+def test_an_oversized_argument_text_is_refused_unparsed_and_not_sent_back_to_the_model(
+    fake_openai, port, registry, notes
+):
+    huge = json.dumps({"note": "x" * 200_000})
+    assert len(huge) > MAX_RAW_ARGUMENT_CHARS
+    fake_openai.enqueue(Reply(tool_calls=[call("c1", "record", huge)]), Reply(content="sorry"))
+
+    result = run(port, registry)
+
+    [step] = result.steps
+    assert (step.envelope["code"], step.arguments) == ("INVALID_PARAM", {})
+    assert "characters long" in step.envelope["message"]
+    assert notes == []
+    echoed = fake_openai.requests[1].messages[2]["tool_calls"][0]["function"]["arguments"]
+    assert echoed == "{}"
+
+
+def test_an_argument_under_the_text_bound_but_over_the_tools_bound_is_refused_by_the_tool_bound(
+    fake_openai, port, registry, notes
+):
+    fake_openai.enqueue(Reply(tool_calls=[call("c1", "record", {"note": "x" * 20_000})]), Reply(content="sorry"))
+
+    result = run(port, registry)
+
+    assert result.steps[0].envelope["code"] == "INVALID_PARAM"
+    assert "longer than" in result.steps[0].envelope["message"]
+    assert notes == []

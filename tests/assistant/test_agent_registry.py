@@ -1,83 +1,319 @@
-"""The tool registry: guarded calls that always return an envelope, and the default registry built from the apps."""
+"""The tool registry: tools declared from their signatures, guarded calls that always return an envelope, what a
+call needs (the traveller's confirmation, an approver) enforced before the tool runs, and the default registry
+built from the apps."""
 
 import logging
 import sys
 import textwrap
+from decimal import Decimal
+from typing import Annotated, Literal
 
 import pytest
+from pydantic import Field
 
 from assistant.agent import ToolRegistry, build_registry
 from assistant.agent import registry as registry_module
 from assistant.agent.registry import APP_TOOL_MODULES, default_registry, reset_default_registry
-from core.envelope import ok
-from core.tools import Risk, ToolContext, tool
+from core.approvals import ApprovalDecision
+from core.envelope import Code, ok
+from core.tools import Needs, Risk, ToolContext, tool
 
-CONTEXT = ToolContext(user=None)
+RAN: list[tuple] = []
+ASKED: list[dict] = []
 
 
-def make_tool(name="echo", func=None, parameters=None):
-    def echo(context: ToolContext, text: str) -> dict:
-        """Echo the text."""
-        return ok({"text": text})
+class Traveller:
+    """A signed-in user as the registry sees one (no database needed)."""
 
-    parameters = parameters or {
-        "type": "object",
-        "properties": {"text": {"type": "string"}},
-        "required": ["text"],
+    pk = 7
+    is_authenticated = True
+
+
+ANONYMOUS = ToolContext(user=None)
+SIGNED_IN = ToolContext(user=Traveller(), request_text="帮我记一下")
+
+
+@pytest.fixture(autouse=True)
+def _clear():
+    RAN.clear()
+    ASKED.clear()
+
+
+@tool(risk=Risk.READ)
+def echo(context: ToolContext, text: Annotated[str, Field(max_length=20)], times: int = 1) -> dict:
+    """Echo the text."""
+    RAN.append(("echo", text))
+    return ok({"kind": "echo", "text": text * times})
+
+
+@tool(risk=Risk.WRITE)
+def note(context: ToolContext, text: Annotated[str, Field(min_length=1, max_length=40)]) -> dict:
+    """Write a note down."""
+    RAN.append(("note", text))
+    return ok({"kind": "note", "text": text})
+
+
+def refund_request(context: ToolContext, arguments: dict) -> dict:
+    return {
+        "action": "REFUND",
+        "entity": arguments["order_id"],
+        "amount": Decimal("2200"),
+        "summary": f"Refund {arguments['order_id']}",
+        "evidence": {"why": "test"},
     }
-    return tool(name=name, risk=Risk.READ, parameters=parameters)(func or echo)
+
+
+@tool(risk=Risk.HIGH, approval=refund_request)
+def refund(context: ToolContext, order_id: Annotated[str, Field(max_length=20)]) -> dict:
+    """Refund an order (a test tool that needs an approver)."""
+    RAN.append(("refund", order_id))
+    return ok({"kind": "refund", "order_id": order_id})
+
+
+@tool(risk=Risk.HIGH)
+def wipe(context: ToolContext) -> dict:
+    """Needs an approver and cannot say what for (a test tool)."""
+    RAN.append(("wipe",))
+    return ok()
+
+
+def command_risk(arguments: dict) -> Risk:
+    return Risk.READ if arguments["action"] == "search" else Risk.WRITE
+
+
+@tool(risk=Risk.WRITE, risk_of=command_risk)
+def command(context: ToolContext, action: Literal["search", "book"]) -> dict:
+    """Search or book (its risk depends on the action)."""
+    RAN.append(("command", action))
+    return ok({"kind": "command", "action": action})
+
+
+def gate_answering(decision: ApprovalDecision):
+    def gate(**request) -> ApprovalDecision:
+        ASKED.append(request)
+        return decision
+
+    return gate
+
+
+@pytest.fixture
+def registry() -> ToolRegistry:
+    return ToolRegistry([echo, note, refund, wipe, command])
+
+
+# -- validation and bounds ----------------------------------------------------------------------------------------
+
+
+def test_the_schema_the_model_sees_comes_from_the_signature_and_never_holds_the_context(registry):
+    [schema] = registry.schemas(["echo"])
+
+    assert schema["function"]["name"] == "echo"
+    assert schema["function"]["description"] == "Echo the text."
+    parameters = schema["function"]["parameters"]
+    assert parameters["properties"]["text"]["maxLength"] == 20
+    assert parameters["required"] == ["text"]
+    assert parameters["additionalProperties"] is False
+    assert "context" not in parameters["properties"]
+
+
+def test_valid_arguments_are_coerced_and_the_tool_runs(registry):
+    result = registry.call("echo", {"text": "hi", "times": "2"}, ANONYMOUS)
+
+    assert result["data"]["text"] == "hihi"
+    assert RAN == [("echo", "hi")]
+
+
+@pytest.mark.parametrize(
+    "arguments, where",
+    [
+        ({}, "text"),
+        ({"text": "x" * 21}, "text"),
+        ({"text": "hi", "extra": 1}, "extra"),
+        ({"text": "hi", "times": "many"}, "times"),
+        (["hi"], "JSON object"),
+    ],
+)
+def test_arguments_the_signature_does_not_accept_are_refused_and_the_tool_never_runs(registry, arguments, where):
+    result = registry.call("echo", arguments, ANONYMOUS)
+
+    assert (result["ok"], result["code"]) == (False, Code.INVALID_PARAM)
+    assert where in result["message"]
+    assert RAN == []
+
+
+def test_an_oversized_argument_is_refused_before_it_is_parsed(registry):
+    result = registry.call("echo", {"text": "x" * 200_000}, ANONYMOUS)
+
+    assert result["code"] == Code.INVALID_PARAM
+    assert "longer than" in result["message"]
+    assert RAN == []
+
+
+def test_an_unknown_tool_is_answered_with_the_tools_there_are_and_a_short_echo_of_the_name(registry):
+    result = registry.call("x" * 10_000, {}, ANONYMOUS)
+
+    assert result["code"] == Code.UNKNOWN_TOOL
+    assert "echo" in result["message"] and len(result["message"]) < 300
 
 
 def test_a_tool_that_raises_gives_an_internal_error_envelope_and_a_log_line(caplog):
-    def explode(context: ToolContext, text: str) -> dict:
+    @tool(risk=Risk.READ)
+    def explode(context: ToolContext) -> dict:
         """Explodes."""
         raise RuntimeError("database password is hunter2")
 
-    registry = ToolRegistry([make_tool("explode", explode)])
-
     with caplog.at_level(logging.ERROR, logger="assistant.agent"):
-        result = registry.call("explode", {"text": "x"}, CONTEXT, call_id="c1")
+        result = ToolRegistry([explode]).call("explode", {}, ANONYMOUS, call_id="c1")
 
-    assert (result["ok"], result["code"]) == (False, "INTERNAL_ERROR")
+    assert (result["ok"], result["code"]) == (False, Code.INTERNAL_ERROR)
     assert "hunter2" not in result["message"]  # the model is not told internals
     assert any(r.exc_info for r in caplog.records)
 
 
 def test_a_tool_that_answers_something_else_than_an_envelope_gives_an_internal_error():
-    registry = ToolRegistry([make_tool("sloppy", lambda context, text: {"text": text})])
+    @tool(risk=Risk.READ)
+    def sloppy(context: ToolContext) -> dict:
+        """Sloppy."""
+        return {"text": "no envelope"}
 
-    assert registry.call("sloppy", {"text": "x"}, CONTEXT)["code"] == "INTERNAL_ERROR"
-
-
-def test_arguments_the_function_cannot_take_are_invalid_even_when_the_schema_allows_them():
-    registry = ToolRegistry([make_tool()])  # the schema does not forbid additional properties
-
-    result = registry.call("echo", {"text": "hi", "extra": 1}, CONTEXT)
-
-    assert result["code"] == "INVALID_PARAM"
-    assert "extra" in result["message"]
+    assert ToolRegistry([sloppy]).call("sloppy", {}, ANONYMOUS)["code"] == Code.INTERNAL_ERROR
 
 
-def test_formats_declared_in_the_schema_are_checked():
-    parameters = {"type": "object", "properties": {"text": {"type": "string", "format": "date"}}, "required": ["text"]}
-    registry = ToolRegistry([make_tool(parameters=parameters)])
-
-    assert registry.call("echo", {"text": "2026-12-05"}, CONTEXT)["ok"] is True
-    assert registry.call("echo", {"text": "5 Dec"}, CONTEXT)["code"] == "INVALID_PARAM"
-
-
-def test_a_second_tool_with_the_same_name_or_a_broken_schema_is_refused():
-    registry = ToolRegistry([make_tool()])
+def test_a_second_tool_with_the_same_name_or_something_that_is_no_tool_is_refused(registry):
+    @tool(risk=Risk.READ, name="echo")
+    def other_echo(context: ToolContext) -> dict:
+        """Another echo."""
+        return ok()
 
     with pytest.raises(ValueError, match="already registered"):
-        registry.register(make_tool())
-    with pytest.raises(ValueError, match="invalid parameters schema"):
-        registry.register(make_tool("bad", parameters={"type": "object", "properties": {"text": {"type": 3}}}))
+        registry.register(other_echo)
+    with pytest.raises(TypeError, match="not a Tool"):
+        registry.register(lambda context: ok())
+    registry.register(echo)  # the same tool again is harmless
 
 
-def test_scoping_to_an_unknown_tool_is_a_programming_error():
+def test_a_tool_cannot_take_its_context_from_the_model():
+    with pytest.raises(TypeError, match="context"):
+
+        @tool(risk=Risk.READ)
+        def sneaky(user: str) -> dict:
+            """Tries to be told who the user is."""
+            return ok()
+
+
+def test_scoping_to_an_unknown_tool_is_a_programming_error(registry):
     with pytest.raises(KeyError, match="ghost"):
-        ToolRegistry([make_tool()]).scoped(["echo", "ghost"])
+        registry.scoped(["echo", "ghost"])
+
+
+# -- what a call needs --------------------------------------------------------------------------------------------
+
+
+def test_a_call_that_changes_something_runs_for_a_signed_in_traveller_in_their_own_turn(registry):
+    result = registry.call("note", {"text": "book it"}, SIGNED_IN)
+
+    assert result["ok"] is True
+    assert RAN == [("note", "book it")]
+
+
+@pytest.mark.parametrize(
+    "context",
+    [ANONYMOUS, ToolContext(user=Traveller()), ToolContext(user=Traveller(), request_text="   ")],
+    ids=["nobody signed in", "no request of the traveller", "a blank request"],
+)
+def test_a_call_that_changes_something_is_refused_without_a_traveller_or_their_request(registry, context):
+    result = registry.call("note", {"text": "book it"}, context)
+
+    assert (result["ok"], result["code"]) == (False, Code.PERMISSION_DENIED)
+    assert RAN == []
+
+
+def test_a_tool_whose_risk_depends_on_the_arguments_needs_what_that_call_needs(registry):
+    search = registry.prepare("command", {"action": "search"})
+    book = registry.prepare("command", {"action": "book"})
+
+    assert (search.risk, search.needs) == (Risk.READ, Needs.NOTHING)
+    assert (book.risk, book.needs) == (Risk.WRITE, Needs.CONFIRMATION)
+    assert registry.call("command", {"action": "search"}, ANONYMOUS)["ok"] is True
+    assert registry.call("command", {"action": "book"}, ANONYMOUS)["code"] == Code.PERMISSION_DENIED
+    assert RAN == [("command", "search")]
+
+
+def test_a_call_that_needs_an_approver_is_put_to_the_gate_with_what_the_tool_declares_and_waits(registry, settings):
+    waiting = ApprovalDecision(False, Code.TICKET_PENDING, "waiting for an approver", {"ticket_no": "HT-1"})
+    settings.TRIPDESK_APPROVAL_GATE = "tests.assistant.test_agent_registry.pending_gate"
+    _GATES["pending"] = gate_answering(waiting)
+
+    result = registry.call("refund", {"order_id": "ORD-042"}, SIGNED_IN)
+
+    assert result == {
+        "ok": False,
+        "code": "TICKET_PENDING",
+        "message": "waiting for an approver",
+        "data": {"ticket_no": "HT-1"},
+    }
+    assert RAN == []
+    [request] = ASKED
+    assert request["user"] is SIGNED_IN.user
+    assert (request["action"], request["entity"], request["amount"]) == ("REFUND", "ORD-042", Decimal("2200"))
+    assert request["summary"] == "Refund ORD-042"
+    assert request["arguments"] == {"order_id": "ORD-042"}
+    assert request["evidence"] == {"tool": "refund", "why": "test"}
+
+
+def test_an_approved_call_runs_and_a_rejected_one_does_not(registry, settings):
+    settings.TRIPDESK_APPROVAL_GATE = "tests.assistant.test_agent_registry.pending_gate"
+    _GATES["pending"] = gate_answering(ApprovalDecision(True, Code.OK, ""))
+    assert registry.call("refund", {"order_id": "ORD-1"}, SIGNED_IN)["ok"] is True
+
+    _GATES["pending"] = gate_answering(ApprovalDecision(False, Code.PERMISSION_DENIED, "rejected by an approver"))
+    rejected = registry.call("refund", {"order_id": "ORD-2"}, SIGNED_IN)
+
+    assert (rejected["code"], rejected["message"]) == ("PERMISSION_DENIED", "rejected by an approver")
+    assert RAN == [("refund", "ORD-1")]
+
+
+def test_a_call_that_needs_an_approver_but_cannot_be_described_is_refused_without_asking(registry, settings):
+    settings.TRIPDESK_APPROVAL_GATE = "tests.assistant.test_agent_registry.pending_gate"
+    _GATES["pending"] = gate_answering(ApprovalDecision(True, Code.OK, ""))
+
+    result = registry.call("wipe", {}, SIGNED_IN)
+
+    assert (result["ok"], result["code"]) == (False, Code.PERMISSION_DENIED)
+    assert RAN == [] and ASKED == []
+
+
+def test_a_gate_that_fails_refuses_the_call(registry, settings, caplog):
+    settings.TRIPDESK_APPROVAL_GATE = "tests.assistant.test_agent_registry.pending_gate"
+
+    def broken(**_):
+        raise RuntimeError("approval desk down")
+
+    _GATES["pending"] = broken
+    with caplog.at_level(logging.ERROR, logger="assistant.agent"):
+        result = registry.call("refund", {"order_id": "ORD-1"}, SIGNED_IN)
+
+    assert result["ok"] is False and RAN == []
+    assert any("approval gate failed" in r.getMessage() for r in caplog.records)
+
+
+def test_without_an_approval_desk_nothing_that_needs_an_approver_runs(registry, settings):
+    settings.TRIPDESK_APPROVAL_GATE = ""
+
+    result = registry.call("refund", {"order_id": "ORD-1"}, SIGNED_IN)
+
+    assert result["code"] == Code.PERMISSION_DENIED and RAN == []
+
+
+_GATES: dict = {}
+
+
+def pending_gate(**request):
+    """The gate the tests above point TRIPDESK_APPROVAL_GATE at."""
+    return _GATES["pending"](**request)
+
+
+# -- the default registry -----------------------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -88,27 +324,26 @@ def modules_dir(tmp_path, monkeypatch):
         sys.modules.pop(name, None)
 
 
+GOOD_TOOLS = '''
+    from assistant.agent.hooks import Hook
+    from core.envelope import ok
+    from core.tools import Risk, tool
+
+    @tool(risk=Risk.READ)
+    def hello(context):
+        """Say hello."""
+        return ok("hi")
+
+    class Audit(Hook):
+        name = "audit"
+
+    TOOLS = [hello]
+    HOOKS = [Audit()]
+    '''
+
+
 def test_build_registry_collects_tools_and_hooks_and_skips_modules_that_do_not_exist(modules_dir):
-    (modules_dir / "td_good_tools.py").write_text(
-        textwrap.dedent(
-            '''
-            from assistant.agent.hooks import Hook
-            from core.envelope import ok
-            from core.tools import Risk, tool
-
-            @tool(name="hello", risk=Risk.READ, parameters={"type": "object", "properties": {}})
-            def hello(context):
-                """Say hello."""
-                return ok("hi")
-
-            class Audit(Hook):
-                name = "audit"
-
-            TOOLS = [hello]
-            HOOKS = [Audit()]
-            '''
-        )
-    )
+    (modules_dir / "td_good_tools.py").write_text(textwrap.dedent(GOOD_TOOLS))
 
     registry = build_registry(["td_missing_tools", "td_good_tools", "td_missing_pkg.tools"])
 
@@ -124,10 +359,7 @@ def test_build_registry_does_not_hide_an_import_error_inside_an_existing_module(
 
 
 def test_the_default_registry_is_built_once_from_the_apps_tools_modules(modules_dir, monkeypatch):
-    (modules_dir / "td_good_tools.py").write_text(
-        "from assistant.toolkit import Risk, ok, tool\n"
-        "TOOLS = [tool(name='hello', risk=Risk.READ, parameters={'type': 'object'})(lambda context: ok())]\n"
-    )
+    (modules_dir / "td_good_tools.py").write_text(textwrap.dedent(GOOD_TOOLS))
     assert set(APP_TOOL_MODULES) == {"itinerary.tools", "bookings.tools", "aftersale.tools"}
     monkeypatch.setattr(registry_module, "APP_TOOL_MODULES", ("td_good_tools", "td_missing_app.tools"))
     reset_default_registry()
@@ -137,3 +369,12 @@ def test_the_default_registry_is_built_once_from_the_apps_tools_modules(modules_
         assert first.names == ["hello"]
     finally:
         reset_default_registry()
+
+
+def test_no_tool_the_apps_declare_needs_an_approver_without_saying_what_for():
+    registry = build_registry(APP_TOOL_MODULES)
+
+    for name in registry.names:
+        declared = registry.get(name)
+        if declared.needs == Needs.APPROVER and declared.risk_of is None:
+            assert declared.approval is not None, f"{name} needs an approver and cannot describe its calls"

@@ -106,6 +106,7 @@ def test_understand_returns_the_intent_json_against_the_given_day(api):
         "aftersale_action",
         "need_clarification",
         "clarify_question",
+        "also",
     }
     assert not Turn.objects.exists()  # understanding alone does nothing
 

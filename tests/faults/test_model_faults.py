@@ -98,10 +98,10 @@ def test_a_broken_understanding_of_a_booking_request_books_nothing_on_the_suppli
     ("broken", "outcome", "said"),
     [
         (Reply(content="<html>502 Bad Gateway</html>"), "CLARIFY", "还需要"),
-        (
+        (  # invalid arguments are refused back to the model, which then fails (503): nothing done, said so
             Reply(tool_calls=[{"id": "c2", "name": "execute_platform_command", "arguments": "{not json"}]),
-            "REJECTED",
-            "没有产生订单",
+            "DEGRADED",
+            "没有产生任何操作",
         ),
         (Reply(status=503, error_message="overloaded"), "DEGRADED", "没有产生任何操作"),
         (Reply(delay=3.0, content="too late"), "DEGRADED", "没有产生任何操作"),

@@ -1,0 +1,257 @@
+"""The agent's guards, against a scripted OpenAI-compatible server through the real openai SDK: a model that asks
+for too many changes in one answer, an oversized argument, absurd usage numbers after a booking, and a call that
+needs an approver. What a traveller would notice is asserted: bookings (ours and the supplier's), Turn rows, the
+answers the model got back."""
+
+import json
+from decimal import Decimal
+from typing import Annotated
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from pydantic import Field
+from rest_framework.test import APIClient
+
+from aftersale.models import HitlTicket
+from assistant import agent_turn as agent_turn_module
+from assistant import presenters as presenters_module
+from assistant.agent import ToolRegistry, default_registry, run_agent
+from assistant.llm.openai_adapter import OpenAILLM
+from assistant.models import LLMCall, Turn
+from assistant.services import MAX_COLUMN_INT, chat_turn
+from bookings.accounts import supplier_account_ensure
+from bookings.models import BookingRecord
+from bookings.platform import PlatformCommand, platform_call
+from core.envelope import ok
+from core.tools import Risk, ToolContext, tool
+from tests.assistant.conftest import TODAY
+from tests.support import fixtures
+from tests.support.fake_openai import Reply
+
+fake_openai = fixtures.fake_openai
+pytestmark = pytest.mark.django_db
+
+BOOK = "帮我订12月5日上海到杭州的航班，乘机人张三 13800000000"
+HUGE = "大理" * 100_000  # 200,000 characters
+
+
+@pytest.fixture
+def channel_two(settings, fake_openai):
+    settings.ASSISTANT_LLM_PROVIDER = "openai"
+    settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
+    settings.ASSISTANT_LLM_API_KEY = "sk-test-guards"
+    settings.ASSISTANT_LLM_MODEL = "scripted-model"
+    settings.ASSISTANT_LLM_TIMEOUT = 5
+    settings.ASSISTANT_AGENT_ENABLED = True
+    settings.ASSISTANT_AGENT_MAX_WRITES_PER_TURN = 2
+    settings.ASSISTANT_DAILY_TURN_LIMIT = 1000
+    return settings
+
+
+def flights(user) -> list[dict]:
+    key = supplier_account_ensure(user=user).api_key
+    found = platform_call(
+        PlatformCommand("flight", "search", {"from": "上海", "to": "杭州", "date": "2026-12-05"}), api_key=key
+    )
+    return found["flights"]
+
+
+def save_order(flight_no: str, name: str = "张三") -> str:
+    args = {"flightNo": flight_no, "date": "2026-12-05", "contactTourist": {"name": name, "mobile": "13800000000"}}
+    return f"supplier call flight saveOrder -a '{json.dumps(args, ensure_ascii=False)}'"
+
+
+def platform_call_of(call_id: str, command: str) -> dict:
+    return {"id": call_id, "name": "execute_platform_command", "arguments": {"command": command}}
+
+
+def tool_answers(fake_openai) -> list[dict]:
+    return [json.loads(m["content"]) for m in fake_openai.requests[-1].messages if m.get("role") == "tool"]
+
+
+# -- the cap on changes ---------------------------------------------------------------------------------------------
+
+
+def test_twenty_save_orders_in_one_model_answer_make_exactly_the_cap_of_bookings(
+    alice, supplier_sandbox, channel_two, fake_openai
+):
+    flight_no = flights(alice)[0]["flightNo"]
+    twenty = [platform_call_of(f"save{i}", save_order(flight_no, name=f"张三{i}")) for i in range(20)]
+    fake_openai.enqueue(Reply(tool_calls=twenty), Reply(content="都订好了"))
+
+    result = chat_turn(user=alice, message=BOOK, today=TODAY)
+
+    assert BookingRecord.objects.filter(user=alice).count() == 2
+    assert supplier_sandbox.stats()["orders"]["total"] == 2
+    codes = [answer["code"] for answer in tool_answers(fake_openai)]
+    assert codes[:2] == ["OK", "OK"]
+    assert codes[2:] == ["WRITE_LIMIT"] * 18
+    made = set(BookingRecord.objects.filter(user=alice).values_list("booking_id", flat=True))
+    assert {card.get("booking_id") for card in result.cards} == made  # the bookings made are shown, no more
+    assert "超出的部分没有执行" in result.reply  # and the traveller is told the rest was not done
+    assert Turn.objects.get().reply == result.reply
+
+
+def test_a_write_refused_by_the_cap_changes_nothing_in_a_second_model_answer_either(
+    alice, supplier_sandbox, channel_two, fake_openai
+):
+    channel_two.ASSISTANT_AGENT_MAX_WRITES_PER_TURN = 1
+    flight_no = flights(alice)[0]["flightNo"]
+    fake_openai.enqueue(
+        Reply(tool_calls=[platform_call_of("first", save_order(flight_no, "李四"))]),
+        Reply(tool_calls=[platform_call_of("second", save_order(flight_no, "王五"))]),
+        Reply(content="ok"),
+    )
+
+    chat_turn(user=alice, message=BOOK, today=TODAY)
+
+    assert BookingRecord.objects.filter(user=alice).count() == 1
+    assert supplier_sandbox.stats()["orders"]["total"] == 1
+    assert [a["code"] for a in tool_answers(fake_openai)] == ["OK", "WRITE_LIMIT"]
+
+
+# -- bounded arguments ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name, arguments",
+    [
+        ("search_activities", {"keywords": [HUGE]}),
+        ("weather_report", {"place": HUGE}),
+        ("execute_platform_command", {"command": HUGE}),
+    ],
+)
+def test_a_200000_character_argument_is_refused_before_any_query(alice, supplier_sandbox, name, arguments):
+    context = ToolContext(user=alice, today=TODAY, request_text="大理")
+    registry = default_registry()
+    assert name in registry
+
+    with CaptureQueriesContext(connection) as queries:
+        envelope = registry.call(name, arguments, context, call_id="huge")
+
+    assert (envelope["ok"], envelope["code"]) == (False, "INVALID_PARAM")
+    assert len(queries) == 0
+    assert supplier_sandbox.stats()["orders"]["total"] == 0
+
+
+def test_a_200000_character_argument_from_the_model_is_refused_unparsed_and_runs_no_query(
+    alice, fake_openai, supplier_sandbox
+):
+    port = OpenAILLM(base_url=fake_openai.base_url, api_key="sk-test", model="scripted", timeout=5)
+    raw = json.dumps({"keywords": [HUGE]}, ensure_ascii=False)
+    fake_openai.enqueue(
+        Reply(tool_calls=[{"id": "huge", "name": "search_activities", "arguments": raw}]), Reply(content="sorry")
+    )
+    context = ToolContext(user=alice, today=TODAY, request_text="大理有什么活动")
+    registry = default_registry()
+
+    with CaptureQueriesContext(connection) as queries:
+        result = run_agent(
+            port=port,
+            registry=registry,
+            context=context,
+            messages=[{"role": "user", "content": "大理有什么活动"}],
+            max_iterations=3,
+        )
+
+    [step] = result.steps
+    assert (step.envelope["code"], step.arguments) == ("INVALID_PARAM", {})
+    assert len(queries) == 0  # the call never reached the tool, its service or the database
+    assert tool_answers(fake_openai) == [step.envelope]
+
+
+# -- usage numbers never fail a turn ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "tokens, recorded",
+    [(3_000_000_000, 2 * 100_000_000), (-5, 0)],
+    ids=["three billion", "negative"],
+)
+def test_absurd_usage_numbers_after_a_booking_still_answer_and_record_the_turn(
+    alice, supplier_sandbox, channel_two, fake_openai, tokens, recorded
+):
+    flight_no = flights(alice)[0]["flightNo"]
+    fake_openai.enqueue(
+        Reply(
+            tool_calls=[platform_call_of("save", save_order(flight_no))],
+            prompt_tokens=tokens,
+            completion_tokens=tokens,
+        ),
+        Reply(content="订好了", prompt_tokens=tokens, completion_tokens=tokens),
+    )
+    api = APIClient()
+    api.force_authenticate(alice)
+
+    response = api.post("/api/v1/assistant/chat", {"message": BOOK}, format="json")
+
+    assert response.status_code == 200, response.content
+    booking = BookingRecord.objects.get(user=alice)
+    turn = Turn.objects.get()
+    assert (turn.prompt_tokens, turn.completion_tokens) == (recorded, recorded)
+    assert 0 <= turn.prompt_tokens <= MAX_COLUMN_INT
+    assert sorted(turn.llm_calls.values_list("prompt_tokens", flat=True)) == [recorded // 2] * 2
+    assert LLMCall.objects.filter(turn__isnull=True).count() == 0
+    assert booking.booking_id in json.dumps(response.json(), ensure_ascii=False)
+
+
+def test_a_reply_that_cannot_be_presented_after_a_booking_still_answers_and_records_the_turn(
+    alice, supplier_sandbox, channel_two, fake_openai, monkeypatch
+):
+    flight_no = flights(alice)[0]["flightNo"]
+    fake_openai.enqueue(Reply(tool_calls=[platform_call_of("save", save_order(flight_no))]), Reply(content="ok"))
+
+    def broken_presenter(envelopes, context):
+        raise RuntimeError("a presenter bug")
+
+    monkeypatch.setattr(presenters_module, "present", broken_presenter)
+
+    result = chat_turn(user=alice, message=BOOK, today=TODAY)
+
+    assert BookingRecord.objects.filter(user=alice).count() == 1
+    assert result.outcome == "DEGRADED" and "不要重复提交" in result.reply
+    assert Turn.objects.get().outcome == "DEGRADED"
+
+
+# -- a call that needs an approver ------------------------------------------------------------------------------------
+
+REFUNDS_RUN: list[str] = []
+
+
+def _refund_request(context: ToolContext, arguments: dict) -> dict:
+    return {
+        "action": "REFUND",
+        "entity": arguments["order_id"],
+        "amount": Decimal("2200"),
+        "summary": f"Refund order {arguments['order_id']} (a test tool)",
+        "evidence": {"asked_by": "the model"},
+    }
+
+
+@tool(risk=Risk.HIGH, approval=_refund_request)
+def refund_now(context: ToolContext, order_id: Annotated[str, Field(max_length=20)]) -> dict:
+    """Refund an order at once (a test tool that needs an approver)."""
+    REFUNDS_RUN.append(order_id)
+    return ok({"refunded": order_id})
+
+
+def test_a_call_that_needs_an_approver_is_paused_through_the_gate_and_not_run(
+    alice, channel_two, fake_openai, monkeypatch
+):
+    REFUNDS_RUN.clear()
+    registry = ToolRegistry([refund_now])
+    monkeypatch.setattr(agent_turn_module, "default_registry", lambda: registry)
+    fake_openai.enqueue(
+        Reply(tool_calls=[{"id": "r1", "name": "refund_now", "arguments": {"order_id": "ORD-042"}}]),
+        Reply(content="已退款"),
+    )
+
+    chat_turn(user=alice, message="把 ORD-042 退了", today=TODAY)
+
+    assert REFUNDS_RUN == []
+    ticket = HitlTicket.objects.get()
+    assert (ticket.action, ticket.entity, ticket.status) == ("REFUND", "ORD-042", "PENDING")
+    [answer] = tool_answers(fake_openai)
+    assert (answer["ok"], answer["code"]) == (False, "TICKET_PENDING")
+    assert Turn.objects.count() == 1
