@@ -1,61 +1,28 @@
-"""Channel 1: code dispatches an understood intent to the service that answers it.
+"""Channel 1: code dispatches an understood intent to the handler that answers it.
 
 Every handler answers from rows (selectors and services of the other apps) and composes its text from reply
 templates; the model's only part was the intent.
 """
 
-import datetime as dt
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import replace
 
-from assistant.llm.port import LLMPort
-from assistant.llm.schema import Intent, IntentName
-
-
-@dataclass
-class TurnContext:
-    """What a handler may know: the understood intent (slots merged), who asks, today, the reply language."""
-
-    intent: Intent
-    user: Any
-    today: dt.date
-    language: str
-    port: LLMPort | None = None
-    conversation_id: str | None = None
-    request_text: str = ""  # what the user asked, including an earlier question's answer
-    started: dt.datetime | None = None  # when the turn began (what a booking agent created since then is its work)
-
-
-@dataclass
-class Reply:
-    text: str
-    outcome: str  # assistant.models.TurnOutcome
-    cards: list[dict] = field(default_factory=list)
-    suggestions: list[dict] = field(default_factory=list)
-    awaiting: str | None = None  # what the reply asks for, remembered for the next turn
-    llm_calls: list = field(default_factory=list)  # model calls the handler made (audit rows)
-
-
-Handler = Callable[[TurnContext], Reply]
-HANDLERS: dict[str, Handler] = {}
-
-
-def handles(*intents: IntentName) -> Callable[[Handler], Handler]:
-    def register(handler: Handler) -> Handler:
-        for name in intents:
-            HANDLERS[name.value] = handler
-        return handler
-
-    return register
+from assistant.handlers import HANDLERS
+from assistant.presenters.base import merge_replies
+from assistant.turn import Reply, TurnContext
 
 
 def dispatch(context: TurnContext) -> Reply:
-    from assistant import handlers  # noqa: F401 - importing the package registers every handler
-
-    return HANDLERS[context.intent.intent](context)  # every intent of the schema has a handler
-
-
-def chip(label: str, message: str | None = None, *, fresh: bool = False) -> dict:
-    """A suggestion chip: a message the user can send with one tap; `fresh` starts without remembered slots."""
-    return {"label": label, "message": message or label, "fresh": fresh}
+    """The reply of the intent's handler; a request in two parts (`intent.also`) then runs each other part's
+    handler with the same slots, and the replies are merged. A clarifying question of the main part is the whole
+    reply (the other parts wait until it is answered); only the main part's question is remembered."""
+    intent = context.intent
+    main = HANDLERS[intent.intent](context)  # every intent of the schema has a handler
+    if not intent.also or main.awaiting:
+        return main
+    replies = [main]
+    for name in intent.also:
+        part = replace(context, intent=intent.model_copy(update={"intent": name, "also": []}))
+        reply = HANDLERS[name](part)
+        reply.awaiting = None
+        replies.append(reply)
+    return merge_replies(replies)

@@ -1,8 +1,16 @@
 """The assistant's reads."""
 
+import logging
+import threading
+import time
+
+from django.db import DatabaseError
 from django.db.models import QuerySet
 
 from assistant.models import Conversation, Turn
+from itinerary.selectors import catalogue_place_names
+
+logger = logging.getLogger(__name__)
 
 
 def conversation_latest(*, user) -> Conversation | None:
@@ -18,3 +26,38 @@ def conversation_history(*, user, conversation_id, limit: int) -> list[Turn]:
     """The last `limit` answered turns of the user's conversation, oldest first (for channel 2's context)."""
     turns = Turn.objects.filter(conversation_id=conversation_id, user=user).order_by("-created_at", "-id")[:limit]
     return list(reversed(turns))
+
+
+# The catalogue's place names for the understanding engine, kept per process for a short while: they change when an
+# editor publishes an activity somewhere new, which may take this long to be understood by name.
+CATALOGUE_PLACES_TTL = 300.0
+_catalogue_places: tuple[float, tuple[str, ...]] | None = None
+_catalogue_places_lock = threading.Lock()
+
+
+def catalogue_places() -> tuple[str, ...]:
+    """The cities and provinces of the published catalogue (for `UnderstandContext.places`), cached per process for
+    CATALOGUE_PLACES_TTL seconds; the same tuple is handed out until then, so the engine reuses its gazetteer.
+    () when the database cannot say (no table yet, no database access), and that is not cached."""
+    global _catalogue_places
+    cached = _catalogue_places
+    now = time.monotonic()
+    if cached is not None and now - cached[0] < CATALOGUE_PLACES_TTL:
+        return cached[1]
+    with _catalogue_places_lock:
+        cached = _catalogue_places
+        if cached is not None and now - cached[0] < CATALOGUE_PLACES_TTL:
+            return cached[1]
+        try:
+            places = tuple(catalogue_place_names())
+        except (DatabaseError, RuntimeError):  # no table yet (first migrate), or no database access (some tests)
+            logger.warning("the catalogue's place names could not be read; understanding without them")
+            return cached[1] if cached is not None else ()
+        _catalogue_places = (now, places)
+        return places
+
+
+def catalogue_places_forget() -> None:
+    """Drop the cached place names (after a catalogue change, or between tests)."""
+    global _catalogue_places
+    _catalogue_places = None

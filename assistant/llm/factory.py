@@ -1,4 +1,8 @@
-"""Choose the LLM port adapter from settings (ASSISTANT_LLM_PROVIDER), one instance per configuration."""
+"""Choose the LLM port adapter from settings (ASSISTANT_LLM_PROVIDER), one instance per configuration.
+
+The port imports no app: what the `rules` engine needs to know about the catalogue (its place names) reaches it in
+each call's `UnderstandContext.places`, read by the caller (`assistant.selectors.catalogue_places`).
+"""
 
 from functools import cache
 
@@ -25,7 +29,7 @@ def _build(name: str, base_url: str, api_key: str, model: str, timeout: float) -
     if name == "rules":
         from assistant.llm.rules import RulesLLM
 
-        return RulesLLM(extra_places=_catalogue_places())
+        return RulesLLM()
     if name == "openai":
         from assistant.llm.openai_adapter import OpenAILLM
 
@@ -36,15 +40,3 @@ def _build(name: str, base_url: str, api_key: str, model: str, timeout: float) -
             timeout=timeout,
         )
     raise ValueError(f"Unknown ASSISTANT_LLM_PROVIDER {name!r}: use 'rules' or 'openai'")
-
-
-def _catalogue_places() -> list[str]:
-    """The catalogue's places, read once when the engine is built; none if the database cannot say yet."""
-    from django.db import DatabaseError
-
-    from itinerary.selectors import catalogue_place_names
-
-    try:
-        return catalogue_place_names()
-    except (DatabaseError, RuntimeError):  # no table yet (first migrate), or no database access (some tests)
-        return []

@@ -8,7 +8,7 @@ from datetime import date
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from core.ids import normalise_booking_id, normalise_order_id
 
@@ -36,6 +36,8 @@ class AftersaleActionName(StrEnum):
     REFUND = "REFUND"
     RETURN = "RETURN"
 
+
+MAX_ALSO = 2  # requests besides the main one in one sentence
 
 # Slots a later turn may fill in for an earlier one (the conversation's memory).
 SLOT_NAMES = (
@@ -74,6 +76,9 @@ class Intent(BaseModel):
     aftersale_action: AftersaleActionName | None = None
     need_clarification: bool = False
     clarify_question: str | None = None
+    # A second (and third) request in the same sentence ("帮我规划三天丽江行程，顺便查天气"): answered after the main
+    # one, with the same slots. Unknown names are dropped, never the main intent again, at most MAX_ALSO.
+    also: list[IntentName] = []
 
     @field_validator("destination_keywords", mode="wrap")
     @classmethod
@@ -126,6 +131,28 @@ class Intent(BaseModel):
     @classmethod
     def _booking_id(cls, value: Any, handler: Any) -> str | None:
         return normalise_booking_id(value)
+
+    @field_validator("also", mode="wrap")
+    @classmethod
+    def _also(cls, value: Any, handler: Any) -> list[str]:
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list | tuple):
+            return []
+        names: list[str] = []
+        for item in value:
+            name = item.strip().upper() if isinstance(item, str) else None
+            if name in IntentName.__members__ and name != IntentName.OUT_OF_SCOPE and name not in names:
+                names.append(name)
+        return names
+
+    @model_validator(mode="after")
+    def _also_is_another_request(self) -> "Intent":
+        if self.intent == IntentName.OUT_OF_SCOPE:
+            self.also = []
+        else:
+            self.also = [name for name in self.also if name != self.intent][:MAX_ALSO]
+        return self
 
     def slots(self) -> dict[str, Any]:
         """The filled slots, as JSON-ready values."""

@@ -1,24 +1,30 @@
 """The rules adapter's tool-calling policy (channel 2), driven through the real agent loop.
 
-The tools here are test doubles registered under the real names and parameter schemas; the supplier answers the
-way bookings/skills/booking.md describes, so these tests pin what the policy sends, not what the apps do.
+The tools here are test doubles declared like the real ones (`core.tools.tool`, schemas from their signatures) under
+the real names, answering envelopes with a `kind`; the supplier answers the way bookings/skills/booking.md describes.
+So these tests pin what the policy sends, not what the apps do; the last ones check the arguments against the real
+tools' schemas.
 """
 
 import datetime as dt
 import json
 import shlex
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Annotated, Literal
 
 import pytest
+from pydantic import Field
 
 from assistant.agent import AgentResult, ToolRegistry, run_agent
 from assistant.llm.rules import RulesLLM
 from assistant.llm.rules.policy import find_contact, next_turn
 from core.envelope import Code, fail, ok
-from core.tools import Risk, ToolContext, tool
+from core.tools import Needs, Risk, ToolContext, tool
 
 TODAY = dt.date(2026, 12, 1)  # a Tuesday
-CONTEXT = ToolContext(user=None, today=TODAY)
+# A signed-in traveller (the registry lets a write run only for one, in a turn the traveller sent).
+TRAVELLER = SimpleNamespace(pk=1, is_authenticated=True)
 SKILL = (Path(__file__).resolve().parents[2] / "bookings" / "skills" / "booking.md").read_text(encoding="utf-8")
 
 FLIGHTS = [
@@ -104,75 +110,130 @@ def cancelled() -> list[str]:
 
 
 @pytest.fixture
-def registry(supplier, bookings, cancelled) -> ToolRegistry:
-    @tool(
-        name="execute_platform_command",
-        risk=Risk.WRITE,
-        parameters={
-            "type": "object",
-            "properties": {"command": {"type": "string", "maxLength": 4000}},
-            "required": ["command"],
-            "additionalProperties": False,
-        },
-    )
-    def execute_platform_command(context, command: str) -> dict:
-        """Run one supplier command."""
-        return supplier.run(command)
+def calls() -> list[tuple[str, dict]]:
+    """The catalogue, travel and after-sale tools called, with the arguments as validated."""
+    return []
 
-    @tool(
-        name="cancel_booking",
-        risk=Risk.WRITE,
-        parameters={
-            "type": "object",
-            "properties": {"booking_id": {"type": "string"}},
-            "required": ["booking_id"],
-            "additionalProperties": False,
-        },
-    )
-    def cancel_booking(context, booking_id: str) -> dict:
+
+@pytest.fixture
+def failing() -> set[str]:
+    """Names of the tools that answer with a failed envelope."""
+    return set()
+
+
+Text = Annotated[str, Field(max_length=40)]
+Day = dt.date | None
+
+
+@pytest.fixture
+def registry(supplier, bookings, cancelled, calls, failing) -> ToolRegistry:
+    def answer(name: str, kind: str, arguments: dict, **data) -> dict:
+        calls.append((name, {k: v for k, v in arguments.items() if v is not None}))
+        if name in failing:
+            return fail(Code.PLATFORM_UNAVAILABLE, f"{name} is down", {"kind": kind})
+        return ok({"kind": kind, **data}, f"{name} done")
+
+    @tool(risk=Risk.WRITE)
+    def execute_platform_command(context, command: Annotated[str, Field(max_length=4000)]) -> dict:
+        """Run one supplier command."""
+        done = supplier.run(command)
+        if not done["ok"]:
+            return fail(done["code"], done["message"], {"kind": "platform"})
+        return ok({"kind": "platform", "answer": done["data"]}, done["message"])
+
+    @tool(risk=Risk.WRITE)
+    def cancel_booking(context, booking_id: Annotated[str, Field(max_length=32)]) -> dict:
         """Cancel a booking."""
         cancelled.append(booking_id)
-        return ok({"booking_id": booking_id, "status": "CANCELLED"}, "cancelled")
+        return ok({"kind": "booking_cancel", "booking_id": booking_id, "status": "CANCELLED"}, "cancelled")
 
-    @tool(
-        name="list_my_bookings",
-        risk=Risk.READ,
-        parameters={
-            "type": "object",
-            "properties": {"biz_type": {"type": "string", "enum": ["FLIGHT", "HOTEL", "TRAIN"]}},
-            "additionalProperties": False,
-        },
-    )
-    def list_my_bookings(context, biz_type: str | None = None) -> dict:
+    @tool(risk=Risk.READ)
+    def list_my_bookings(context, biz_type: Literal["FLIGHT", "HOTEL", "TRAIN"] | None = None) -> dict:
         """List my bookings."""
-        return ok({"bookings": [b for b in bookings if biz_type in (None, b["biz_type"])]})
+        mine = [b for b in bookings if biz_type in (None, b["biz_type"])]
+        return ok({"kind": "bookings", "bookings": mine})
 
-    @tool(
-        name="search_activities",
-        risk=Risk.READ,
-        parameters={
-            "type": "object",
-            "properties": {
-                "destination": {"type": "string"},
-                "province": {"type": "string"},
-                "date_start": {"type": "string", "format": "date"},
-                "date_end": {"type": "string", "format": "date"},
-                "max_price": {"type": "integer", "minimum": 1},
-            },
-            "additionalProperties": False,
-        },
-    )
-    def search_activities(context, **slots) -> dict:
+    @tool(risk=Risk.READ)
+    def search_activities(
+        context,
+        keywords: list[Text] | None = None,
+        province: Text | None = None,
+        city: Text | None = None,
+        date_start: Day = None,
+        date_end: Day = None,
+        max_price: Annotated[int | None, Field(ge=1)] = None,
+    ) -> dict:
         """Search activities."""
-        return ok({"activities": [{"id": 1, "title": "洱海骑行"}], "slots": slots})
+        arguments = {"keywords": keywords, "province": province, "city": city}
+        arguments |= {"date_start": date_start, "date_end": date_end, "max_price": max_price}
+        return answer("search_activities", "activities", arguments, activities=[{"id": 1, "title": "洱海骑行"}])
 
-    @tool(name="recommend_activities", risk=Risk.READ, parameters={"type": "object", "properties": {}})
-    def recommend_activities(context) -> dict:
+    @tool(risk=Risk.READ)
+    def recommend_activities(context, date_start: Day = None, date_end: Day = None) -> dict:
         """Recommend activities."""
-        return ok({"activities": [{"id": 2}, {"id": 3}]})
+        arguments = {"date_start": date_start, "date_end": date_end}
+        return answer("recommend_activities", "activities", arguments, activities=[{"id": 2}, {"id": 3}])
+
+    @tool(risk=Risk.READ)
+    def weather_report(context, place: Text, city: Text | None = None, date_start: Day = None, date_end: Day = None):
+        """The weather of a place."""
+        arguments = {"place": place, "city": city, "date_start": date_start, "date_end": date_end}
+        return answer("weather_report", "weather", arguments, days=[{"date": "2026-12-05"}])
+
+    @tool(risk=Risk.READ)
+    def make_travel_plan(
+        context,
+        destination: Text,
+        keywords: list[Text] | None = None,
+        city: Text | None = None,
+        province: Text | None = None,
+        days: Annotated[int | None, Field(ge=1, le=15)] = None,
+        date_start: Day = None,
+        date_end: Day = None,
+        max_price: Annotated[int | None, Field(ge=1)] = None,
+    ) -> dict:
+        """A day-by-day plan."""
+        arguments = {"destination": destination, "keywords": keywords, "city": city, "province": province}
+        arguments |= {"days": days, "date_start": date_start, "date_end": date_end, "max_price": max_price}
+        return answer("make_travel_plan", "travel_plan", arguments, days=[{"number": 1}, {"number": 2}])
+
+    @tool(risk=Risk.READ)
+    def compare_round_trip(
+        context,
+        origin: Text,
+        destination: Text,
+        depart_date: dt.date,
+        return_date: dt.date,
+        max_price: Annotated[int | None, Field(ge=1)] = None,
+    ) -> dict:
+        """Compare round trips."""
+        arguments = {"origin": origin, "destination": destination, "depart_date": depart_date}
+        arguments |= {"return_date": return_date, "max_price": max_price}
+        return answer("compare_round_trip", "round_trip", arguments, status="ok")
+
+    @tool(risk=Risk.WRITE, needs=Needs.NOTHING)
+    def request_aftersale(context, order_id: Annotated[str, Field(max_length=32)], action: Literal["REFUND", "RETURN"]):
+        """Ask for a refund or a return."""
+        return answer("request_aftersale", "aftersale", {"order_id": order_id, "action": action}, outcome="SUBMITTED")
+
+    @tool(risk=Risk.READ)
+    def query_progress(context, order_id: Annotated[str | None, Field(max_length=32)] = None) -> dict:
+        """The traveller's after-sale tickets."""
+        return answer("query_progress", "progress", {"order_id": order_id}, tickets=[])
 
     return ToolRegistry(
-        [execute_platform_command, cancel_booking, list_my_bookings, search_activities, recommend_activities]
+        [
+            execute_platform_command,
+            cancel_booking,
+            list_my_bookings,
+            search_activities,
+            recommend_activities,
+            weather_report,
+            make_travel_plan,
+            compare_round_trip,
+            request_aftersale,
+            query_progress,
+        ]
     )
 
 
@@ -185,7 +246,8 @@ def agent(rules, registry, sentence: str, *, system: str | None = f"TODAY: {TODA
     messages = ([{"role": "system", "content": system}] if system is not None else []) + [
         {"role": "user", "content": sentence}
     ]
-    return run_agent(port=rules, registry=registry, context=CONTEXT, messages=messages, max_iterations=max_iterations)
+    context = ToolContext(user=TRAVELLER, today=TODAY, request_text=sentence)
+    return run_agent(port=rules, registry=registry, context=context, messages=messages, max_iterations=max_iterations)
 
 
 def searched(supplier) -> list[tuple[str, dict]]:
@@ -361,7 +423,8 @@ def test_the_contact_may_come_from_an_earlier_user_message(rules, registry, supp
         {"role": "user", "content": "帮我订12月5日上海到杭州的航班"},
     ]
 
-    run_agent(port=rules, registry=registry, context=CONTEXT, messages=messages, max_iterations=6)
+    context = ToolContext(user=TRAVELLER, today=TODAY, request_text=messages[-1]["content"])
+    run_agent(port=rules, registry=registry, context=context, messages=messages, max_iterations=6)
 
     assert supplier.saved()[0][1]["contactTourist"] == {"name": "张三", "mobile": "13800000000"}
 
@@ -425,24 +488,202 @@ def test_a_cancel_by_type_with_several_active_bookings_cancels_nothing(rules, re
     assert "BK20261201004" in result.final_text
 
 
-# -- activities and the rest -------------------------------------------------------------------------------------------
+# -- activities, weather, travel plans, round trips, after-sale: the arguments of channel 1's handlers -------------
 
 
-def test_an_activity_search_passes_the_understood_slots(rules, registry):
+def test_an_activity_search_passes_the_keywords_dates_and_budget(rules, registry, calls):
     result = agent(rules, registry, "12月5日到12月6日大理有什么好玩的，500以内")
 
     [step] = result.steps
     assert (step.tool, step.arguments) == (
         "search_activities",
-        {"destination": "大理", "date_start": "2026-12-05", "date_end": "2026-12-06", "max_price": 500},
+        {"keywords": ["大理"], "date_start": "2026-12-05", "date_end": "2026-12-06", "max_price": 500},
     )
-    assert result.finished and "1 result" in result.final_text
+    assert calls == [
+        (
+            "search_activities",
+            {
+                "keywords": ["大理"],
+                "date_start": TODAY + dt.timedelta(4),
+                "date_end": TODAY + dt.timedelta(5),
+                "max_price": 500,
+            },
+        )
+    ]
+    assert result.finished and "activities, 1 item" in result.final_text
 
 
-def test_a_recommendation_calls_recommend_activities(rules, registry):
-    result = agent(rules, registry, "推荐点活动")
+def test_a_search_by_province_alone_passes_the_province_and_no_keywords(rules, registry):
+    result = agent(rules, registry, "云南有什么活动")
 
-    assert [(s.tool, s.arguments) for s in result.steps] == [("recommend_activities", {})]
+    assert [(s.tool, s.arguments) for s in result.steps] == [("search_activities", {"province": "云南"})]
+
+
+def test_a_search_without_any_place_calls_nothing(rules, registry):
+    understood = {"intent": "SEARCH_ACTIVITIES", "max_price": 500}
+    system = f"UNDERSTOOD: {json.dumps(understood)}\nTODAY: {TODAY}"
+
+    result = agent(rules, registry, "500以内的", system=system)
+
+    assert result.steps == [] and "Missing: a place" in result.final_text
+
+
+def test_a_recommendation_calls_recommend_activities_with_the_dates(rules, registry):
+    assert [(s.tool, s.arguments) for s in agent(rules, registry, "推荐点活动").steps] == [("recommend_activities", {})]
+
+    result = agent(rules, registry, "这周末推荐点好玩的")
+
+    assert [(s.tool, s.arguments) for s in result.steps] == [
+        ("recommend_activities", {"date_start": "2026-12-05", "date_end": "2026-12-06"})
+    ]
+
+
+def test_the_weather_of_a_place_this_weekend_calls_weather_report(rules, registry):
+    result = agent(rules, registry, "大理这周末天气怎么样")
+
+    assert [(s.tool, s.arguments) for s in result.steps] == [
+        ("weather_report", {"place": "大理", "city": "大理", "date_start": "2026-12-05", "date_end": "2026-12-06"})
+    ]
+    assert result.finished and result.iterations == 2
+
+
+def test_the_weather_of_a_scenic_spot_passes_the_spot_as_the_place(rules, registry):
+    result = agent(rules, registry, "赛里木湖明天会下雨吗")
+
+    [step] = result.steps
+    assert step.tool == "weather_report"
+    assert step.arguments == {"place": "赛里木湖", "date_start": "2026-12-02"}
+
+
+def test_a_three_day_plan_calls_make_travel_plan_with_the_days(rules, registry):
+    result = agent(rules, registry, "帮我安排三天丽江行程")
+
+    assert [(s.tool, s.arguments) for s in result.steps] == [
+        ("make_travel_plan", {"destination": "丽江", "keywords": ["丽江"], "days": 3})
+    ]
+    assert "travel_plan, 2 item" in result.final_text
+
+
+def test_a_round_trip_comparison_calls_compare_round_trip(rules, registry, calls):
+    result = agent(rules, registry, "下周五从上海去北京，下周日回来，比较一下往返方案")
+
+    assert [(s.tool, s.arguments) for s in result.steps] == [
+        (
+            "compare_round_trip",
+            {"origin": "上海", "destination": "北京", "depart_date": "2026-12-11", "return_date": "2026-12-13"},
+        )
+    ]
+    assert calls[0][1]["depart_date"] == dt.date(2026, 12, 11)
+
+
+def test_a_round_trip_without_a_return_date_calls_nothing(rules, registry):
+    result = agent(rules, registry, "下周五从上海去北京，比较一下交通和酒店方案")
+
+    assert result.steps == [] and "return date" in result.final_text
+
+
+def test_a_refund_calls_request_aftersale_with_the_order_and_the_action(rules, registry):
+    result = agent(rules, registry, "订单 ord-001 我要退款")
+
+    assert [(s.tool, s.arguments) for s in result.steps] == [
+        ("request_aftersale", {"order_id": "ORD-001", "action": "REFUND"})
+    ]
+
+
+def test_a_return_of_goods_asks_for_a_return(rules, registry):
+    result = agent(rules, registry, "ORD-002的冲锋衣尺码不合适，我要退货")
+
+    assert [(s.tool, s.arguments) for s in result.steps] == [
+        ("request_aftersale", {"order_id": "ORD-002", "action": "RETURN"})
+    ]
+
+
+def test_a_refund_without_an_order_id_calls_nothing(rules, registry):
+    result = agent(rules, registry, "我要退款")
+
+    assert result.steps == [] and "order id" in result.final_text
+
+
+def test_progress_calls_query_progress_with_the_order_when_given(rules, registry):
+    with_order = agent(rules, registry, "ORD-001的退款进度怎么样了")
+    without = agent(rules, registry, "我的退款到哪一步了")
+
+    assert [(s.tool, s.arguments) for s in with_order.steps] == [("query_progress", {"order_id": "ORD-001"})]
+    assert [(s.tool, s.arguments) for s in without.steps] == [("query_progress", {})]
+
+
+# -- two requests in one sentence -----------------------------------------------------------------------------------
+
+
+def test_a_plan_and_the_weather_in_one_sentence_call_both_tools_in_order(rules, registry):
+    result = agent(rules, registry, "帮我规划三天丽江行程，顺便查天气")
+
+    assert [(s.tool, s.arguments) for s in result.steps] == [
+        ("make_travel_plan", {"destination": "丽江", "keywords": ["丽江"], "days": 3}),
+        ("weather_report", {"place": "丽江", "city": "丽江"}),
+    ]
+    assert (result.iterations, result.finished) == (3, True)
+    assert "make_travel_plan answered" in result.final_text and "weather_report answered" in result.final_text
+
+
+def test_the_weather_and_activities_in_english_call_both_tools(rules, registry):
+    result = agent(rules, registry, "Dali weather this weekend, also recommend some activities")
+
+    assert [s.tool for s in result.steps] == ["weather_report", "search_activities"]
+    assert result.steps[1].arguments == {"keywords": ["大理"], "date_start": "2026-12-05", "date_end": "2026-12-06"}
+
+
+def test_a_failed_first_part_ends_that_part_and_the_second_still_runs(rules, registry, failing):
+    failing.add("make_travel_plan")
+
+    result = agent(rules, registry, "plan 3 days in Lijiang and check the weather")
+
+    assert [(s.tool, s.ok) for s in result.steps] == [("make_travel_plan", False), ("weather_report", True)]
+    assert "make_travel_plan failed: PLATFORM_UNAVAILABLE" in result.final_text
+
+
+def test_a_second_part_whose_tool_is_not_offered_is_skipped(rules, registry):
+    scoped = registry.scoped(["make_travel_plan"])
+
+    result = agent(rules, scoped, "帮我规划三天丽江行程，顺便查天气")
+
+    assert [s.tool for s in result.steps] == ["make_travel_plan"]
+    assert "weather_report tool is not available" in result.final_text
+
+
+def test_the_also_of_the_understood_intent_is_followed(rules, registry):
+    understood = {"intent": "QUERY_WEATHER", "destination_keywords": ["大理"], "also": ["RECOMMEND", "DANCE"]}
+    system = f"UNDERSTOOD: {json.dumps(understood)}\nTODAY: {TODAY}"
+
+    result = agent(rules, registry, "大理天气，顺便推荐", system=system)
+
+    assert [s.tool for s in result.steps] == ["weather_report", "recommend_activities"]
+
+
+# -- the arguments fit the real tools --------------------------------------------------------------------------------
+
+REAL_TOOL_REQUESTS = [
+    "12月5日到12月6日大理有什么好玩的，500以内",
+    "这周末推荐点好玩的",
+    "大理这周末天气怎么样",
+    "帮我安排三天丽江行程",
+    "下周五从上海去北京，下周日回来，比较一下往返方案",
+    "取消预订 BK20261201001",
+    "订单 ORD-001 我要退款",
+    "ORD-001的退款进度怎么样了",
+]
+
+
+@pytest.mark.parametrize("sentence", REAL_TOOL_REQUESTS)
+def test_the_first_call_is_valid_for_the_real_tool_of_that_name(rules, sentence):
+    from assistant.agent import default_registry
+
+    real = default_registry()
+    messages = [{"role": "system", "content": f"TODAY: {TODAY}"}, {"role": "user", "content": sentence}]
+
+    [call] = next_turn(rules, messages, real.schemas()).tool_calls
+
+    assert real.get(call.name).validate(call.arguments)  # raises ToolArgumentsError on a name or a value it refuses
 
 
 def test_anything_else_ends_without_tools(rules, registry, supplier):

@@ -227,6 +227,23 @@ def test_catalogue_places_are_extra_destinations():
     assert understand(engine, "trips to moon valley").destination_keywords == ["Moon Valley"]
 
 
+def test_the_catalogue_places_of_the_context_are_destinations_for_that_call_only(llm):
+    places = ("禾木村露营基地", "Moon Valley")
+
+    def keywords(text, given):
+        return llm.understand(text, context=UnderstandContext(today=TODAY, places=given)).intent.destination_keywords
+
+    assert keywords("禾木村露营基地还有位置吗", places) == ["禾木村露营基地"]
+    assert keywords("trips to moon valley", places) == ["Moon Valley"]
+    assert keywords("禾木村露营基地还有位置吗", ()) != ["禾木村露营基地"]  # the engine itself did not learn them
+    assert keywords("大理有什么活动", ("大理",)) == ["大理"]  # a known place stays what it is
+
+
+def test_a_context_with_nonsense_places_is_understood_without_them(llm):
+    context = UnderstandContext(today=TODAY, places=(["not", "a", "name"], None))  # type: ignore[arg-type]
+    assert llm.understand("大理有什么活动", context=context).intent.destination_keywords == ["大理"]
+
+
 # --- ids ---------------------------------------------------------------------------------------------------------
 
 
@@ -368,3 +385,99 @@ def test_a_bare_identifier_is_understood_as_the_request_it_answers(text, pending
     got = RulesLLM().understand(text, context=UnderstandContext(today=date(2026, 12, 1), pending_intent=pending)).intent
     assert got.intent == intent
     assert getattr(got, slot[0]) == slot[1]
+
+
+# --- two requests in one sentence ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "also"),
+    [
+        ("帮我规划三天丽江行程，顺便查天气", "MAKE_TRAVEL_PLAN", ["QUERY_WEATHER"]),
+        ("大理这周末天气怎么样，顺便推荐点活动", "QUERY_WEATHER", ["SEARCH_ACTIVITIES"]),
+        ("帮我查下大理的天气，再推荐几个好玩的活动", "QUERY_WEATHER", ["SEARCH_ACTIVITIES"]),
+        ("订单ORD-001申请退款，另外查一下进度", "AFTERSALE", ["QUERY_PROGRESS"]),
+        ("plan 3 days in Lijiang and check the weather", "MAKE_TRAVEL_PLAN", ["QUERY_WEATHER"]),
+        ("Dali weather this weekend, also recommend some activities", "QUERY_WEATHER", ["SEARCH_ACTIVITIES"]),
+        ("show me tours in Yunnan and tell me the weather in Kunming", "SEARCH_ACTIVITIES", ["QUERY_WEATHER"]),
+    ],
+)
+def test_a_second_request_joined_by_a_cue_word_is_understood_as_also(llm, text, intent, also):
+    got = understand(llm, text)
+    assert (got.intent, got.also) == (intent, also)
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("下周末去婺源拍照，顺便问下天气怎么样", "QUERY_WEATHER"),  # the first part is context, not a request
+        ("元旦广州往返桂林，帮我对比一下飞机和高铁，顺便看看酒店", "PLAN_ITINERARY"),  # the hotel is part of it
+        ("大理这周末天气怎么样", "QUERY_WEATHER"),
+        ("flights and hotels from Shanghai to Hangzhou, Dec 5 to 7, compare the options", "PLAN_ITINERARY"),
+        ("还有三亚1月2号的团吗", "SEARCH_ACTIVITIES"),
+    ],
+)
+def test_one_request_has_no_also(llm, text, intent):
+    got = understand(llm, text)
+    assert (got.intent, got.also) == (intent, [])
+
+
+def test_the_slots_of_a_two_part_request_are_the_sentences(llm):
+    got = understand(llm, "帮我规划三天丽江行程，顺便查天气")
+    assert (got.destination_keywords, got.city, got.days) == (["丽江"], "丽江", 3)
+
+
+def test_also_is_validated_like_every_field():
+    from assistant.llm.schema import Intent
+
+    got = Intent.model_validate(
+        {"intent": "MAKE_TRAVEL_PLAN", "also": ["query_weather", "MAKE_TRAVEL_PLAN", "DANCE", 3, "RECOMMEND", "BOOK"]}
+    )
+    assert got.also == ["QUERY_WEATHER", "RECOMMEND"]  # known names, never the main intent, at most two
+    assert Intent.model_validate({"intent": "BOOK", "also": "nonsense"}).also == []
+    assert Intent.model_validate({"intent": "OUT_OF_SCOPE", "also": ["RECOMMEND"]}).also == []
+    assert "also" not in Intent(intent="BOOK", also=["RECOMMEND"]).slots()  # not remembered across turns
+
+
+# --- the catalogue's places reach the engine through the context ------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_catalogue_places_are_the_published_cities_and_provinces_and_are_kept_for_a_while():
+    from assistant.selectors import catalogue_places, catalogue_places_forget
+    from tests.factories import ActivityFactory
+
+    catalogue_places_forget()
+    ActivityFactory(city="喵喵镇", province="新疆")
+    ActivityFactory(city="汪汪村", province="新疆", is_published=False)
+
+    first = catalogue_places()
+    ActivityFactory(city="咕咕岛", province="海南")
+
+    assert "喵喵镇" in first and "新疆" in first and "汪汪村" not in first
+    assert catalogue_places() is first  # the same tuple until the TTL passes: the engine reuses its gazetteer
+    catalogue_places_forget()
+    assert "咕咕岛" in catalogue_places()
+    catalogue_places_forget()
+
+
+def test_catalogue_places_without_database_access_are_none_and_not_kept():
+    from assistant.selectors import catalogue_places, catalogue_places_forget
+
+    catalogue_places_forget()
+    assert catalogue_places() == ()  # pytest-django refuses the query here, as a missing table would fail it
+
+
+@pytest.mark.django_db
+def test_a_catalogue_place_is_understood_in_a_chat_turn(alice):
+    from assistant.selectors import catalogue_places_forget
+    from assistant.services import chat_turn
+    from tests.factories import ActivityFactory
+
+    catalogue_places_forget()
+    ActivityFactory(title="喵喵镇观星", city="喵喵镇", province="新疆")
+
+    turn = chat_turn(user=alice, message="喵喵镇有什么活动", today=TODAY)
+
+    assert turn.intent["destination_keywords"] == ["喵喵镇"]
+    catalogue_places_forget()

@@ -3,13 +3,19 @@
 One sentence goes through: normalise → ids and codes → trip length → dates → budget → places → business type →
 intent. Every parser works on the same normalised text; spans already understood are masked for the next one, so
 "12月20号" is never a budget and "7天" is never a price. Nothing here raises: the worst answer is OUT_OF_SCOPE.
+
+A sentence that joins two requests ("帮我规划三天丽江行程，顺便查天气") gets the first as its intent and the others
+in `also`, sharing the sentence's slots (`intents.split_requests`). Places come from `places.json` and from the
+catalogue's place names in `UnderstandContext.places` (a gazetteer is built once per distinct tuple of them).
 """
 
 import logging
 import re
 import time
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import date, timedelta
+from functools import lru_cache
 
 from assistant.llm.messages import ChatResult
 from assistant.llm.port import UnderstandContext, Understanding, Usage
@@ -17,8 +23,7 @@ from assistant.llm.preferences import PreferenceCandidate, PreferenceScores
 from assistant.llm.rules import dates as dates_mod
 from assistant.llm.rules import ids, intents, numbers, policy
 from assistant.llm.rules import preferences as preferences_mod
-from assistant.llm.rules import verdict as verdict_mod
-from assistant.llm.rules.gazetteer import PROVINCE, PlaceMatch, gazetteer
+from assistant.llm.rules.gazetteer import PROVINCE, Gazetteer, PlaceMatch, gazetteer
 from assistant.llm.rules.text import ascii_lower, mask, normalise
 from assistant.llm.schema import Intent, IntentName
 from assistant.llm.verdict import VerdictRequest, VerdictResult
@@ -80,19 +85,16 @@ class RulesLLM:
     model = "rules-v1"
 
     def __init__(self, extra_places: Iterable[str] = ()) -> None:
-        try:
-            extra = tuple(sorted({p.strip() for p in extra_places if isinstance(p, str) and p.strip()}))
-        except TypeError:
-            extra = ()
-        self._extra = extra
-        self._gazetteer = gazetteer(extra)
+        self._extra = _place_names(extra_places)
+        self._gazetteer = gazetteer(self._extra)
 
     def understand(self, text: str, *, context: UnderstandContext | None = None) -> Understanding:
         started = time.perf_counter()
         today = context.today if context is not None else date.today()
         pending = context.pending_intent if context is not None else None
         try:
-            intent = self._understand(text, today, _valid_pending(pending))
+            places = self._gazetteer_for(context.places if context is not None else ())
+            intent = self._understand(text, today, _valid_pending(pending), places)
         except Exception:  # the engine must never fail a turn: log it, answer "out of scope"
             logger.exception("rules engine failed on a sentence")
             intent = Intent(intent="OUT_OF_SCOPE")
@@ -104,11 +106,17 @@ class RulesLLM:
         return policy.next_turn(self, messages, tools)
 
     def verdict(self, request: VerdictRequest) -> VerdictResult:
-        """The after-sale verdict: the policy engine of `rules/verdict.py` over the order's facts and today."""
-        started = time.perf_counter()
-        verdict, reason, policy_ids = verdict_mod.decide(request)
-        latency_ms = int(round((time.perf_counter() - started) * 1000))
-        return VerdictResult(verdict=verdict, reason=reason, policy_ids=policy_ids, usage=Usage(latency_ms=latency_ms))
+        """The after-sale verdict: the rules engine has no opinion of its own on money; it answers with aftersale's
+        policy assessment that came with the request (`from_policy`), or UNCERTAIN when none came."""
+        assessment = request.assessment
+        if assessment is None:
+            return VerdictResult(verdict="UNCERTAIN", reason="No policy assessment came with the request.")
+        return VerdictResult(
+            verdict=assessment.verdict,
+            reason=assessment.reason,
+            policy_ids=list(assessment.policy_ids),
+            from_policy=True,
+        )
 
     def preference_scores(self, text: str, candidates: list[PreferenceCandidate]) -> PreferenceScores:
         """Score each candidate 0..100 from the preferences the traveller stated (`rules/preferences.py`);
@@ -120,7 +128,16 @@ class RulesLLM:
 
     # -----------------------------------------------------------------------------------------------------------
 
-    def _understand(self, raw: object, today: date, pending: str | None) -> Intent:
+    def _gazetteer_for(self, places: object) -> Gazetteer:
+        """The gazetteer with the context's catalogue places added (built once per distinct tuple of places)."""
+        if not places:
+            return self._gazetteer
+        try:
+            return _gazetteer_with(self._extra, places if isinstance(places, tuple) else tuple(places))
+        except TypeError:  # not a sequence of names: understand without them
+            return self._gazetteer
+
+    def _understand(self, raw: object, today: date, pending: str | None, places: Gazetteer) -> Intent:
         text = normalise(raw)
         if not text:
             return Intent(intent="OUT_OF_SCOPE")
@@ -141,7 +158,7 @@ class RulesLLM:
         slot_spans = list(date_range.spans) + ([(days.start, days.end)] if days else [])
         money_text = mask(work, slot_spans)
 
-        matches = [m for m in self._gazetteer.find(work) if not _inside(m, id_spans)]
+        matches = [m for m in places.find(work) if not _inside(m, id_spans)]
         travel_context = bool(matches or days or pending) or bool(intents.SEARCH_CUES[0][0].search(work))
         max_price, price_span = numbers.extract_budget(money_text, travel_context=travel_context)
         if price_span:
@@ -162,10 +179,16 @@ class RulesLLM:
             budget=max_price is not None,
         )
         evidence.slots_only = _slots_only(work, slot_spans + [(m.start, m.end) for m in matches] + id_spans)
-        decision = intents.classify(ascii_lower(work), evidence, pending)
+        lowered = ascii_lower(work)
+        decision = intents.classify(lowered, evidence, pending)
+        requests = _requests(lowered, evidence, matches, origin)
+        if len(requests) > 1:  # two requests in one sentence: the first is the main one, the others follow
+            decision = requests[0]
+        also = [d.intent for d in requests[1:] if d.intent != decision.intent]
         name = decision.intent
         if name == "OUT_OF_SCOPE":
             return Intent(intent=name)
+        wanted = {name, *also}
 
         destination_keywords = [m.place.name for m in destinations]
         city = destinations[0].place.name if destinations and destinations[0].place.is_prefecture_city else None
@@ -181,14 +204,62 @@ class RulesLLM:
             "max_price": max_price,
             "order_id": order_id,
             "booking_id": booking_id,
+            "also": also,
         }
-        if name in ("BOOK", "CANCEL_BOOKING", "QUERY_PROGRESS", "AFTERSALE") and biz_types:
+        if wanted & {"BOOK", "CANCEL_BOOKING", "QUERY_PROGRESS", "AFTERSALE"} and biz_types:
             data["biz_type"] = biz_types[0]
-        if name in ("AFTERSALE", "QUERY_PROGRESS"):
-            data["aftersale_action"] = decision.aftersale_action
+        if wanted & {"AFTERSALE", "QUERY_PROGRESS"}:
+            data["aftersale_action"] = decision.aftersale_action or next(
+                (d.aftersale_action for d in requests if d.aftersale_action), None
+            )
         if name in ("AFTERSALE", "QUERY_PROGRESS", "CANCEL_BOOKING"):
             data["days"] = data["max_price"] = None  # "已经三天了" is not a trip length here
         return Intent(**data)
+
+
+def _requests(
+    text: str, evidence: intents.Evidence, matches: list[PlaceMatch], origin: PlaceMatch | None
+) -> list[intents.Decision]:
+    """The requests of a sentence that joins several ("…，顺便查天气"), in order; [] for an ordinary sentence.
+
+    Each part is classified on its own words; the slots stay the sentence's, except what names a transport (the
+    business type and the route), which belongs to the part that says it: in "对比一下飞机和高铁，顺便看看酒店"
+    the hotel is part of the comparison, not a booking.
+    """
+    spans = intents.split_requests(text)
+    if len(spans) < 2:
+        return []
+    found: list[intents.Decision] = []
+    for start, end in spans:
+        part = text[start:end]
+        inside = [m for m in matches if m.start >= start and m.end <= end]
+        part_evidence = replace(
+            evidence,
+            biz_types=_biz_types(part, [replace(m, start=m.start - start, end=m.end - start) for m in inside]),
+            route=evidence.route and origin is not None and origin in inside and len(inside) > 1,
+            slots_only=False,
+        )
+        decision = intents.classify(part, part_evidence)
+        if decision.intent == "OUT_OF_SCOPE" or not intents.is_request(part, decision.intent):
+            continue
+        if all(d.intent != decision.intent for d in found):
+            found.append(decision)
+    return found
+
+
+def _place_names(places: Iterable[object]) -> tuple[str, ...]:
+    """Distinct, stripped place names in a stable order (so equal sets share one gazetteer)."""
+    try:
+        return tuple(sorted({p.strip() for p in places if isinstance(p, str) and p.strip()}))
+    except TypeError:
+        return ()
+
+
+@lru_cache(maxsize=16)
+def _gazetteer_with(extra: tuple[str, ...], places: tuple[object, ...]) -> Gazetteer:
+    # Keyed by the caller's tuple as given: a cached `catalogue_places()` hands the same tuple every time, so a
+    # repeat costs one hash; a new catalogue builds one new gazetteer (`gazetteer` caches by the cleaned names).
+    return gazetteer(_place_names((*extra, *places)))
 
 
 def _valid_pending(pending: object) -> str | None:

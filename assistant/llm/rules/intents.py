@@ -3,7 +3,8 @@
 Cues are small grammars (verbs, nouns and question forms), not sentences. The decision order encodes what the
 desk cares about most: money and bookings (progress, refund/return, cancel) before weather, comparing options,
 booking, trip plans, recommendations and activity search. A sentence with no cue but travel slots is a follow-up
-(the pending intent) or a search; a sentence with nothing travel-related is out of scope.
+(the pending intent) or a search; a sentence with nothing travel-related is out of scope. A joining word (顺便,
+另外 …, "and check …") splits a sentence into parts, each a request of its own when its own cue is strong.
 """
 
 import re
@@ -266,3 +267,53 @@ def _aftersale_action(text: str) -> str | None:
     if re.search(r"\breturn\b", text, re.I):
         return "RETURN"
     return None
+
+
+# -- a second request in the same sentence -------------------------------------------------------------------------
+# "帮我规划三天丽江行程，顺便查天气", "大理天气怎么样，另外推荐点活动", "plan 3 days in Lijiang and check the weather":
+# a joining word (顺便 anywhere; 另外 / 同时 / 还有 / 再 … at the start of a clause; "and" / "also" / "plus" before
+# a request verb) splits the sentence into parts. A part is a request of its own only when its own words carry a
+# strong cue of an intent (a statement such as "下周末去婺源拍照" is context, not a request).
+
+JOIN_RE = re.compile(
+    r"[,，;；、]?\s*(?:顺便|顺带|顺道|顺手)(?:也|再|帮我|给我|还)?"
+    r"|[,，;；。.!！?？]\s*(?:另外|同时|并且|而且|还有|然后|再|也|还要|还想|还得|最后)(?:也|再|帮我|给我|请)?"
+    r"|(?:,\s*|\s+)(?:and(?:\s+also|\s+then)?|also|plus|then|as well as)\s+"
+    r"(?=(?:please\s+)?(?:check|tell|show|find|recommend|suggest|book|get|look|plan|search|compare|see|give|"
+    r"let me know|what|how|is|will|any)\b)"
+    r"|[,;.]\s*(?:also|plus|then|and)\b",
+    re.IGNORECASE,
+)
+
+ASK_CUES = _cues((r"看看|查查?|找找?|搜|有什么|有哪些|有啥|\b(?:show|find|search|what|any)\b", 1))
+
+# How strong a part's own cue must be for it to count as a request of that intent.
+REQUEST_CUES: dict[str, tuple[list[list[Cue]], float]] = {
+    "QUERY_WEATHER": ([WEATHER_CUES], 4),
+    "RECOMMEND": ([RECOMMEND_CUES], 3),
+    "SEARCH_ACTIVITIES": ([SEARCH_CUES + ASK_CUES, RECOMMEND_CUES], 3),
+    "MAKE_TRAVEL_PLAN": ([PLAN_CUES], 3),
+    "PLAN_ITINERARY": ([COMPARE_CUES], 4),
+    "BOOK": ([BOOK_CUES], 3),
+    "CANCEL_BOOKING": ([CANCEL_CUES], 4),
+    "AFTERSALE": ([AFTERSALE_CUES], 3),
+    "QUERY_PROGRESS": ([PROGRESS_STRONG], 4),
+}
+
+
+def split_requests(text: str) -> list[tuple[int, int]]:
+    """The (start, end) spans of the parts a joining word separates; one span for an ordinary sentence."""
+    spans, start = [], 0
+    for match in JOIN_RE.finditer(text):
+        if match.start() > start:
+            spans.append((start, match.start()))
+        start = match.end()
+    if start < len(text):
+        spans.append((start, len(text)))
+    return spans or [(0, len(text))]
+
+
+def is_request(text: str, intent: str) -> bool:
+    """Whether a part's own words ask for `intent` strongly enough to be a request of its own."""
+    cue_lists, threshold = REQUEST_CUES.get(intent, ([], float("inf")))
+    return any(_score(cues, text) >= threshold for cues in cue_lists)

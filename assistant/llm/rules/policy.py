@@ -15,12 +15,23 @@ otherwise the engine understands the last user message itself (today: the TODAY 
 contact (name and mobile) and the preferences (cheapest, earliest, fastest, a flight or train number, a seat, a hotel
 star level) are read from the user's own words.
 
-Flows:
+One flow per intent, with the arguments channel 1's handlers pass for the same intent (so both channels show the
+same cards; dates as YYYY-MM-DD, empty values left out):
+- SEARCH_ACTIVITIES → `search_activities(keywords, province/city when there are no keywords, dates, max_price)`;
+  RECOMMEND → `recommend_activities(dates)`.
+- QUERY_WEATHER → `weather_report(place, city, dates)`; MAKE_TRAVEL_PLAN → `make_travel_plan(destination, keywords,
+  city/province when there are no keywords, days, dates, max_price)` (the place: the first destination keyword,
+  else the city, else the province; the weather's `city` goes with a keyword).
+- PLAN_ITINERARY → `compare_round_trip(origin, destination, depart_date, return_date, max_price)`.
 - BOOK: `execute_platform_command` search → choose from the result → saveOrder (the fields of
   bookings/skills/booking.md) → the end. Missing facts, an empty or failed search, or no match → the end, no order.
 - CANCEL_BOOKING: `cancel_booking` with the booking id; without one, `list_my_bookings` and cancel the only active
   booking of the asked type, if there is exactly one.
-- SEARCH_ACTIVITIES → `search_activities` with the slots; RECOMMEND → `recommend_activities`; anything else → the end.
+- AFTERSALE → `request_aftersale(order_id, action)`; QUERY_PROGRESS → `query_progress(order_id)`.
+- OUT_OF_SCOPE, or a fact the flow cannot work without (a place, a route, an order id) → the end, no call.
+
+A request in two parts ("帮我规划三天丽江行程，顺便查天气": the intent's `also`) runs the flow of each part in turn,
+one tool call per answer; a part whose envelope failed is over, and the next part still runs (as in channel 1).
 
 The closing `content` is a short English summary for the audit: callers compose the user's reply from the tool
 envelopes and their own templates, never from this text. No tool is called twice with the same arguments in one
@@ -33,7 +44,7 @@ import re
 import shlex
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from typing import Any, Protocol
 
@@ -55,6 +66,12 @@ CANCEL_TOOL = "cancel_booking"
 LIST_BOOKINGS_TOOL = "list_my_bookings"
 SEARCH_ACTIVITIES_TOOL = "search_activities"
 RECOMMEND_TOOL = "recommend_activities"
+WEATHER_TOOL = "weather_report"
+TRAVEL_PLAN_TOOL = "make_travel_plan"
+ROUND_TRIP_TOOL = "compare_round_trip"
+AFTERSALE_TOOL = "request_aftersale"
+PROGRESS_TOOL = "query_progress"
+PLATFORM_KIND = "platform"  # the kind of the platform tool's envelope, whose data holds the supplier's `answer`
 # The program name of the command grammar in bookings/skills/booking.md.
 PLATFORM_CLI = "supplier"
 
@@ -82,8 +99,6 @@ def next_turn(engine: Understander, messages: list[dict], tools: list[dict]) -> 
     try:
         turn = read_turn(engine, messages, tools)
         decision = decide(turn)
-        if isinstance(decision, Call) and turn.already_called(decision.name, decision.arguments):
-            decision = End(f"Stopped: {decision.name} was already called with these arguments.")
     except Exception:
         logger.exception("rules policy failed on a conversation")
         raise LLMError("ERROR", "the rules policy could not decide", Usage(latency_ms=_ms(started))) from None
@@ -128,7 +143,13 @@ class Done:
 
     @property
     def data(self) -> Any:
-        return _payload(self.envelope.get("data")) if isinstance(self.envelope, dict) else None
+        """The envelope's data; for the platform tool, the supplier's own answer inside it."""
+        if not isinstance(self.envelope, dict):
+            return None
+        data = self.envelope.get("data")
+        if isinstance(data, dict) and "answer" in data and data.get("kind") == PLATFORM_KIND:
+            data = data["answer"]
+        return _payload(data)
 
 
 @dataclass(frozen=True)
@@ -247,18 +268,25 @@ def _envelope(content: Any) -> dict | None:
 
 
 def decide(turn: Turn) -> Decision:
-    flows = {
-        "BOOK": _book,
-        "CANCEL_BOOKING": _cancel,
-        "SEARCH_ACTIVITIES": _search_activities,
-        "RECOMMEND": _recommend,
-        "AFTERSALE": _aftersale,
-        "QUERY_PROGRESS": _progress,
-    }
-    flow = flows.get(turn.intent.intent)
-    if flow is None:
-        return End(f"No tool fits the intent {turn.intent.intent}.")
-    return flow(turn)
+    """The next call of the first part of the request that still has one; else the end, summing up every part."""
+    notes = []
+    for name in (turn.intent.intent, *turn.intent.also):
+        flow = FLOWS.get(name)
+        if flow is None:
+            notes.append(f"No tool fits the intent {name}.")
+            continue
+        part = (
+            turn
+            if name == turn.intent.intent
+            else replace(turn, intent=turn.intent.model_copy(update={"intent": name}))
+        )
+        decision = flow(part)
+        if isinstance(decision, Call) and turn.already_called(decision.name, decision.arguments):
+            decision = End(f"Stopped: {decision.name} was already called with these arguments.")
+        if isinstance(decision, Call):
+            return decision
+        notes.append(decision.text)
+    return End(" ".join(notes))
 
 
 def _not_offered(name: str) -> End:
@@ -564,68 +592,139 @@ def _booking_type(booking: dict) -> str | None:
     return str(value).upper() if value else None
 
 
-# SEARCH_ACTIVITIES and RECOMMEND
+# SEARCH_ACTIVITIES, RECOMMEND, QUERY_WEATHER, MAKE_TRAVEL_PLAN, PLAN_ITINERARY, AFTERSALE, QUERY_PROGRESS
 
 
 def _search_activities(turn: Turn) -> Decision:
-    if SEARCH_ACTIVITIES_TOOL not in turn.offered:
-        return _not_offered(SEARCH_ACTIVITIES_TOOL)
-    searched = turn.calls(SEARCH_ACTIVITIES_TOOL)
-    if searched:
-        return End(_found(searched[-1], "activities"))
     intent = turn.intent
-    wanted = {
-        "destination": intent.city or next(iter(intent.destination_keywords), None),
-        "province": intent.province,
-        "date_start": intent.date_start.isoformat() if intent.date_start else None,
-        "date_end": intent.date_end.isoformat() if intent.date_end else None,
-        "max_price": intent.max_price,
-    }
-    properties = turn.offered[SEARCH_ACTIVITIES_TOOL].get("properties")
-    arguments = {k: v for k, v in wanted.items() if v is not None and (properties is None or k in properties)}
-    return Call(SEARCH_ACTIVITIES_TOOL, arguments)
+    keywords = list(intent.destination_keywords)
+    if not (keywords or intent.city or intent.province):
+        return End("Missing: a place to search.")
+    return _once(
+        turn,
+        SEARCH_ACTIVITIES_TOOL,
+        keywords=keywords or None,
+        province=None if keywords else intent.province,
+        city=None if keywords else intent.city,
+        date_start=intent.date_start,
+        date_end=intent.date_end,
+        max_price=intent.max_price,
+    )
 
 
 def _recommend(turn: Turn) -> Decision:
-    if RECOMMEND_TOOL not in turn.offered:
-        return _not_offered(RECOMMEND_TOOL)
-    done = turn.calls(RECOMMEND_TOOL)
-    if done:
-        return End(_found(done[-1], "activities"))
-    return Call(RECOMMEND_TOOL, {})
+    return _once(turn, RECOMMEND_TOOL, date_start=turn.intent.date_start, date_end=turn.intent.date_end)
 
 
-# AFTERSALE and QUERY_PROGRESS
+def place_of(intent: Intent) -> str | None:
+    """Where the weather and the travel plan are for: the first destination keyword, else the city, else the
+    province."""
+    return next(iter(intent.destination_keywords), None) or intent.city or intent.province
 
-AFTERSALE_TOOL = "request_aftersale"
-PROGRESS_TOOL = "query_progress"
+
+def _weather(turn: Turn) -> Decision:
+    intent = turn.intent
+    place = place_of(intent)
+    if not place:
+        return End("Missing: a place for the weather.")
+    return _once(
+        turn,
+        WEATHER_TOOL,
+        place=place,
+        city=intent.city if intent.destination_keywords else None,
+        date_start=intent.date_start,
+        date_end=intent.date_end,
+    )
+
+
+def _travel_plan(turn: Turn) -> Decision:
+    intent = turn.intent
+    destination = place_of(intent)
+    if not destination:
+        return End("Missing: a destination for the plan.")
+    keywords = list(intent.destination_keywords)
+    return _once(
+        turn,
+        TRAVEL_PLAN_TOOL,
+        destination=destination,
+        keywords=keywords or None,
+        city=None if keywords else intent.city,
+        province=None if keywords else intent.province,
+        days=intent.days,
+        date_start=intent.date_start,
+        date_end=intent.date_end,
+        max_price=intent.max_price,
+    )
+
+
+def _round_trip(turn: Turn) -> Decision:
+    intent = turn.intent
+    destination = intent.city or next(iter(intent.destination_keywords), None)
+    facts = {"origin": intent.origin, "destination": destination}
+    facts |= {"depart date": intent.date_start, "return date": intent.date_end}
+    missing = [name for name, value in facts.items() if not value]
+    if missing:
+        return End(f"Missing: {', '.join(missing)}.")
+    return _once(
+        turn,
+        ROUND_TRIP_TOOL,
+        origin=intent.origin,
+        destination=destination,
+        depart_date=intent.date_start,
+        return_date=intent.date_end,
+        max_price=intent.max_price,
+    )
 
 
 def _aftersale(turn: Turn) -> Decision:
-    if AFTERSALE_TOOL not in turn.offered:
-        return _not_offered(AFTERSALE_TOOL)
-    done = turn.calls(AFTERSALE_TOOL)
-    if done:
-        return End(f"{AFTERSALE_TOOL} answered {'ok' if done[-1].ok else _reason(done[-1])}.")
-    if not turn.intent.order_id:
+    intent = turn.intent
+    if not intent.order_id:
         return End("Missing: the order id.")
-    return Call(AFTERSALE_TOOL, {"order_id": turn.intent.order_id, "action": turn.intent.aftersale_action or "REFUND"})
+    if not intent.aftersale_action:
+        return End("Missing: refund or return.")
+    return _once(turn, AFTERSALE_TOOL, order_id=intent.order_id, action=intent.aftersale_action)
 
 
 def _progress(turn: Turn) -> Decision:
-    if PROGRESS_TOOL not in turn.offered:
-        return _not_offered(PROGRESS_TOOL)
-    done = turn.calls(PROGRESS_TOOL)
+    return _once(turn, PROGRESS_TOOL, order_id=turn.intent.order_id)
+
+
+def _once(turn: Turn, name: str, **arguments: Any) -> Decision:
+    """Call `name` once with the given arguments (empty ones left out, dates as YYYY-MM-DD); once it answered, this
+    part is over."""
+    if name not in turn.offered:
+        return _not_offered(name)
+    done = turn.calls(name)
     if done:
-        return End(f"{PROGRESS_TOOL} answered.")
-    return Call(PROGRESS_TOOL, {"order_id": turn.intent.order_id} if turn.intent.order_id else {})
+        return End(_answered(done[-1]))
+    properties = turn.offered[name].get("properties")
+    call = {
+        key: value.isoformat() if isinstance(value, date) else value
+        for key, value in arguments.items()
+        if value not in (None, [], "") and (not isinstance(properties, dict) or key in properties)
+    }
+    return Call(name, call)
 
 
-def _found(done: Done, key: str) -> str:
+def _answered(done: Done) -> str:
     if not done.ok:
         return f"{done.name} failed: {_reason(done)}."
-    items = _items(done.data, key) or _items(done.data, "cards")
-    return f"{done.name} found {len(items)} result(s)."
+    data = done.data if isinstance(done.data, dict) else {}
+    items = _items(data, "activities") or _items(data, "tickets") or _items(data, "days")
+    return f"{done.name} answered ({data.get('kind') or 'no kind'}, {len(items)} item(s))."
+
+
+FLOWS = {
+    "BOOK": _book,
+    "CANCEL_BOOKING": _cancel,
+    "SEARCH_ACTIVITIES": _search_activities,
+    "RECOMMEND": _recommend,
+    "QUERY_WEATHER": _weather,
+    "MAKE_TRAVEL_PLAN": _travel_plan,
+    "PLAN_ITINERARY": _round_trip,
+    "AFTERSALE": _aftersale,
+    "QUERY_PROGRESS": _progress,
+}
 
 
 # -- the supplier's answers --------------------------------------------------------------------------------------

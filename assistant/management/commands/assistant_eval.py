@@ -16,6 +16,7 @@ from django.core.management.base import BaseCommand, CommandError
 from assistant.llm.factory import get_llm_port
 from assistant.llm.port import LLMError, UnderstandContext
 from assistant.llm.schema import SLOT_NAMES, IntentName
+from assistant.selectors import catalogue_places
 
 SLOTS = {*SLOT_NAMES, "destination"}
 
@@ -79,7 +80,7 @@ class Command(BaseCommand):
             raise CommandError(f"--today must be YYYY-MM-DD, not {options['today']!r}", returncode=2)
         cases = load_cases(Path(options["file"]))
         port = get_llm_port(options["provider"])
-        context = UnderstandContext(today=today)
+        context = UnderstandContext(today=today, places=catalogue_places())
 
         intent_correct = slot_total = slot_correct = errors = 0
         true_pos, predicted, support = Counter(), Counter(), Counter()
