@@ -4,24 +4,49 @@ Each card is a JSON-ready dict with a `type`; the page renders `assistant/partia
 returns the dict as it is.
 """
 
+from collections.abc import Mapping
+
 from django.urls import reverse
 
+from aftersale.models import TicketAction, TicketStatus
+from aftersale.selectors import ticket_facts
 from itinerary.models import Activity
+from itinerary.tools import activity_facts
 
 
-def activity_card(activity: Activity) -> dict:
+def activity_url(activity_id: int) -> str:
+    return reverse("itinerary:activity-detail", args=[activity_id])
+
+
+def activity_card(activity: Activity | Mapping) -> dict:
+    """An activity card, from a row or from the facts a tool put in its envelope (`itinerary.tools.activity_facts`)."""
+    facts = activity if isinstance(activity, Mapping) else activity_facts(activity)
     return {
         "type": "activity",
-        "id": activity.pk,
-        "title": activity.title,
-        "city": activity.city,
-        "province": activity.province,
-        "price": str(activity.price),
-        "start_date": activity.start_date.isoformat(),
-        "end_date": activity.end_date.isoformat(),
-        "tags": list(activity.tags or [])[:5],
-        "url": reverse("itinerary:activity-detail", args=[activity.pk]),
-        "cover_image_url": activity.cover_image_url,
+        "id": facts["id"],
+        "title": facts["title"],
+        "city": facts["city"],
+        "province": facts["province"],
+        "price": facts["price"],
+        "start_date": facts["start_date"],
+        "end_date": facts["end_date"],
+        "tags": list(facts.get("tags") or [])[:5],
+        "url": activity_url(facts["id"]),
+        "cover_image_url": facts.get("cover_image_url", ""),
+    }
+
+
+def activity_detail_card(facts: Mapping) -> dict:
+    """One activity in full (the `activity_detail` tool's facts): the activity card with its description and
+    who may join."""
+    return {
+        **activity_card(facts),
+        "type": "activity_detail",
+        "tags": list(facts.get("tags") or []),
+        "description": facts.get("description", ""),
+        "min_age": facts.get("min_age"),
+        "max_age": facts.get("max_age"),
+        "gender_restriction": facts.get("gender_restriction", "NONE"),
     }
 
 
@@ -69,20 +94,33 @@ TICKET_ACTION_ZH = {"REFUND": "退款", "RETURN": "退货", "CANCEL_BOOKING": "�
 
 def ticket_card(ticket) -> dict:
     """A ticket as its requester sees it: what, for which order, how much, where it stands. Never the
-    verdict, the evidence or the flag: those are for approvers."""
+    verdict, the evidence or the flag: those are for approvers.
+
+    `ticket` is a HitlTicket row or its requester-facing facts (`aftersale.selectors.ticket_facts`, what the
+    after-sale tools put in their envelopes); both give the same card.
+    """
+    facts = ticket if isinstance(ticket, Mapping) else ticket_facts(ticket)
+    action, status = str(facts.get("action") or ""), str(facts.get("status") or "")
     return {
         "type": "ticket",
-        "ticket_no": ticket.ticket_no,
-        "action": ticket.action,
-        "action_label": ticket.get_action_display(),
-        "action_label_zh": TICKET_ACTION_ZH.get(ticket.action, ticket.action),
-        "entity": ticket.entity,
-        "amount": str(ticket.amount) if ticket.amount is not None else None,
-        "status": ticket.status,
-        "status_label": ticket.get_status_display(),
-        "status_label_zh": TICKET_STATUS_ZH.get(ticket.status, ticket.status),
-        "created_at": ticket.created_at.isoformat(),
-        "decided_at": ticket.decided_at.isoformat() if ticket.decided_at else None,
-        "decision_reason": ticket.decision_reason if ticket.status == "REJECTED" else "",
+        "ticket_no": facts.get("ticket_no"),
+        "action": action,
+        "action_label": _label(TicketAction, action),
+        "action_label_zh": TICKET_ACTION_ZH.get(action, action),
+        "entity": facts.get("entity"),
+        "amount": facts.get("amount"),
+        "status": status,
+        "status_label": _label(TicketStatus, status),
+        "status_label_zh": TICKET_STATUS_ZH.get(status, status),
+        "created_at": facts.get("created_at"),
+        "decided_at": facts.get("decided_at"),
+        "decision_reason": (facts.get("decision_reason") or "") if status == TicketStatus.REJECTED else "",
         "url": reverse("aftersale:requests"),
     }
+
+
+def _label(choices, value: str) -> str:
+    try:
+        return str(choices(value).label)
+    except ValueError:
+        return value

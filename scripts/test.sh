@@ -20,6 +20,7 @@ fi
 
 ruff check .
 ruff format --check .
+lint-imports --no-cache  # the layering contracts of .importlinter (DESIGN.md "Who may import whom")
 python manage.py makemigrations --check --dry-run >/dev/null || {
   echo "A model change has no migration: run python manage.py makemigrations" >&2
   exit 1

@@ -13,8 +13,8 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from aftersale.models import BizOrder, HitlTicket, OrderEvent, OrderStatus, TicketEvent, TicketKind, TicketStatus
+from assistant.bulk import BulkPlan, bulk_activity_fields, bulk_seed
 from bookings.models import BookingEvent, BookingRecord
-from itinerary.bulk import BulkPlan, bulk_activity_fields, bulk_seed
 from itinerary.demo import demo_activity_data
 from itinerary.models import Activity, InterestProfile
 from itinerary.selectors import ActivityQuery, activity_search

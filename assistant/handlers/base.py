@@ -5,8 +5,8 @@ the model (same validation, same guards, same service) and hands the envelope to
 """
 
 from assistant.agent import default_registry
-from assistant.dispatcher import Reply, TurnContext
 from assistant.presenters import present
+from assistant.turn import Reply, TurnContext
 from core.tools import ToolContext
 
 

@@ -6,11 +6,15 @@ lets the model call it; either way `present` turns the envelopes into the reply 
 channels show the same text and the same cards.
 """
 
+import logging
 from itertools import groupby
 
-from assistant.dispatcher import Reply, TurnContext
 from assistant.presenters import activities, aftersale, bookings, plans, travel
 from assistant.presenters.base import Presenter, kind_of, merge_replies, present_refusal
+from assistant.replies import compose
+from assistant.turn import Reply, TurnContext
+
+logger = logging.getLogger("assistant.agent")
 
 PRESENTERS: dict[str, Presenter] = {
     **activities.PRESENTERS,
@@ -36,3 +40,30 @@ def present(envelopes: list[dict], context: TurnContext) -> Reply:
         presenter = PRESENTERS.get(kind) if kind else None
         replies.append((presenter or present_refusal)(by_kind[kind], context))
     return merge_replies(replies)
+
+
+def present_run(result, context: TurnContext) -> Reply:
+    """What one run of the agent achieved, for both channels (channel 1's booking agent too).
+
+    A model that broke before it finished, with nothing changed yet, gets the honest degraded reply: what it had
+    read so far (a search) is no answer, and presenting it as one would ask the traveller for the wrong thing.
+    Once something changed, the change is told whatever happened to the model afterwards.
+    """
+    envelopes = [step.envelope for step in result.steps if not step.duplicate]
+    if result.error is not None and result.writes == 0:
+        return Reply(compose("llm_unavailable", context.language, kind=result.error.kind), "DEGRADED")
+    if envelopes:
+        return _present(envelopes, context, acted=result.writes > 0)
+    return Reply(compose("agent_no_action", context.language), "REFUSED")
+
+
+def _present(envelopes: list[dict], context: TurnContext, *, acted: bool) -> Reply:
+    """The reply for the steps. Once a call changed something the turn must still answer (and be recorded), so a
+    presenter that fails then is logged and the traveller is told to look at their pages, not to send it again."""
+    if not acted:
+        return present(envelopes, context)
+    try:
+        return present(envelopes, context)
+    except Exception:
+        logger.exception("presenting the agent's steps failed after a change was made")
+        return Reply(compose("agent_unpresentable", context.language), "DEGRADED")

@@ -2,8 +2,8 @@
 
 from collections.abc import Callable, Iterable
 
-from assistant.dispatcher import Reply, TurnContext
 from assistant.replies import compose
+from assistant.turn import Reply, TurnContext
 
 # A presenter turns the envelopes of one kind (in call order) into a reply: text from templates, cards from rows.
 Presenter = Callable[[list[dict], TurnContext], Reply]

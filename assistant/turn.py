@@ -1,0 +1,38 @@
+"""The data of one chat turn, shared by the dispatcher, the handlers, the presenters and channel 2: what a handler
+may know (`TurnContext`), what it answers (`Reply`), and a suggestion chip."""
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+from assistant.llm.port import LLMPort
+from assistant.llm.schema import Intent
+
+
+@dataclass
+class TurnContext:
+    """What a handler may know: the understood intent (slots merged), who asks, today, the reply language."""
+
+    intent: Intent
+    user: Any
+    today: dt.date
+    language: str
+    port: LLMPort | None = None
+    conversation_id: str | None = None
+    request_text: str = ""  # what the user asked, including an earlier question's answer
+    started: dt.datetime | None = None  # when the turn began (what a booking agent created since then is its work)
+
+
+@dataclass
+class Reply:
+    text: str
+    outcome: str  # assistant.models.TurnOutcome
+    cards: list[dict] = field(default_factory=list)
+    suggestions: list[dict] = field(default_factory=list)
+    awaiting: str | None = None  # what the reply asks for, remembered for the next turn
+    llm_calls: list = field(default_factory=list)  # model calls the handler made (audit rows)
+
+
+def chip(label: str, message: str | None = None, *, fresh: bool = False) -> dict:
+    """A suggestion chip: a message the user can send with one tap; `fresh` starts without remembered slots."""
+    return {"label": label, "message": message or label, "fresh": fresh}

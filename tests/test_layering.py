@@ -1,0 +1,61 @@
+"""The layering contracts of `.importlinter` (run by the test command as `lint-imports`) bite: a lower app that
+imports the assistant, or an LLM port that imports an app, breaks the check."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("config", "core", "assistant", "aftersale", "itinerary", "bookings")
+LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
+
+
+def _copy_project(tmp_path: Path) -> Path:
+    copy = tmp_path / "project"
+    copy.mkdir()
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "migrations")
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, copy / package, ignore=ignore)
+    shutil.copy(ROOT / ".importlinter", copy / ".importlinter")
+    return copy
+
+
+def _lint(where: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache"], cwd=where, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+@pytest.mark.parametrize(
+    ("module", "source", "broken"),
+    [
+        (
+            "bookings/leak.py",
+            "from assistant.services import chat_turn  # noqa\n",
+            "bookings is not allowed to import assistant",
+        ),
+        ("core/leak.py", "import bookings.models  # noqa\n", "core is not allowed to import bookings"),
+        (
+            "itinerary/leak.py",
+            "from aftersale.models import BizOrder  # noqa\n",
+            "itinerary is not allowed to import aftersale",
+        ),
+        (
+            "assistant/llm/leak.py",
+            "from itinerary.selectors import activity_search  # noqa\n",
+            "assistant.llm is not allowed to import itinerary",
+        ),
+    ],
+)
+def test_an_import_against_the_layering_breaks_the_contracts(tmp_path, module, source, broken):
+    project = _copy_project(tmp_path)
+    assert _lint(project).returncode == 0, "the copied project itself keeps the contracts"
+
+    (project / module).write_text(source, encoding="utf-8")
+    result = _lint(project)
+
+    assert result.returncode != 0
+    assert broken in " ".join(result.stdout.split())
