@@ -3,10 +3,12 @@
 import logging
 
 from celery import shared_task
+from django.conf import settings
 from django.db import InterfaceError as DatabaseInterfaceError
 from django.db import OperationalError as DatabaseOperationalError
 from kombu.exceptions import OperationalError as BrokerOperationalError
 
+from aftersale.checks import execution_time_limits
 from aftersale.models import HitlTicket, TicketStatus
 from aftersale.services.execution import ticket_execute, tickets_resume_stalled, tickets_time_out
 
@@ -25,6 +27,10 @@ TRANSIENT_ERRORS = (
 # Nothing left to execute in these states (FAILED waits for a human's retry).
 SETTLED = {TicketStatus.PENDING, TicketStatus.REJECTED, TicketStatus.TIMEOUT, TicketStatus.EXECUTED}
 
+# An execution is stopped (soft limit: it ends FAILED) and then killed, with its supplier call, which dies with it,
+# before its lease ends: a takeover never runs beside a live executor (aftersale.checks verifies it at start-up).
+EXECUTE_SOFT_TIME_LIMIT, EXECUTE_TIME_LIMIT = execution_time_limits(settings.AFTERSALE_EXECUTION_LEASE_SECONDS)
+
 
 # Acknowledged only when done and re-queued when the worker dies (acks_late, reject_on_worker_lost): a delivery may
 # repeat, which the claim in `ticket_execute` makes harmless.
@@ -37,6 +43,8 @@ SETTLED = {TicketStatus.PENDING, TicketStatus.REJECTED, TicketStatus.TIMEOUT, Ti
     retry_backoff_max=60,
     retry_jitter=True,
     max_retries=5,
+    soft_time_limit=EXECUTE_SOFT_TIME_LIMIT,
+    time_limit=EXECUTE_TIME_LIMIT,
 )
 def execute_ticket(ticket_id: int, retry: bool = False) -> str | None:
     """Execute an approved ticket (exactly once, however often this runs); `retry` lets it re-run a FAILED one."""

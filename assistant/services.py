@@ -5,6 +5,7 @@ import json
 import logging
 import re
 import time
+import uuid
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -87,6 +88,7 @@ def chat_turn(
 ) -> TurnResult:
     """Answer one message: limit, understand, remember, dispatch, record. Raises InvalidMessage for bad input."""
     started = time.monotonic()
+    turn_id = uuid.uuid4().hex
     text = clean_message(message)
     today = today or timezone.localdate()
     language = reply_language(text, page_language)
@@ -108,6 +110,7 @@ def chat_turn(
             port=port,
             conversation_id=str(conversation.pk),
             request_text=text,
+            turn_id=turn_id,
         )
         reply = agent_turn(context)
         return _finish(conversation, user, text, None, reply, port, started)
@@ -139,6 +142,7 @@ def chat_turn(
             port=port,
             conversation_id=str(conversation.pk),
             request_text=request_text,
+            turn_id=turn_id,
         )
     )
     remembered = Memory(

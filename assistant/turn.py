@@ -20,6 +20,7 @@ class TurnContext:
     port: LLMPort | None = None
     conversation_id: str | None = None
     request_text: str = ""  # what the user asked, including an earlier question's answer
+    turn_id: str = ""  # one id per turn (the supplier's idempotency scope for what the turn books)
     started: dt.datetime | None = None  # when the turn began (what a booking agent created since then is its work)
 
 

@@ -7,9 +7,18 @@
 The program is `PLATFORM_CLI` (default: the sandbox supplier, `python -m bookings.sandbox`). It is run from an argv
 list, never through a shell, with a minimal environment; the user's platform key goes into that environment as
 `SUPPLIER_API_KEY` and nowhere else: not argv, not logs, not error messages.
+
+Exactly once does not rest on timing:
+- every command that changes something (saveOrder, cancelOrder, refund) is sent with an idempotency key,
+  `requestId`, and the supplier answers a repeat with its first answer (`request_id_for`);
+- the program dies with the process that started it (a parent-death signal) and is killed at PLATFORM_TIMEOUT, so
+  no call outlives its worker or its timeout (`_spawn`).
 """
 
 import contextlib
+import ctypes
+import ctypes.util
+import hashlib
 import json
 import logging
 import os
@@ -19,7 +28,8 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+import uuid
+from dataclasses import dataclass, replace
 from typing import Any
 
 from celery import current_app, current_task
@@ -28,6 +38,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 
 from bookings.accounts import supplier_account_ensure
+from core.parsers import bounded_loads
 
 logger = logging.getLogger("bookings.platform")
 
@@ -35,6 +46,9 @@ PRODUCTS = ("flight", "hotel", "train", "order")
 ACTIONS = ("search", "saveOrder", "cancelOrder", "queryOrder", "refund")
 # Actions that only read: they change nothing on the platform.
 READ_ACTIONS = frozenset({"search", "queryOrder"})
+# Actions that change something: each is sent with an idempotency key under REQUEST_ID.
+IDEMPOTENT_ACTIONS = frozenset({"saveOrder", "cancelOrder", "refund"})
+REQUEST_ID = "requestId"
 PROGRAM = "supplier"
 MAX_COMMAND_CHARS = 4000
 SHELL_OPERATORS = set("();<>|&")
@@ -43,6 +57,8 @@ MOBILE_RE = re.compile(r"(?<!\d)(1\d{2})\d{4}(\d{4})(?!\d)")
 REDACTED = "[redacted]"
 # The worker task that runs a command (declared in bookings.tasks, which imports this client): sent by its name.
 PLATFORM_TASK = "bookings.tasks.platform_command"
+# How long past PLATFORM_TIMEOUT a caller waits for the worker's answer (queueing, the task's start).
+WORKER_WAIT_MARGIN_SECONDS = 10
 
 
 class PlatformError(Exception):
@@ -91,6 +107,15 @@ class PlatformCommand:
             raise PlatformError(PlatformError.NOT_ALLOWED, f"not a platform command: {self.product} {self.action}")
         if not isinstance(self.arguments, dict):
             raise PlatformError(PlatformError.NOT_ALLOWED, "the arguments must be one JSON object")
+
+    @property
+    def request_id(self) -> str | None:
+        value = self.arguments.get(REQUEST_ID)
+        return value if isinstance(value, str) and value.strip() else None
+
+    def with_request_id(self, request_id: str) -> "PlatformCommand":
+        """This command with its idempotency key (the model's own requestId, if any, is replaced)."""
+        return replace(self, arguments={**self.arguments, REQUEST_ID: request_id})
 
     def arguments_json(self) -> str:
         return json.dumps(self.arguments, ensure_ascii=False)
@@ -145,7 +170,7 @@ def parse_command(command: str) -> PlatformCommand:
     if product not in PRODUCTS or action not in ACTIONS:
         raise _refuse(f"`{product} {action}` is not a platform command")
     try:
-        arguments = json.loads(raw)
+        arguments = bounded_loads(raw)  # nesting too deep or a lone surrogate: refused, never a RecursionError
     except ValueError:
         raise _refuse("the arguments after -a must be one JSON object")
     if not isinstance(arguments, dict):
@@ -218,6 +243,36 @@ def order_number(payload: Any) -> str | None:
     return None
 
 
+# --- idempotency keys --------------------------------------------------------------------------------------------
+
+
+def request_id_for(command: PlatformCommand, *, scope: str) -> str:
+    """A deterministic idempotency key for a command composed in `scope` (e.g. one conversation).
+
+    The key is the scope and a hash of the canonical arguments (sorted keys, the model's own requestId left out):
+    a saveOrder the model sends again in the same conversation (a retry, a duplicated tool call, a second "yes"
+    reaching a second process) carries the same key, so the supplier answers the first order instead of booking
+    twice; the same booking in another conversation, or another booking, gets a key of its own.
+    """
+    rest = {k: v for k, v in command.arguments.items() if k != REQUEST_ID}
+    canonical = json.dumps([scope, command.product, command.action, rest], sort_keys=True, ensure_ascii=False)
+    return f"{command.action}:{hashlib.sha256(canonical.encode()).hexdigest()[:40]}"
+
+
+def with_idempotency_key(command: PlatformCommand, *, scope: str | None = None) -> PlatformCommand:
+    """The command as it is sent: an action that changes something always carries a requestId.
+
+    A caller that may repeat a call gives it a key of its own (refunds: the ticket number; cancels: the booking)
+    or a `scope` to derive one from (see `request_id_for`). With neither, a fresh key still makes this one call's
+    deliveries (the worker queue, a retried spawn) one supplier effect.
+    """
+    if command.action not in IDEMPOTENT_ACTIONS:
+        return command
+    if scope is not None and command.action == "saveOrder":
+        return command.with_request_id(request_id_for(command, scope=scope))
+    return command if command.request_id else command.with_request_id(f"once:{uuid.uuid4().hex}")
+
+
 # --- running the program -----------------------------------------------------------------------------------------
 
 
@@ -241,8 +296,35 @@ def _scrub(text: str, api_key: str) -> str:
     return text.replace(api_key, REDACTED) if api_key else text
 
 
+PR_SET_PDEATHSIG = 1
+_LIBC = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True) if sys.platform == "linux" else None
+# Resolved once here, so the child between fork and exec only calls a ready C function (no lookup, no import).
+_PRCTL = _LIBC.prctl if _LIBC is not None else None
+
+
+def _die_with_parent(parent_pid: int):
+    """A preexec_fn: the kernel SIGKILLs the child when the thread that forked it exits (PR_SET_PDEATHSIG).
+
+    The parent may already have died between fork and prctl: then the child is an orphan and kills itself."""
+
+    def preexec() -> None:
+        _PRCTL(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        if os.getppid() != parent_pid:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return preexec
+
+
 def _spawn(argv: list[str], env: dict[str, str], timeout: float) -> tuple[int, bytes, bytes]:
-    """Run the program; on timeout kill its whole process group (a wrapper script's children too)."""
+    """Run the program; it can neither outlive this process nor its timeout.
+
+    - In a session (process group) of its own, so at the timeout, or when this worker is stopped, the whole group
+      (a wrapper script's children too) is SIGKILLed.
+    - With a parent-death signal (Linux): when this process is SIGKILLed (a worker killed, its hard time limit), the
+      kernel SIGKILLs the program too, instead of leaving it to refund or book later, after a new worker has taken
+      over. The signal fires when the forking *thread* exits: here that thread is the one that waits for the child
+      (Popen and communicate below, in this one function), so it exits only after the child is gone.
+    """
     proc = subprocess.Popen(  # noqa: S603 - argv list, no shell, program from settings
         argv,
         env=env,
@@ -251,6 +333,7 @@ def _spawn(argv: list[str], env: dict[str, str], timeout: float) -> tuple[int, b
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
+        preexec_fn=_die_with_parent(os.getpid()) if _PRCTL is not None else None,  # noqa: PLW1509 - see above
     )
     try:
         stdout, stderr = proc.communicate(timeout=timeout)
@@ -271,6 +354,7 @@ def platform_call(command: PlatformCommand, *, api_key: str, timeout: float | No
     `timeout`, default PLATFORM_TIMEOUT), INVALID_RESPONSE, REJECTED (with the supplier's `platform_code`).
     """
     timeout = settings.PLATFORM_TIMEOUT if timeout is None else timeout
+    command = with_idempotency_key(command)
     argv = [*cli_prefix(), "call", command.product, command.action, "-a", command.arguments_json()]
     started = time.perf_counter()
     exit_code: int | None = None
@@ -364,13 +448,18 @@ def _send_to_worker(command: PlatformCommand, *, user_id: int, wait: float):
     return current_app.send_task(PLATFORM_TASK, args=args, queue="platform", expires=wait)
 
 
-def platform_run(command: PlatformCommand, *, user) -> dict:
+def platform_run(command: PlatformCommand, *, user, idempotency_scope: str | None = None) -> dict:
     """Run a command for `user` with their platform key: on the `platform` queue when a worker is configured
-    (the worker loads the key itself; it never crosses the broker), else in this process."""
+    (the worker loads the key itself; it never crosses the broker), else in this process.
+
+    A command that changes something gets its idempotency key here, before it leaves for a worker, so every
+    delivery of it is one supplier effect; `idempotency_scope` (a conversation) makes a saveOrder's key
+    deterministic (`request_id_for`)."""
+    command = with_idempotency_key(command, scope=idempotency_scope)
     if not _use_worker():
         return platform_call(command, api_key=supplier_account_ensure(user=user).api_key)
 
-    wait = settings.PLATFORM_TIMEOUT + 10
+    wait = settings.PLATFORM_TIMEOUT + WORKER_WAIT_MARGIN_SECONDS
     try:
         async_result = _send_to_worker(command, user_id=user.pk, wait=wait)
         if not connection.in_atomic_block:

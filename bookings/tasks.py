@@ -6,8 +6,10 @@ from django.conf import settings
 from bookings.platform import platform_call_for_user
 
 
-# Never retried, acknowledged on receipt: a saveOrder run twice books twice, so at most once is the only safe
-# delivery. The result is kept (the caller waits for it); the user's key is loaded here, never sent via the broker.
+# Never retried, acknowledged on receipt: the caller waits for this one answer, so a second delivery would be of no
+# use (and harmless: a command that changes something carries its idempotency key, added by the caller). The hard
+# limit comes after PLATFORM_TIMEOUT, which kills the call first; killing the task kills the call with it (its
+# parent-death signal). The result is kept; the user's key is loaded here, never sent via the broker.
 @shared_task(
     name="bookings.tasks.platform_command",
     ignore_result=False,

@@ -10,7 +10,7 @@ from bookings.hooks import BookingPersistenceHook
 from bookings.platform import READ_ACTIONS, PlatformError, parse_command
 from bookings.selectors import bookings_for_user
 from bookings.services import BookingError, booking_cancel, platform_command_for_traveller
-from core.envelope import fail, ok
+from core.envelope import Code, fail, ok
 from core.ids import normalise_booking_id
 from core.tools import Risk, ToolContext, tool
 
@@ -60,7 +60,8 @@ def execute_platform_command(
     describes: search, saveOrder or queryOrder for flight, hotel or train (and order queryOrder). cancelOrder and
     refund are refused: a cancellation goes through cancel_booking. Returns the platform's answer."""
     try:
-        done = platform_command_for_traveller(user=context.user, command=command)
+        scope = f"turn:{context.turn_id}" if context.turn_id else None
+        done = platform_command_for_traveller(user=context.user, command=command, scope=scope)
     except BookingError as exc:
         return fail(exc.code, exc.message, {"kind": KIND_PLATFORM, **(exc.data or {})})
     data = {
@@ -86,7 +87,9 @@ def cancel_booking(
     try:
         outcome = booking_cancel(user=context.user, booking_id=booking_id)
     except BookingError as exc:
-        return fail(exc.code, exc.message, {**(exc.data or {}), "kind": KIND_CANCEL, "booking_id": asked})
+        # A number that is not the traveller's (unknown or someone else's) is not echoed: both answer alike.
+        shown = None if exc.code == Code.BOOKING_NOT_FOUND else asked
+        return fail(exc.code, exc.message, {**(exc.data or {}), "kind": KIND_CANCEL, "booking_id": shown})
     data = booking_summary(outcome.booking) | {
         "kind": KIND_CANCEL,
         "already_cancelled": outcome.already_cancelled,

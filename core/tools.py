@@ -60,6 +60,9 @@ class ToolContext:
     today: dt.date | None = None
     port: Any = None
     request_text: str = ""
+    # One id per chat turn: what a call changes on the supplier is keyed by it, so a call redelivered within the
+    # turn (a retried task, a repeated tool call) has one effect while a new turn may book the same thing again.
+    turn_id: str = ""
 
 
 class ToolArgumentsError(ValueError):

@@ -10,12 +10,16 @@ deliveries of a task there are:
   where the ticket is APPROVED, or EXECUTING under a lease older than AFTERSALE_EXECUTION_LEASE_SECONDS (its
   executor died). One executor gets the row; a duplicate task updates 0 rows and does nothing. `attempts` after
   the claim is the executor's fencing token: it may finish the ticket only while the row still shows it.
+- **The refund carries the ticket number as its idempotency key** (`requestId`): the supplier answers a repeat
+  with its first refund, so a late duplicate (an old attempt's call landing after a takeover) refunds nothing.
 - **Before refunding again**, every execution after the first asks the supplier (`order queryOrder`) whether a
-  refund with requestId = ticket number already exists, and if so finishes with it instead of refunding twice.
+  refund with requestId = ticket number already exists, and if so finishes with it (`recovered`) instead of
+  asking for one.
 - **The end** (order REFUNDED/RETURNED and ticket EXECUTED, with events) is one transaction.
 
-The lease must outlast any live executor: keep it above PLATFORM_TIMEOUT and the task's hard time limit
-(CELERY_TASK_TIME_LIMIT), which kill a stuck supplier call and a stuck task first.
+The lease outlasts any live executor: a supplier call is killed at PLATFORM_TIMEOUT and dies with its worker
+(`bookings.platform`), the task's time limits are derived from the lease (`aftersale.tasks`), and the system
+check `aftersale.checks` refuses a lease not longer than PLATFORM_TIMEOUT plus a margin at start-up.
 
 Retry: the transition table has FAILED → EXECUTING, not FAILED → APPROVED. `ticket_retry` therefore leaves the
 ticket FAILED and enqueues `execute_ticket(id, retry=True)`; only a claim made with `retry=True` accepts a FAILED

@@ -19,6 +19,7 @@ def tool_context(context: TurnContext) -> ToolContext:
         today=context.today,
         port=context.port,
         request_text=context.request_text,
+        turn_id=context.turn_id,
     )
 
 

@@ -9,7 +9,10 @@ Environment:
 - `SANDBOX_SUPPLIER_FAULTS`: injected faults, e.g. `flight.cancelOrder=fail,order.refund=timeout,*=garbage`;
   a rule is `product.action`, `product.*` or `*`, the most specific wins. `fail`: a `PLATFORM_ERROR` answer,
   `timeout`: sleep `SANDBOX_SUPPLIER_FAULT_SLEEP` seconds (default 3600) first, then carry on like a slow
-  supplier; `garbage`: non-JSON text with exit code 0. `fail` and `garbage` change nothing in the store.
+  supplier (with `SANDBOX_SUPPLIER_FAULT_RELEASE=<file>`: until that file exists, at most that long);
+  `garbage`: non-JSON text with exit code 0. `fail` and `garbage` change nothing in the store.
+
+saveOrder, cancelOrder and refund take an idempotency key, `requestId`: a repeat answers the first answer.
 
 Exit codes: 0 with a JSON answer on stdout; 1 with `{"success": false, "errorCode", "errorMessage"}` on stdout;
 2 for a command line outside the grammar (usage on stderr).
@@ -74,6 +77,18 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _hang(seconds: float) -> None:
+    """A slow supplier: sleep `seconds`, or, with SANDBOX_SUPPLIER_FAULT_RELEASE naming a file, until that file
+    exists (at most `seconds`), so a test decides when the call goes on instead of racing a clock."""
+    release = os.environ.get("SANDBOX_SUPPLIER_FAULT_RELEASE", "").strip()
+    deadline = time.monotonic() + seconds
+    if not release:
+        time.sleep(seconds)
+        return
+    while not os.path.exists(release) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def call(product: str, action: str, raw_arguments: str) -> int:
     fault = fault_for(product, action)
     if fault == "fail":
@@ -82,7 +97,7 @@ def call(product: str, action: str, raw_arguments: str) -> int:
         sys.stdout.write(GARBAGE + "\n")
         return 0
     if fault == "timeout":
-        time.sleep(float(os.environ.get("SANDBOX_SUPPLIER_FAULT_SLEEP") or 3600))
+        _hang(float(os.environ.get("SANDBOX_SUPPLIER_FAULT_SLEEP") or 3600))
 
     key = os.environ.get("SUPPLIER_API_KEY", "")
     if not key.startswith(KEY_PREFIX) or len(key) <= len(KEY_PREFIX):
@@ -96,13 +111,12 @@ def call(product: str, action: str, raw_arguments: str) -> int:
 
     from bookings.sandbox import store, supplier
 
-    command = supplier.COMMANDS.get((product, action))
-    if command is None:
+    if (product, action) not in supplier.COMMANDS:
         return _error("UNSUPPORTED_ACTION", f"{product} has no action {action}")
     ctx = supplier.Context(hashlib.sha256(key.encode()).hexdigest(), dt.datetime.now().astimezone())
     try:
         with store.transaction() as conn:
-            payload = command(conn, ctx, arguments)
+            payload = supplier.run(conn, ctx, product, action, arguments)
     except supplier.SupplierError as exc:
         return _error(exc.code, exc.message)
     _answer(payload)

@@ -2,8 +2,13 @@
 
 Every command runs in one `BEGIN IMMEDIATE` transaction (the write lock is taken up front, so two processes never
 read-then-write past each other) with a busy timeout, in WAL mode so `stats` reads do not wait for writers.
+
+Idempotency keys (`requestId`) live in `idempotent_requests`, unique per caller's key: a command that changes
+something looks its key up and records its answer inside that one write transaction, so two processes sending the
+same key, however they interleave, make one effect and both get the first answer.
 """
 
+import json
 import os
 import secrets
 import sqlite3
@@ -12,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 DEFAULT_STORE = Path(__file__).resolve().parent.parent.parent / "var" / "sandbox-supplier.sqlite3"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SCHEMA = [
     """CREATE TABLE IF NOT EXISTS orders (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -42,6 +47,17 @@ SCHEMA = [
         order_no TEXT NOT NULL,
         already_cancelled INTEGER NOT NULL,
         created_at TEXT NOT NULL
+    )""",
+    # The first answer to each idempotency key (requestId) of a caller: a repeat is answered from here.
+    """CREATE TABLE IF NOT EXISTS idempotent_requests (
+        key_hash TEXT NOT NULL,
+        request_id TEXT NOT NULL,
+        command TEXT NOT NULL,
+        arguments_hash TEXT NOT NULL,
+        answer TEXT NOT NULL,
+        replays INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (key_hash, request_id)
     )""",
     # What was searched recently, so saveOrder can find a flight, train or hotel by its number alone.
     """CREATE TABLE IF NOT EXISTS searched (
@@ -98,7 +114,8 @@ def new_number(conn: sqlite3.Connection, table: str, column: str, prefix: str, t
 
 
 def stats(conn: sqlite3.Connection) -> dict:
-    """Counts for tests and benchmarks: orders by status and product, refunds by order, cancels by order."""
+    """Counts for tests and benchmarks: orders by status and product, refunds by order, cancels by order, and
+    idempotency keys seen and repeats answered from them."""
     by_status = dict(conn.execute("SELECT status, COUNT(*) FROM orders GROUP BY status ORDER BY status").fetchall())
     by_product = dict(conn.execute("SELECT product, COUNT(*) FROM orders GROUP BY product ORDER BY product").fetchall())
     refunds = dict(
@@ -107,8 +124,51 @@ def stats(conn: sqlite3.Connection) -> dict:
     cancels = dict(
         conn.execute("SELECT order_no, COUNT(*) FROM cancellations GROUP BY order_no ORDER BY order_no").fetchall()
     )
+    replayed = conn.execute("SELECT COUNT(*), COALESCE(SUM(replays), 0) FROM idempotent_requests").fetchone()
     return {
+        "idempotency": {"keys": replayed[0], "replays": replayed[1]},
         "orders": {"total": sum(by_status.values()), "byStatus": by_status, "byProduct": by_product},
         "refunds": {"total": sum(refunds.values()), "byOrderId": refunds},
         "cancels": {"total": sum(cancels.values()), "byOrderNo": cancels},
     }
+
+
+def first_answer(
+    conn: sqlite3.Connection, *, key_hash: str, request_id: str, command: str, arguments_hash: str
+) -> dict | None:
+    """The answer already given to this caller's `request_id`, counted as a replay, or None for a new key.
+
+    Raises ValueError when the key was first used for another command or other arguments (the caller
+    reused a key by mistake: answering the old result would hide that)."""
+    row = conn.execute(
+        "SELECT command, arguments_hash, answer FROM idempotent_requests WHERE key_hash = ? AND request_id = ?",
+        (key_hash, request_id),
+    ).fetchone()
+    if row is None:
+        return None
+    if (row["command"], row["arguments_hash"]) != (command, arguments_hash):
+        raise ValueError(f"requestId {request_id!r} was first used for {row['command']} with other arguments")
+    conn.execute(
+        "UPDATE idempotent_requests SET replays = replays + 1 WHERE key_hash = ? AND request_id = ?",
+        (key_hash, request_id),
+    )
+    return json.loads(row["answer"])
+
+
+def remember_answer(
+    conn: sqlite3.Connection,
+    *,
+    key_hash: str,
+    request_id: str,
+    command: str,
+    arguments_hash: str,
+    answer: dict,
+    now: str,
+) -> None:
+    """Record the first answer to a key, in the transaction that made its effect (the primary key makes a second
+    first answer impossible: the transaction would fail and roll its effect back)."""
+    conn.execute(
+        "INSERT INTO idempotent_requests (key_hash, request_id, command, arguments_hash, answer, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (key_hash, request_id, command, arguments_hash, json.dumps(answer, ensure_ascii=False), now),
+    )

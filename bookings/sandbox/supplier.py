@@ -18,14 +18,19 @@ Answers vary in shape like real suppliers', but always the same way for a given 
 | order refund | plain `{"refundId": "RF…", "status": "REFUNDED", "amount": …, "orderId": …, "requestId": …}` |
 
 An error is `{"success": false, "errorCode": "…", "errorMessage": "…"}` (raised here as `SupplierError`).
+
+Idempotency, as real payment and supplier APIs have it: saveOrder, cancelOrder and refund take a `requestId`; a
+repeat of a caller's requestId is answered with the first answer and changes nothing (see `run`). Only answers are
+remembered: an error changed nothing, so a repeat after one is processed afresh.
 """
 
 import datetime as dt
+import hashlib
 import json
 import re
 import sqlite3
 
-from bookings.sandbox import inventory
+from bookings.sandbox import inventory, store
 from bookings.sandbox.store import new_number
 
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -35,6 +40,10 @@ NUMBER_KEY = {"flight": "orderId", "hotel": "orderNo", "train": "mainOrderNo"}
 PENDING_PAYMENT, CANCELLED = "PENDING_PAYMENT", "CANCELLED"
 BUSINESS_ORDER_PREFIX = "ORD-"  # TripDesk's own orders (refunded through `order refund`), not supplier bookings
 MAX_PASSENGERS = 9
+# The commands that change something: each takes an idempotency key.
+IDEMPOTENT_ACTIONS = frozenset({"saveOrder", "cancelOrder", "refund"})
+REQUEST_ID = "requestId"
+MAX_REQUEST_ID_CHARS = 128
 
 
 class SupplierError(Exception):
@@ -393,7 +402,7 @@ def order_refund(conn, ctx, args):
     request_id = args.get("requestId")
     if request_id is not None and not isinstance(request_id, str):
         raise invalid("requestId must be a string")
-    # Deliberately not deduplicated by requestId: the caller must refund exactly once, and tests count rows.
+    # A repeated requestId never gets here: `run` answers it with the first refund.
     number = new_number(conn, "refunds", "refund_no", "RF", ctx.today)
     conn.execute(
         "INSERT INTO refunds (refund_no, order_id, amount, request_id, key_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -424,3 +433,52 @@ COMMANDS = {
     ("order", "queryOrder"): order_query,
     ("order", "refund"): order_refund,
 }
+
+
+# --- running a command, idempotently -----------------------------------------------------------------------------
+
+
+def _request_id(args: dict) -> str | None:
+    value = args.get(REQUEST_ID)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_REQUEST_ID_CHARS:
+        raise invalid(f"{REQUEST_ID} must be a non-empty string of at most {MAX_REQUEST_ID_CHARS} characters")
+    return value.strip()
+
+
+def _arguments_hash(args: dict) -> str:
+    rest = {k: v for k, v in args.items() if k != REQUEST_ID}
+    return hashlib.sha256(json.dumps(rest, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def run(conn: sqlite3.Connection, ctx: Context, product: str, action: str, args: dict) -> dict:
+    """Run one command in the caller's open write transaction (`store.transaction`, BEGIN IMMEDIATE).
+
+    A command that changes something and carries a requestId is looked up first: a key seen before answers its
+    first answer (a key reused for another command or other arguments is refused, IDEMPOTENCY_KEY_REUSED); a new
+    key runs the command and records its answer in the same transaction, so the effect and the key commit together
+    or not at all. The write lock is held from the look-up to the commit: two processes with one key are serialised
+    and the second reads the first's answer.
+    """
+    command = COMMANDS.get((product, action))
+    if command is None:
+        raise SupplierError("UNSUPPORTED_ACTION", f"{product} has no action {action}")
+    request_id = _request_id(args) if action in IDEMPOTENT_ACTIONS else None
+    if request_id is None:
+        return command(conn, ctx, args)
+    key = {
+        "key_hash": ctx.key_hash,
+        "request_id": request_id,
+        "command": f"{product}.{action}",
+        "arguments_hash": _arguments_hash(args),
+    }
+    try:
+        first = store.first_answer(conn, **key)
+    except ValueError as exc:
+        raise SupplierError("IDEMPOTENCY_KEY_REUSED", str(exc))
+    if first is not None:
+        return first
+    answer = command(conn, ctx, args)
+    store.remember_answer(conn, **key, answer=answer, now=ctx.now)
+    return answer

@@ -3,6 +3,7 @@
 Calls run the real sandbox supplier in a subprocess, on a store file of the test's own.
 """
 
+import contextlib
 import json
 import logging
 import os
@@ -594,3 +595,64 @@ def test_a_rejection_on_the_worker_is_raised_in_the_caller_and_nothing_is_booked
 
     assert (rejected.value.code, rejected.value.platform_code) == ("REJECTED", "PLATFORM_ERROR")
     assert stats()["orders"]["total"] == 0
+
+
+# --- idempotency keys and the child's lifetime -------------------------------------------------------------------
+
+
+def sent_arguments(record: dict) -> dict:
+    argv = record["argv"]
+    return json.loads(argv[argv.index("-a") + 1])
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        cmd("flight", "saveOrder", flightNo="MU1234", date="2026-12-05", contactTourist=CONTACT),
+        cmd("flight", "cancelOrder", orderId="FL1"),
+        cmd("order", "refund", orderId="ORD-001", amount=1.0),
+    ],
+    ids=["saveOrder", "cancelOrder", "refund"],
+)
+def test_every_command_that_changes_something_is_sent_with_an_idempotency_key(command, spawned):
+    with contextlib.suppress(PlatformError):  # an unknown flight or order: the supplier's no is not the point here
+        platform_call(command, api_key=KEY)
+
+    assert sent_arguments(spawned[0])["requestId"].startswith("once:")
+
+
+def test_a_callers_own_key_is_sent_as_it_is(spawned):
+    platform_call(cmd("order", "refund", orderId="ORD-001", amount=1.0, requestId="T000042"), api_key=KEY)
+
+    assert sent_arguments(spawned[0])["requestId"] == "T000042"
+
+
+def test_a_read_is_sent_as_composed_without_a_key(spawned):
+    platform_call(cmd("flight", "search", **SH_HZ), api_key=KEY)
+
+    assert "requestId" not in sent_arguments(spawned[0])
+
+
+def test_a_booking_key_depends_on_its_scope_and_arguments_not_on_their_order():
+    one = cmd("flight", "saveOrder", flightNo="MU1", date="2026-12-05", contactTourist=CONTACT)
+    same = PlatformCommand("flight", "saveOrder", {"contactTourist": CONTACT, "date": "2026-12-05", "flightNo": "MU1"})
+    own_key = one.with_request_id("chosen-by-the-model")
+
+    key = platform.request_id_for(one, scope="conv-1")
+
+    assert key == platform.request_id_for(same, scope="conv-1") == platform.request_id_for(own_key, scope="conv-1")
+    assert key != platform.request_id_for(one, scope="conv-2")
+    assert key != platform.request_id_for(cmd("flight", "saveOrder", flightNo="MU2"), scope="conv-1")
+
+
+@pytest.mark.django_db
+def test_the_same_booking_sent_twice_in_one_conversation_books_once_and_in_another_books_again(traveller):
+    flight = platform_run(cmd("flight", "search", **SH_HZ), user=traveller)["flights"][0]
+    booking = cmd("flight", "saveOrder", flightNo=flight["flightNo"], date="2026-12-05", contactTourist=CONTACT)
+
+    first = platform_run(booking, user=traveller, idempotency_scope="conversation-1")
+    repeat = platform_run(booking, user=traveller, idempotency_scope="conversation-1")
+    elsewhere = platform_run(booking, user=traveller, idempotency_scope="conversation-2")
+
+    assert order_number(first) == order_number(repeat) != order_number(elsewhere)
+    assert stats()["orders"]["total"] == 2

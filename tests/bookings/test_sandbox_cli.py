@@ -415,10 +415,9 @@ def test_an_order_is_found_by_the_order_product_whatever_its_own_product():
     assert payload["order"]["mainOrderNo"] == number and payload["order"]["product"] == "train"
 
 
-def test_every_refund_call_records_a_refund_even_with_the_same_request_id():
-    arguments = {"orderId": "ORD-001", "amount": 1280.0, "requestId": "T42"}
-
-    first, second = call("order", "refund", arguments), call("order", "refund", arguments)
+def test_every_refund_with_a_new_request_id_records_a_refund():
+    first = call("order", "refund", {"orderId": "ORD-001", "amount": 1280.0, "requestId": "T42"})
+    second = call("order", "refund", {"orderId": "ORD-001", "amount": 1280.0, "requestId": "T43"})
 
     assert first[1]["status"] == second[1]["status"] == "REFUNDED"
     assert first[1]["refundId"] != second[1]["refundId"]
@@ -433,7 +432,120 @@ def test_a_refund_of_nothing_is_refused():
     assert stats()["refunds"]["total"] == 0
 
 
+# --- idempotency keys --------------------------------------------------------------------------------------------
+
+
+def test_a_repeated_refund_request_answers_the_first_refund_and_refunds_once():
+    arguments = {"orderId": "ORD-001", "amount": 1280.0, "requestId": "T42"}
+
+    first, second = call("order", "refund", arguments), call("order", "refund", arguments)
+
+    assert first == second
+    assert first[1]["refundId"].startswith("RF") and first[1]["requestId"] == "T42"
+    assert stats()["refunds"] == {"total": 1, "byOrderId": {"ORD-001": 1}}
+    assert stats()["idempotency"] == {"keys": 1, "replays": 1}
+
+
+def test_a_request_id_reused_with_other_arguments_is_refused_and_changes_nothing():
+    call("order", "refund", {"orderId": "ORD-001", "amount": 1280.0, "requestId": "T42"})
+    before = stats()
+
+    code, payload = call("order", "refund", {"orderId": "ORD-001", "amount": 99.0, "requestId": "T42"})
+
+    assert (code, payload["errorCode"]) == (1, "IDEMPOTENCY_KEY_REUSED")
+    assert stats() == before
+
+
+def test_a_repeated_cancel_request_is_answered_from_the_first_and_records_one_cancel():
+    number = book_flight()
+    arguments = {"orderId": number, "requestId": "cancel:BK20261201001"}
+
+    first, second = call("flight", "cancelOrder", arguments), call("flight", "cancelOrder", arguments)
+
+    assert first == second and first[1]["data"]["alreadyCancelled"] is False
+    assert stats()["cancels"] == {"total": 1, "byOrderNo": {number: 1}}
+
+
+def test_a_repeated_booking_request_answers_the_first_order_and_books_once():
+    first = book_flight_with_key("saveOrder:abc")
+    second = book_flight_with_key("saveOrder:abc")
+    other = book_flight_with_key("saveOrder:def")
+
+    assert first == second != other
+    assert stats()["orders"]["total"] == 2
+
+
+def book_flight_with_key(request_id: str) -> str:
+    flight = search_flights()[0]
+    arguments = {"flightNo": flight["flightNo"], "date": "2026-12-05", "contactTourist": CONTACT}
+    code, payload = call("flight", "saveOrder", {**arguments, "requestId": request_id})
+    assert code == 0, payload
+    return mcp_text(payload)["orderId"]
+
+
+def test_a_request_that_failed_is_not_remembered_and_a_repeat_is_processed_afresh():
+    number = book_flight()
+    arguments = {"orderId": number, "requestId": "cancel:1"}
+
+    failed = call("flight", "cancelOrder", arguments, faults="flight.cancelOrder=fail")
+    refused = call("flight", "cancelOrder", {"orderId": "FL000000000000", "requestId": "cancel:2"})
+    done = call("flight", "cancelOrder", arguments)
+
+    assert (failed[1]["errorCode"], refused[1]["errorCode"]) == ("PLATFORM_ERROR", "ORDER_NOT_FOUND")
+    assert done[0] == 0 and done[1]["data"]["status"] == "CANCELLED"
+    assert stats()["idempotency"] == {"keys": 1, "replays": 0}
+
+
+def test_many_processes_sending_one_request_id_at_once_make_one_refund_and_all_get_it():
+    arguments = {"orderId": "ORD-001", "amount": 202.0, "requestId": "T-RACE"}
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(lambda _: call("order", "refund", arguments), range(12)))
+
+    assert {code for code, _ in results} == {0}
+    assert len({payload["refundId"] for _, payload in results}) == 1
+    assert stats()["refunds"] == {"total": 1, "byOrderId": {"ORD-001": 1}}
+    assert stats()["idempotency"] == {"keys": 1, "replays": 11}
+
+
+@pytest.mark.parametrize("request_id", [42, "", " ", "x" * 129])
+def test_a_request_id_that_is_not_a_short_string_is_refused(request_id):
+    code, payload = call("order", "refund", {"orderId": "ORD-001", "amount": 1.0, "requestId": request_id})
+
+    assert (code, payload["errorCode"]) == (1, "INVALID_PARAM")
+    assert stats()["refunds"]["total"] == 0
+
+
 # --- faults ------------------------------------------------------------------------------------------------------
+
+
+def test_a_hanging_command_goes_on_once_its_release_file_exists(tmp_path):
+    release = tmp_path / "release"
+    env = {
+        **os.environ,
+        "SUPPLIER_API_KEY": KEY,
+        "SANDBOX_SUPPLIER_FAULTS": "order.refund=timeout",
+        "SANDBOX_SUPPLIER_FAULT_RELEASE": str(release),
+    }
+    arguments = json.dumps({"orderId": "ORD-001", "amount": 5.0, "requestId": "T-HANG"})
+    hung = subprocess.Popen(
+        [sys.executable, "-m", "bookings.sandbox", "call", "order", "refund", "-a", arguments],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+    )
+    try:
+        with pytest.raises(subprocess.TimeoutExpired):
+            hung.wait(timeout=1)  # still hanging: it waits for the file, not for a clock
+        assert stats()["refunds"]["total"] == 0
+
+        release.touch()
+        out, _ = hung.communicate(timeout=30)
+    finally:
+        hung.kill()
+
+    assert hung.returncode == 0 and json.loads(out)["requestId"] == "T-HANG"
+    assert stats()["refunds"]["total"] == 1
 
 
 def test_a_failing_command_answers_a_platform_error_and_changes_nothing():

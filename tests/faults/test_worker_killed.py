@@ -1,34 +1,49 @@
-"""A Celery worker SIGKILLed in the middle of an approved refund, and a new one started.
+"""Workers SIGKILLed in the middle of a supplier call that hangs, a takeover, and the old call landing late.
 
-The supplier's refund is slow (`order.refund=timeout` with a 3 s sleep, then it proceeds), so the kill lands while
-the ticket is EXECUTING. A new worker with a short lease and the `resume_stalled_tickets` task finish the ticket:
-EXECUTED with exactly one supplier refund, whether or not the killed worker's refund reached the supplier.
+Exactly once rests on construction, not on timing, and each test shows one part of it with real processes:
+
+- the supplier child dies with the process that started it (a parent-death signal), although it runs in a session
+  of its own that a process-group kill of its worker does not reach;
+- a late duplicate of the dead worker's call (the same supplier command, the same requestId: a stand-in for a call
+  that reached the supplier before the kill and lands after the takeover, or before it) is answered by the supplier
+  with its first result, so the store holds exactly one refund, or one cancel.
+
+Nothing here waits for a clock: the hang lasts until the test creates a release file; the test waits for states
+(the ticket EXECUTING, the supplier child alive, its pid gone) with bounded polling; the dead worker's lease is
+made to have run out by moving its start back, not by sleeping through it.
 """
 
-import contextlib
+import datetime as dt
+import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
+from decimal import Decimal
 
 import pytest
 from django.conf import settings as django_settings
+from django.utils import timezone
 
 from aftersale.models import BizOrder, HitlTicket, OrderStatus, TicketStatus
 from aftersale.services.execution import ticket_decide
 from aftersale.tasks import resume_stalled_tickets
-from tests.aftersale.conftest import demo_approver, demo_seeded, ticket_for  # noqa: F401 - fixtures
+from bookings.models import BookingRecord, BookingStatus
+from bookings.platform import PlatformCommand, order_number, platform_call
+from bookings.services import BookingError, booking_cancel, booking_record_from_platform, supplier_account_ensure
+from tests.aftersale.conftest import demo_alice, demo_approver, demo_seeded, ticket_for  # noqa: F401 - fixtures
 from tests.conftest import ROOT, _wait_for_workers, _worker_env
 
-pytestmark = [pytest.mark.postgres, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+WAIT = 60  # the bound of every wait for a state: generous for a loaded machine, never a duration under test
+CONTACT = {"name": "张三", "mobile": "13800000000"}
 
-LEASE = 5
+
+# --- processes ---------------------------------------------------------------------------------------------------
 
 
 def start_worker_group(node: str, log_path) -> subprocess.Popen:
-    """A worker in a process group of its own, so the whole group (pool children, CLI calls) can be SIGKILLed."""
+    """A worker in a process group of its own, so the whole group (main process and pool child) can be SIGKILLed."""
     log = open(log_path, "ab")  # noqa: SIM115 - the worker writes it until it dies
     return subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", "default,platform,aftersale", "-c", "1"]
@@ -41,14 +56,27 @@ def start_worker_group(node: str, log_path) -> subprocess.Popen:
     )
 
 
+def kill_stray(pid: int | None) -> None:
+    """Clean up after a failed test: a supplier child that did not die with its parent."""
+    if pid is not None and not gone(pid):
+        os.kill(pid, signal.SIGKILL)
+
+
 def kill_group(proc: subprocess.Popen) -> None:
     if proc.poll() is None:
         os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
+        proc.wait(timeout=WAIT)
 
 
-def descendants(pid: int) -> list[int]:
-    """Every live process under `pid` (from /proc), e.g. the supplier CLI a pool child runs in a session of its own."""
+def stop_worker(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        kill_group(proc)
+
+
+def _parents() -> dict[int, int]:
     parents: dict[int, int] = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -57,6 +85,12 @@ def descendants(pid: int) -> list[int]:
                     parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
             except (OSError, IndexError, ValueError):
                 continue
+    return parents
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live process under `pid`, whatever session it runs in (from /proc)."""
+    parents = _parents()
     found, frontier = [], [pid]
     while frontier:
         parent = frontier.pop()
@@ -66,91 +100,265 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def wait_for(predicate, seconds: float, what: str):
+def cmdline(pid: int) -> list[str]:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return [part.decode() for part in f.read().split(b"\0") if part]
+    except OSError:
+        return []
+
+
+def supplier_child(root: int, product: str, action: str) -> int | None:
+    """The sandbox CLI running `product action` under `root` (after its exec, so its parent-death signal is set)."""
+    for pid in descendants(root):
+        argv = cmdline(pid)
+        if "bookings.sandbox" in argv and argv[-4:-2] == [product, action]:
+            return pid
+    return None
+
+
+def gone(pid: int) -> bool:
+    """No such process any more (a zombie waiting for init to reap it counts as gone: it runs nothing)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except OSError:
+        return True
+
+
+def snapshot(pid: int) -> tuple[list[str], dict[str, str]]:
+    """What a live process was started with: its argv and its environment (the user's key, the faults)."""
+    with open(f"/proc/{pid}/environ", "rb") as f:
+        env = dict(part.decode().split("=", 1) for part in f.read().split(b"\0") if b"=" in part)
+    return cmdline(pid), env
+
+
+def wait_for(predicate, what: str, seconds: float = WAIT):
+    """Poll until `predicate()` is truthy and return it; fail (saying what) after `seconds`."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         value = predicate()
         if value:
             return value
-        time.sleep(0.1)
-    pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.05)
+    pytest.fail(f"timed out after {seconds:g} s waiting for {what}")
 
 
-def supplier_refunds(store, order_id: str) -> list[str]:
-    if not store.exists():
-        return []
-    with sqlite3.connect(store) as conn:
-        return [r[0] for r in conn.execute("SELECT refund_no FROM refunds WHERE order_id = ? ORDER BY id", (order_id,))]
+def status_of(ticket: HitlTicket) -> str:
+    return HitlTicket.objects.values_list("status", flat=True).get(pk=ticket.pk)
 
 
-@pytest.mark.parametrize(
-    "the_cli_dies_too",
-    [False, True],
-    ids=["the-refund-call-outlives-the-worker", "the-refund-call-dies-with-it"],
-)
-def test_a_worker_killed_mid_refund_is_taken_over_and_the_order_is_refunded_exactly_once(
-    the_cli_dies_too,
+def lease_runs_out(ticket: HitlTicket) -> None:
+    """The dead executor's lease expired: its start moved back past the lease (what waiting for it would do)."""
+    past = timezone.now() - dt.timedelta(seconds=django_settings.AFTERSALE_EXECUTION_LEASE_SECONDS + 1)
+    assert HitlTicket.objects.filter(pk=ticket.pk, status=TicketStatus.EXECUTING).update(execution_started_at=past)
+
+
+class LateCall:
+    """The dead worker's supplier command run again with the same argv and environment (so the same requestId and
+    key): it hangs on the same release file and lands when the test says."""
+
+    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # noqa: S603
+
+    def land(self, release) -> dict:
+        release.touch()
+        out, err = self.proc.communicate(timeout=WAIT)
+        assert self.proc.returncode == 0, err
+        return json.loads(out)
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=WAIT)
+
+
+@pytest.fixture
+def hanging_supplier(supplier_sandbox, monkeypatch, tmp_path):
+    """`hang("order.refund")`: that command blocks until `release` exists (bounded by a long sleep, never reached)."""
+    release = tmp_path / "release"
+    monkeypatch.setenv("SANDBOX_SUPPLIER_FAULT_RELEASE", str(release))
+    monkeypatch.setenv("SANDBOX_SUPPLIER_FAULT_SLEEP", "600")
+
+    def hang(target: str):
+        supplier_sandbox.fault(f"{target}=timeout")
+        return release
+
+    return hang
+
+
+# --- the supplier child dies with its parent ---------------------------------------------------------------------
+
+PARENT = """
+import django, json, sys
+django.setup()
+from bookings.platform import PlatformCommand, platform_call
+platform_call(PlatformCommand("order", "refund", json.loads(sys.argv[1])), api_key=sys.argv[2], timeout=600)
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the parent-death signal is Linux's prctl")
+def test_a_supplier_child_in_a_session_of_its_own_dies_when_its_parent_is_killed(hanging_supplier, supplier_sandbox):
+    release = hanging_supplier("order.refund")
+    arguments = json.dumps({"orderId": "ORD-001", "amount": 202.0, "requestId": "T-ORPHAN"})
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"}
+    parent = subprocess.Popen([sys.executable, "-c", PARENT, arguments, "sbx_orphan-test-key"], cwd=ROOT, env=env)
+    child = None
+    try:
+        child = wait_for(lambda: supplier_child(parent.pid, "order", "refund"), "the supplier child to run")
+        assert os.getsid(child) == child  # its own session: a kill of the parent's process group would miss it
+
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait(timeout=WAIT)
+
+        wait_for(lambda: gone(child), f"the supplier child {child} to die with its parent")
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+        kill_stray(child)
+    release.touch()  # nothing is left to go on: no refund ever lands
+    assert supplier_sandbox.stats()["refunds"]["total"] == 0
+
+
+# --- a refund: the worker killed, a takeover, the old call landing late ------------------------------------------
+
+
+@pytest.mark.postgres
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("late", ["after-the-takeover", "before-the-takeover"])
+def test_a_worker_killed_mid_refund_is_taken_over_and_a_late_duplicate_refunds_nothing(
+    late,
     demo_approver,  # noqa: F811
     ticket_for,  # noqa: F811
     supplier_sandbox,
-    settings,
-    monkeypatch,
+    hanging_supplier,
     tmp_path,
 ):
-
-    settings.AFTERSALE_EXECUTION_LEASE_SECONDS = LEASE
-    monkeypatch.setenv("AFTERSALE_EXECUTION_LEASE_SECONDS", str(LEASE))
-    monkeypatch.setenv("SANDBOX_SUPPLIER_FAULT_SLEEP", "3")
-    supplier_sandbox.fault("order.refund=timeout")  # sleeps 3 s, then refunds
+    release = hanging_supplier("order.refund")
     order = BizOrder.objects.get(order_id="ORD-001")
     ticket = ticket_for(order)
     first = start_worker_group(f"doomed-{os.getpid()}", tmp_path / "doomed.log")
-    second = None
+    second = late_call = child = None
     try:
         _wait_for_workers([first], 1)
         ticket_decide(ticket_id=ticket.pk, approver=demo_approver, approve=True, reason="ok")
-        wait_for(lambda: HitlTicket.objects.get(pk=ticket.pk).status == TicketStatus.EXECUTING, 30, "the claim")
-        doomed = descendants(first.pid) if the_cli_dies_too else []
-        kill_group(first)
-        for pid in doomed:  # the supplier CLI runs in a session of its own (bookings.platform): kill it as well
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        killed_at = time.monotonic()
-        ticket.refresh_from_db()
-        assert ticket.status == TicketStatus.EXECUTING  # the dead worker's claim is still on the ticket
-        time.sleep(3.5)  # a refund CLI that outlived its worker would have finished by now
-        refunds_after_the_kill = supplier_refunds(supplier_sandbox.store, "ORD-001")
-        assert len(refunds_after_the_kill) == (0 if the_cli_dies_too else 1)
+        wait_for(lambda: status_of(ticket) == TicketStatus.EXECUTING, "the first worker's claim")
+        child = wait_for(lambda: supplier_child(first.pid, "order", "refund"), "the refund call to hang")
+        argv, env = snapshot(child)
+
+        kill_group(first)  # the worker and its pool child; the refund call is in a session of its own
+        wait_for(lambda: gone(child), "the refund call to die with its worker")
+        assert status_of(ticket) == TicketStatus.EXECUTING  # the dead worker's claim is still on the ticket
+        assert supplier_sandbox.stats()["refunds"]["total"] == 0
+
+        late_call = LateCall(argv, env)  # the old call, still on its way to the supplier
+        early_answer = late_call.land(release) if late == "before-the-takeover" else None
 
         supplier_sandbox.heal()
         second = start_worker_group(f"rescuer-{os.getpid()}", tmp_path / "rescuer.log")
         _wait_for_workers([second], 1)
-        time.sleep(max(0.0, LEASE + 1 - (time.monotonic() - killed_at)))  # the dead worker's lease expires
+        lease_runs_out(ticket)
         resume_stalled_tickets.delay()
-
-        wait_for(
-            lambda: HitlTicket.objects.get(pk=ticket.pk).status in (TicketStatus.EXECUTED, TicketStatus.FAILED),
-            60,
-            "the takeover to finish",
-        )
+        wait_for(lambda: status_of(ticket) in (TicketStatus.EXECUTED, TicketStatus.FAILED), "the takeover to finish")
+        late_answer = early_answer or late_call.land(release)
     finally:
         kill_group(first)
+        kill_stray(child)
+        if late_call is not None:
+            late_call.kill()
         if second is not None:
-            second.terminate()
-            try:
-                second.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                kill_group(second)
+            stop_worker(second)
 
     ticket.refresh_from_db()
     order.refresh_from_db()
-    refunds = supplier_refunds(supplier_sandbox.store, "ORD-001")
+    stats = supplier_sandbox.stats()
     assert ticket.status == TicketStatus.EXECUTED, ticket.execution_result
-    assert len(refunds) == 1
-    assert supplier_sandbox.stats()["refunds"]["byOrderId"] == {"ORD-001": 1}
-    assert ticket.execution_result["refundId"] == refunds[0]
+    assert ticket.attempts == 2
+    assert stats["refunds"] == {"total": 1, "byOrderId": {"ORD-001": 1}}
+    assert stats["idempotency"]["replays"] == (1 if late == "after-the-takeover" else 0)
+    assert late_answer["refundId"] == ticket.execution_result["refundId"]
+    assert late_answer["requestId"] == ticket.ticket_no
+    assert ticket.execution_result["recovered"] is (late == "before-the-takeover")
     assert order.status == OrderStatus.REFUNDED
-    # the killed worker's refund reached the supplier: the takeover finds it and does not refund again
-    assert ticket.execution_result["recovered"] is (not the_cli_dies_too)
-    if refunds_after_the_kill:
-        assert refunds_after_the_kill == refunds
+
+
+# --- a cancel: the worker killed, a retry, the old call landing late ---------------------------------------------
+
+
+def expensive_flight_booking(user) -> BookingRecord:
+    """A flight booked on the sandbox with the user's key and recorded, priced above the approval amount."""
+    key = supplier_account_ensure(user=user).api_key
+    route = {"from": "上海", "to": "杭州", "date": "2026-12-05"}
+    flight = platform_call(PlatformCommand("flight", "search", route), api_key=key)["flights"][0]
+    arguments = {"flightNo": flight["flightNo"], "date": "2026-12-05", "contactTourist": CONTACT}
+    answer = platform_call(PlatformCommand("flight", "saveOrder", arguments), api_key=key)
+    booking = booking_record_from_platform(
+        user=user, biz_type="FLIGHT", external_order_no=order_number(answer), arguments=arguments, response=answer
+    )
+    amount = Decimal(django_settings.AFTERSALE_CHECKPOINT_AMOUNT) + 500
+    BookingRecord.objects.filter(pk=booking.pk).update(amount=amount, status=BookingStatus.CONFIRMED)
+    booking.refresh_from_db()
+    return booking
+
+
+@pytest.mark.postgres
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_killed_mid_cancel_is_retried_and_a_late_duplicate_cancels_nothing(
+    demo_alice,  # noqa: F811
+    demo_approver,  # noqa: F811
+    supplier_sandbox,
+    hanging_supplier,
+    tmp_path,
+):
+    booking = expensive_flight_booking(demo_alice)
+    with pytest.raises(BookingError):  # above the approval amount: a checkpoint ticket waits for the approver
+        booking_cancel(user=demo_alice, booking_id=booking.booking_id)
+    ticket = HitlTicket.objects.get(entity=booking.booking_id)
+    release = hanging_supplier("flight.cancelOrder")
+    first = start_worker_group(f"doomed-{os.getpid()}", tmp_path / "doomed.log")
+    second = late_call = child = None
+    try:
+        _wait_for_workers([first], 1)
+        ticket_decide(ticket_id=ticket.pk, approver=demo_approver, approve=True, reason="customer called")
+        wait_for(lambda: status_of(ticket) == TicketStatus.EXECUTING, "the first worker's claim")
+        child = wait_for(lambda: supplier_child(first.pid, "flight", "cancelOrder"), "the cancel call to hang")
+        argv, env = snapshot(child)
+
+        kill_group(first)
+        wait_for(lambda: gone(child), "the cancel call to die with its worker")
+        booking.refresh_from_db()
+        assert booking.status == BookingStatus.CONFIRMED and booking.cancel_claimed_until is not None
+        assert supplier_sandbox.stats()["cancels"]["total"] == 0
+
+        late_call = LateCall(argv, env)
+        supplier_sandbox.heal()
+        second = start_worker_group(f"rescuer-{os.getpid()}", tmp_path / "rescuer.log")
+        _wait_for_workers([second], 1)
+        # Both leases of the dead worker run out: the ticket's execution and the booking's cancel claim.
+        lease_runs_out(ticket)
+        BookingRecord.objects.filter(pk=booking.pk).update(
+            cancel_claimed_until=timezone.now() - dt.timedelta(seconds=1)
+        )
+        resume_stalled_tickets.delay()
+        wait_for(lambda: status_of(ticket) in (TicketStatus.EXECUTED, TicketStatus.FAILED), "the takeover to finish")
+        late_answer = late_call.land(release)
+    finally:
+        kill_group(first)
+        kill_stray(child)
+        if late_call is not None:
+            late_call.kill()
+        if second is not None:
+            stop_worker(second)
+
+    ticket.refresh_from_db()
+    booking.refresh_from_db()
+    stats = supplier_sandbox.stats()
+    assert ticket.status == TicketStatus.EXECUTED, ticket.execution_result
+    assert booking.status == BookingStatus.CANCELLED
+    assert stats["cancels"] == {"total": 1, "byOrderNo": {booking.external_order_no: 1}}
+    assert stats["orders"]["byStatus"] == {"CANCELLED": 1}
+    assert stats["idempotency"]["replays"] == 1
+    assert late_answer["data"]["orderId"] == booking.external_order_no
+    assert late_answer["data"]["alreadyCancelled"] is False  # the first cancellation's answer, not a second one
