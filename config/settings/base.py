@@ -21,7 +21,10 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's files, served locally
+    "csp",  # django-csp's system checks
     "django_htmx",
+    "axes",  # login lockout (config/settings/auth.py); its attempts are listed in the admin
     "itinerary",
     "bookings",
     "aftersale",
@@ -30,6 +33,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "django_permissions_policy.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -39,6 +44,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "axes.middleware.AxesMiddleware",  # turns a login lockout into the lockout page / JSON body (config/lockout.py)
+    "config.api_errors.ApiErrorBodyMiddleware",  # a body Django refuses in an /api/ view: the JSON error body
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -63,6 +70,11 @@ TEMPLATES = [
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+# django-axes first: a locked-out username and address is refused before any password is hashed.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "assistant:chat"
@@ -91,30 +103,38 @@ if env.PRODUCTION:
     WHITENOISE_USE_FINDERS = False
     STORAGES["staticfiles"] = {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"}
 
-if env.HTTPS:
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-    SECURE_SSL_REDIRECT = True
-    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # load balancers probe over plain HTTP
-    SESSION_COOKIE_SECURE = True
-    CSRF_COOKIE_SECURE = True
-    SECURE_HSTS_SECONDS = 3600
+# HTTPS (DJANGO_HTTPS), HSTS and the browser-facing security headers: config/settings/security.py.
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.BasicAuthentication",
+        "config.throttling.AnonymousRateLimit",  # last: counts the requests nobody authenticated, per IP (auth.py)
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 20,
     "EXCEPTION_HANDLER": "core.api.exception_handler",
+    # JSON bodies limited in size and depth (no RecursionError); form and multipart bodies as DRF's defaults.
+    "DEFAULT_PARSER_CLASSES": [
+        "core.parsers.BoundedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    # Reverse proxies whose X-Forwarded-For is trusted for the client address (throttles, login lockout).
+    "NUM_PROXIES": env.NUM_PROXIES,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "TripDesk API",
     "DESCRIPTION": "The travel service desk: chat, understanding, bookings, after-sale tickets, itineraries.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # config.throttling.AnonymousRateLimit authenticates nobody: no security scheme (add a real one here, e.g. tokens).
+    "AUTHENTICATION_WHITELIST": ["rest_framework.authentication.SessionAuthentication"],
+    # Swagger UI from drf-spectacular-sidecar's static files, not a CDN: same-origin only (the CSP), works offline.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }

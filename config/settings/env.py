@@ -39,6 +39,8 @@ TIME_ZONE = _str("TRIPDESK_TIME_ZONE", "Asia/Shanghai")
 # proxy that sets X-Forwarded-Proto): secure cookies, HSTS, redirect plain HTTP.
 PRODUCTION = _bool("TRIPDESK_PRODUCTION", False)
 HTTPS = _bool("DJANGO_HTTPS", False)
+# With DJANGO_HTTPS: how long browsers keep to HTTPS for this host (HSTS max-age; a year, what preload lists ask).
+HSTS_SECONDS = _int("DJANGO_HSTS_SECONDS", 31_536_000)
 
 DATABASE_URL = _str("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}")
 # Seconds a process keeps its database connection between requests; `run.sh --prod` sets 0 for the web server,
@@ -77,3 +79,12 @@ ITINERARY_PLAN_TTL = _int("ITINERARY_PLAN_TTL", 3600)
 WEATHER_PROVIDER = _str("WEATHER_PROVIDER", "normals")
 WEATHER_API_URL = _str("WEATHER_API_URL", "https://api.open-meteo.com")
 WEATHER_TIMEOUT = _float("WEATHER_TIMEOUT", 5.0)
+
+# Login throttling (django-axes): failed logins per username and IP address before they are locked out, and for how
+# many minutes (0: until an admin deletes the attempt in the admin).
+AXES_FAILURE_LIMIT = _int("AXES_FAILURE_LIMIT", 10)
+AXES_COOLOFF_MINUTES = _int("AXES_COOLOFF_MINUTES", 15)
+# Anonymous requests per IP address to /api/ (DRF's rate syntax), and how many reverse proxies in front of the app
+# append to X-Forwarded-For (0: the client is REMOTE_ADDR and the header is ignored, so it cannot be forged).
+API_ANON_RATE = _str("API_ANON_RATE", "60/min")
+NUM_PROXIES = _int("TRIPDESK_NUM_PROXIES", 0)
