@@ -26,20 +26,11 @@ from django.utils.safestring import SafeString
 from aftersale.models import BizOrder, HitlTicket, OrderEvent, Policy, TicketEvent, TicketKind, TicketStatus
 from aftersale.services.execution import ticket_decide, ticket_retry
 from aftersale.services.transitions import AftersaleError
+from core.admin import BoundedSearchMixin
 
 DECIDE_PERMISSION = "aftersale.decide_ticket"
 CONFIRMATION_TEMPLATE = "admin/aftersale/hitlticket/decide_confirmation.html"
 EMPTY = "—"
-
-STATUS_COLOURS = {
-    TicketStatus.PENDING: "#b26a00",
-    TicketStatus.APPROVED: "#2e7d32",
-    TicketStatus.EXECUTING: "#1565c0",
-    TicketStatus.EXECUTED: "#1b5e20",
-    TicketStatus.REJECTED: "#757575",
-    TicketStatus.TIMEOUT: "#6d4c41",
-    TicketStatus.FAILED: "#c62828",
-}
 
 # Keys of a ticket's evidence that get their own section; everything else is listed after them as it is.
 ORDER_KEYS = ("order", "order_facts")
@@ -105,7 +96,7 @@ class OrderTicketInline(ReadOnlyInline):
 
 
 @admin.register(BizOrder)
-class BizOrderAdmin(ReadOnlyAdmin):
+class BizOrderAdmin(BoundedSearchMixin, ReadOnlyAdmin):
     """Orders are read here, never edited: status, owner and amount change only through `order_transition` (an
     event row each), so the admin has no change, add or delete permission on them, whoever is signed in."""
 
@@ -119,7 +110,7 @@ class BizOrderAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Policy)
-class PolicyAdmin(admin.ModelAdmin):
+class PolicyAdmin(BoundedSearchMixin, admin.ModelAdmin):
     """Policies are content: those with the change permission edit them; approvers read them."""
 
     list_display = ("title", "category", "is_active")
@@ -167,7 +158,7 @@ class DecisionForm(forms.Form):
 
 
 @admin.register(HitlTicket)
-class HitlTicketAdmin(admin.ModelAdmin):
+class HitlTicketAdmin(BoundedSearchMixin, admin.ModelAdmin):
     change_form_template = "admin/aftersale/hitlticket/change_form.html"
     list_display = (
         "ticket_no",
@@ -278,11 +269,9 @@ class HitlTicketAdmin(admin.ModelAdmin):
 
     @admin.display(description="status", ordering="status")
     def status_badge(self, ticket: HitlTicket) -> SafeString:
+        # Colours per status in static/css/console.css: the CSP allows no style attribute.
         return format_html(
-            '<span class="ticket-status" style="background:{};color:#fff;padding:2px 8px;border-radius:10px;'
-            'white-space:nowrap">{}</span>',
-            STATUS_COLOURS.get(ticket.status, "#424242"),
-            ticket.get_status_display(),
+            '<span class="ticket-status ticket-status-{}">{}</span>', ticket.status.lower(), ticket.get_status_display()
         )
 
     @admin.display(description="flagged", ordering="flagged")
@@ -290,7 +279,7 @@ class HitlTicketAdmin(admin.ModelAdmin):
         if not ticket.flagged:
             return ""
         return format_html(
-            '<span class="ticket-flagged" title="{}" style="color:#c62828;font-weight:bold">⚑ flagged</span>',
+            '<span class="ticket-flagged" title="{}">⚑ flagged</span>',
             "Review closely: the verdict failed, was uncertain or disagreed with the policy",
         )
 
@@ -298,7 +287,7 @@ class HitlTicketAdmin(admin.ModelAdmin):
     def deadline_display(self, ticket: HitlTicket) -> SafeString:
         when = date_format(timezone.localtime(ticket.deadline), "SHORT_DATETIME_FORMAT")
         if ticket.status == TicketStatus.PENDING and ticket.deadline < timezone.now():
-            return format_html('{} <strong class="ticket-overdue" style="color:#c62828">overdue</strong>', when)
+            return format_html('{} <strong class="ticket-overdue">overdue</strong>', when)
         return format_html("{}", when)
 
     @admin.display(description="evidence")
@@ -464,7 +453,7 @@ def render_evidence(ticket: HitlTicket) -> SafeString:
 
     return format_html(
         '<div class="ticket-evidence">{}</div>',
-        format_html_join("", '<h3 style="margin:.8em 0 .3em">{}</h3>{}', sections),
+        format_html_join("", "<h3>{}</h3>{}", sections),
     )
 
 
@@ -482,12 +471,12 @@ def _value(value: Any) -> SafeString:
         return format_html("{}", EMPTY)
     if isinstance(value, dict | list):
         return format_html(
-            '<pre style="white-space:pre-wrap;margin:0">{}</pre>',
+            '<pre class="ticket-value">{}</pre>',
             json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True, default=str),
         )
     if isinstance(value, bool):
         return format_html("{}", "yes" if value else "no")
-    return format_html('<span style="white-space:pre-wrap">{}</span>', value)
+    return format_html('<span class="ticket-value">{}</span>', value)
 
 
 def _facts(facts: dict) -> SafeString:
@@ -495,7 +484,7 @@ def _facts(facts: dict) -> SafeString:
         return format_html("{}", EMPTY)
     rows = format_html_join(
         "",
-        '<tr><th style="text-align:left;padding-right:1em;vertical-align:top">{}</th><td>{}</td></tr>',
+        "<tr><th>{}</th><td>{}</td></tr>",
         ((str(key).replace("_", " "), _value(value)) for key, value in facts.items()),
     )
     return format_html('<table class="ticket-facts">{}</table>', rows)
@@ -515,8 +504,7 @@ def _policies(policies: Any, *, cited: list) -> SafeString:
             mark = " (cited by the verdict)" if policy.get("id") is not None and policy.get("id") in cited else ""
             items.append(
                 format_html(
-                    '<li><strong>{}</strong>{}<blockquote class="policy-passage" style="white-space:pre-wrap;'
-                    'margin:.3em 0 .6em 1em">{}</blockquote>{}</li>',
+                    '<li><strong>{}</strong>{}<blockquote class="policy-passage">{}</blockquote>{}</li>',
                     title,
                     mark,
                     text if isinstance(text, str) else _value(text),
@@ -526,7 +514,7 @@ def _policies(policies: Any, *, cited: list) -> SafeString:
         else:
             items.append(
                 format_html(
-                    '<li><blockquote class="policy-passage" style="white-space:pre-wrap">{}</blockquote></li>',
+                    '<li><blockquote class="policy-passage">{}</blockquote></li>',
                     _value(policy),
                 )
             )

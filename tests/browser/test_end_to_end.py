@@ -14,6 +14,8 @@ from django.conf import settings
 from django.core.management import call_command
 from django.db import connections
 
+from core.ids import BOOKING_ID_RE
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -48,11 +50,24 @@ def browser(monkeypatch):
             chromium.close()
 
 
+# What Chromium reports when a page breaks the Content-Security-Policy or sends a bad Permissions-Policy.
+POLICY_COMPLAINT = re.compile(
+    r"Content.Security.Policy|Refused to (load|execute|apply|evaluate)|Permissions-Policy", re.I
+)
+COMPLAINTS: list[str] = []
+
+
 def _context(browser, **extra):
     options = {"locale": "zh-CN", "viewport": {"width": 1280, "height": 900}, **extra}
     context = browser.new_context(**options)
     context.set_default_timeout(STEP_MS)
+    context.on("console", _note_policy_complaint)
     return context
+
+
+def _note_policy_complaint(message) -> None:
+    if POLICY_COMPLAINT.search(message.text):
+        COMPLAINTS.append(f"{message.type} at {message.location.get('url')}: {message.text}")
 
 
 def _log_in(page, base_url: str, username: str, password: str, path: str = "/accounts/login/") -> None:
@@ -113,6 +128,7 @@ def _the_story(base: str, browser) -> None:
 
     call_command("seed_demo", verbosity=0)
     SHOTS.mkdir(parents=True, exist_ok=True)
+    COMPLAINTS.clear()
 
     traveller_ctx = _context(browser)
     page = traveller_ctx.new_page()
@@ -123,6 +139,7 @@ def _the_story(base: str, browser) -> None:
     # 1. a search in Chinese shows activity cards
     turn = _say(page, "大理有什么活动")
     expect(turn.locator("[data-card=activity]").first).to_be_visible()
+    expect(page.locator("#message")).to_have_value("")  # the composer empties itself (static/js/tripdesk.js)
 
     # 2. a multi-turn search in a new conversation: a question first, then cards once the place is given
     page.click("form[action$='/chat/new'] button[type=submit]")
@@ -141,7 +158,7 @@ def _the_story(base: str, browser) -> None:
     booking_card = turn.locator("[data-card=booking]")
     expect(booking_card).to_be_visible()
     booking_id = booking_card.get_attribute("data-booking-id")
-    assert re.fullmatch(r"BK\d{11}", booking_id), booking_id
+    assert BOOKING_ID_RE.fullmatch(booking_id), booking_id
     assert BookingRecord.objects.filter(booking_id=booking_id, user__username="alice").exists()
     _chat_screenshot(page, "chat.png")
 
@@ -204,5 +221,14 @@ def _the_story(base: str, browser) -> None:
     expect(phone.locator("#messages [data-card]").first).to_be_visible()
     _chat_screenshot(phone, "chat-phone.png")
 
+    # 9. the API docs render Swagger UI from this site's files, and the language switcher works, under the CSP
+    page.goto(f"{base}/api/v1/docs/")
+    expect(page.locator(".swagger-ui .info .title")).to_contain_text("TripDesk API")
+    page.goto(f"{base}/bookings/")
+    with page.expect_navigation():
+        page.select_option("select[name=language]", "en")
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+
     for context in (phone_ctx, approver_ctx, traveller_ctx):
         context.close()
+    assert COMPLAINTS == [], "the browser reported policy violations:\n" + "\n".join(COMPLAINTS)
