@@ -1,10 +1,11 @@
 from django.contrib import admin
 
 from assistant.models import Conversation, LLMCall, Turn
+from core.admin import BoundedSearchMixin
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Audit rows are evidence: nobody edits or deletes them from the admin."""
+class ReadOnlyAdmin(BoundedSearchMixin, admin.ModelAdmin):
+    """Audit rows are evidence: nobody edits or deletes them from the admin (and a search term is bounded)."""
 
     def has_add_permission(self, request):
         return False

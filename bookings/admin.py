@@ -9,6 +9,7 @@ from django.utils.translation import ngettext
 
 from bookings.models import BookingEvent, BookingRecord, BookingStatus, SupplierAccount
 from bookings.services import BookingError, booking_transition
+from core.admin import BoundedSearchMixin
 
 
 class BookingEventInline(admin.TabularInline):
@@ -25,7 +26,7 @@ class BookingEventInline(admin.TabularInline):
 
 
 @admin.register(BookingRecord)
-class BookingRecordAdmin(admin.ModelAdmin):
+class BookingRecordAdmin(BoundedSearchMixin, admin.ModelAdmin):
     list_display = ("booking_id", "user", "biz_type", "status", "amount", "external_order_no", "created_at")
     list_filter = ("biz_type", "status")
     search_fields = ("booking_id", "external_order_no", "user__username")
@@ -91,7 +92,7 @@ class SupplierAccountForm(forms.ModelForm):
 
 
 @admin.register(SupplierAccount)
-class SupplierAccountAdmin(admin.ModelAdmin):
+class SupplierAccountAdmin(BoundedSearchMixin, admin.ModelAdmin):
     """Keys are written here and never displayed: not in lists, forms or logs."""
 
     form = SupplierAccountForm

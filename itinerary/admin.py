@@ -1,11 +1,12 @@
 from django.contrib import admin
 
+from core.admin import BoundedSearchMixin
 from itinerary.models import Activity, InterestProfile
 from itinerary.services import activity_save
 
 
 @admin.register(Activity)
-class ActivityAdmin(admin.ModelAdmin):
+class ActivityAdmin(BoundedSearchMixin, admin.ModelAdmin):
     list_display = ("title", "city", "province", "price", "start_date", "end_date", "is_published")
     list_filter = ("is_published", "province", "gender_restriction")
     search_fields = ("title", "city", "province")
@@ -19,7 +20,7 @@ class ActivityAdmin(admin.ModelAdmin):
 
 
 @admin.register(InterestProfile)
-class InterestProfileAdmin(admin.ModelAdmin):
+class InterestProfileAdmin(BoundedSearchMixin, admin.ModelAdmin):
     list_display = ("user", "gender", "birth_date", "updated_at")
     search_fields = ("user__username",)
     raw_id_fields = ("user",)

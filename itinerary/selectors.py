@@ -17,6 +17,20 @@ DEFAULT_WINDOW_DAYS = 30
 # their text the way ILIKE does, so every row whose title, city, province or tags contain the keyword holds all
 # of its bigrams: the bigram test only narrows the rows; the icontains conditions still decide.
 MIN_INDEXED_KEYWORD = 2
+# Every way in is bounded here, whatever called: a keyword, city or province is cut to MAX_TERM_CHARS (as the intent
+# schema and the tools do; no place name is longer) and at most MAX_KEYWORDS keywords are kept, so a search costs
+# at most MAX_KEYWORDS × (MAX_TERM_CHARS - 1) bigrams. Unbounded, a 40,000-character keyword took 8 s (the SQL
+# bigram function appends to an array, quadratic in the keyword's length).
+MAX_TERM_CHARS = 50
+MAX_KEYWORDS = 5
+
+
+def bounded_term(value: str | None) -> str | None:
+    """A search term as the query uses it: without NUL (no PostgreSQL text holds one, so no row matches it) and
+    surrounding blanks, at most MAX_TERM_CHARS characters."""
+    if not isinstance(value, str):
+        return None
+    return value.replace("\x00", "").strip()[:MAX_TERM_CHARS].strip() or None
 
 
 @dataclass(frozen=True)
@@ -30,6 +44,13 @@ class ActivityQuery:
     date_end: dt.date | None = None
     max_price: int | None = None
     defaulted_window: bool = field(default=False, compare=False)
+
+    def __post_init__(self):
+        # However the query was made, its terms are bounded (and keywords unique, blanks dropped).
+        keywords = dict.fromkeys(k for k in map(bounded_term, self.keywords) if k)
+        object.__setattr__(self, "keywords", tuple(keywords)[:MAX_KEYWORDS])
+        object.__setattr__(self, "province", bounded_term(self.province))
+        object.__setattr__(self, "city", bounded_term(self.city))
 
     @classmethod
     def build(
@@ -54,9 +75,9 @@ class ActivityQuery:
         if date_end < date_start:
             date_start, date_end = date_end, date_start
         return cls(
-            keywords=tuple(dict.fromkeys(k for k in keywords if k)),
-            province=province or None,
-            city=city or None,
+            keywords=tuple(keywords),
+            province=province,
+            city=city,
             date_start=date_start,
             date_end=date_end,
             max_price=max_price,

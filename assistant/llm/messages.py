@@ -3,7 +3,7 @@
 The agent loop sends OpenAI-style messages (`system`, `user`, `assistant` with `tool_calls`, `tool` with
 `tool_call_id`) and gets a `ChatResult`. The two helpers build the messages the loop appends after a turn, so
 the `tool_call_id` round trip is the same whichever adapter answered. `parse_tool_call` turns the model's argument
-text into a `ToolCall`, refusing an oversized text before it is parsed at all.
+text into a `ToolCall`, refusing an oversized or too deeply nested text before it is parsed at all.
 """
 
 import json
@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.llm.port import Usage
+from core.parsers import MAX_JSON_DEPTH, JSONTooDeep, bounded_loads
 from core.tools import MAX_ARGUMENT_CHARS
 
 # The longest argument text parsed. JSON escapes (a Chinese character as \uXXXX is six characters) make the text up
@@ -68,9 +69,13 @@ def parse_tool_call(call_id: str, name: str, text: str | None) -> ToolCall:
     if not text.strip():
         return ToolCall(id=call_id, name=name, arguments={}, raw_arguments=text)
     try:
-        arguments = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        where = f" ({exc.msg} at position {exc.pos})" if isinstance(exc, json.JSONDecodeError) else ""
+        arguments = bounded_loads(text)
+    except JSONTooDeep:
+        # Not echoed back: a wall of brackets is no use to the model and only costs tokens.
+        error = f"arguments nest deeper than {MAX_JSON_DEPTH} levels; nothing was run"
+        return ToolCall(id=call_id, name=name, arguments={}, arguments_error=error)
+    except ValueError as exc:
+        where = f" ({exc.msg} at position {exc.pos})" if isinstance(exc, json.JSONDecodeError) else f" ({exc})"
         error = f"arguments are not valid JSON{where}"
         return ToolCall(id=call_id, name=name, arguments={}, arguments_error=error, raw_arguments=text)
     if not isinstance(arguments, dict):

@@ -23,6 +23,7 @@ from assistant.llm.port import LLMError, UnderstandContext, Understanding, Usage
 from assistant.llm.preferences import MAX_SCORE, MIN_SCORE, PREFERENCES, PreferenceCandidate, PreferenceScores
 from assistant.llm.schema import Intent
 from assistant.llm.verdict import VERDICTS, VerdictRequest, VerdictResult
+from core.parsers import bounded_loads
 
 logger = logging.getLogger("assistant.llm")
 
@@ -234,6 +235,17 @@ class _Invalid(Exception):
     """The model answered, but not with something usable."""
 
 
+def _loads(text: str) -> Any:
+    """The model's JSON answer; too deep a nesting is refused before decoding (never a RecursionError), and so is
+    a lone surrogate."""
+    try:
+        return bounded_loads(text)
+    except json.JSONDecodeError as exc:
+        raise _Invalid(f"not JSON ({exc.msg} at position {exc.pos})") from None
+    except ValueError as exc:  # nested too deep, or a lone surrogate
+        raise _Invalid(str(exc)) from None
+
+
 def _first_message(completion: Any) -> Any:
     choices = getattr(completion, "choices", None) or []
     if not choices or getattr(choices[0], "message", None) is None:
@@ -245,10 +257,7 @@ def _parse_intent(content: str | None) -> Intent:
     if not content or not content.strip():
         raise _Invalid("empty content")
     text = _strip_code_fence(content.strip())
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise _Invalid(f"not JSON ({exc.msg} at position {exc.pos})") from None
+    data = _loads(text)
     if not isinstance(data, dict):
         raise _Invalid(f"JSON {type(data).__name__}, not an object")
     if isinstance(data.get("intent"), str):
@@ -263,10 +272,7 @@ def _parse_intent(content: str | None) -> Intent:
 def _json_object(content: str | None) -> dict:
     if not content or not content.strip():
         raise _Invalid("empty content")
-    try:
-        data = json.loads(_strip_code_fence(content.strip()))
-    except json.JSONDecodeError as exc:
-        raise _Invalid(f"not JSON ({exc.msg} at position {exc.pos})") from None
+    data = _loads(_strip_code_fence(content.strip()))
     if not isinstance(data, dict):
         raise _Invalid(f"JSON {type(data).__name__}, not an object")
     return data
