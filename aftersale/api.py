@@ -3,6 +3,7 @@
 Refusals are the one error body of every API view (`core.api`): a request the workflow refuses raises
 `AftersaleError`, which the project's DRF exception handler answers with `{"ok": false, "code", "message", "data"}`
 and the HTTP status of its code; malformed bodies and invalid fields get the same body from DRF's own errors.
+Someone else's order answers 404 ORDER_NOT_FOUND, byte for byte like an unknown number.
 """
 
 from drf_spectacular.utils import extend_schema, extend_schema_view

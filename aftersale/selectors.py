@@ -11,6 +11,9 @@ from core.envelope import Code
 from core.ids import normalise_order_id
 
 PROGRESS_LIMIT = 20
+# What a traveller hears about an order number that is not theirs, unknown or someone else's alike: the same code
+# (ORDER_NOT_FOUND) and words everywhere, and not the number, so no answer tells whether an order exists.
+ORDER_NOT_FOUND_MESSAGE = "You have no order with that number."
 
 
 def order_get(*, order_id: str) -> BizOrder | None:
@@ -92,7 +95,7 @@ def aftersale_progress(*, user, order_id: str | None = None, limit: int = PROGRE
         raise AftersaleError(Code.INVALID_PARAM, "Give an order number like ORD-001.", {"order_id": None})
     tickets = list(tickets_for_order(user=user, order_id=normalised)[:limit])
     if not tickets and not BizOrder.objects.filter(user=user, order_id=normalised).exists():
-        raise AftersaleError(Code.ORDER_NOT_FOUND, "You have no order with that number.", {"order_id": None})
+        raise AftersaleError(Code.ORDER_NOT_FOUND, ORDER_NOT_FOUND_MESSAGE, {"order_id": None})
     return tickets
 
 

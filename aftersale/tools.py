@@ -52,6 +52,8 @@ def request_aftersale(
         "reason": outcome.reason or "",
     }
     if not outcome.ok:
+        if outcome.code == Code.ORDER_NOT_FOUND:
+            data["order_id"] = None  # unknown or someone else's, alike: a number that is not theirs is not echoed
         cited = outcome.cited_policies if outcome.code == Code.INELIGIBLE else []
         data["policies"] = [{"id": p.get("id"), "title": p.get("title", "")} for p in cited]
         return fail(outcome.code, outcome.reason, data)

@@ -1,7 +1,8 @@
 """The bookings JSON API: the user's own bookings, and cancelling one (through `booking_cancel`, like every way in).
 
 Refusals are `BookingError`s; the project's exception handler (`core.api`) answers them with the one error body.
-A cancel that waits for an approver answers 202 TICKET_PENDING with the ticket in `data`.
+A cancel that waits for an approver answers 202 TICKET_PENDING with the ticket in `data`; someone else's booking
+answers 404 BOOKING_NOT_FOUND, byte for byte like an unknown number; 403 is an approver's rejection.
 """
 
 from drf_spectacular.utils import extend_schema, extend_schema_view

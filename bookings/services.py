@@ -9,6 +9,7 @@ and the platform first, our record only after it succeeded.
 
 import datetime as dt
 import logging
+import secrets
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -45,6 +46,12 @@ logger = logging.getLogger(__name__)
 # How long past the platform's own timeout a cancel holds the row: the wait for a platform worker and a margin,
 # so a lease never ends while the platform may still be cancelling.
 CANCEL_LEASE_MARGIN_SECONDS = 30
+# Booking numbers: the date, then this many random digits; a clash with an existing number is retried this often.
+BOOKING_NUMBER_DIGITS = 10
+BOOKING_NUMBER_ATTEMPTS = 8
+# What a traveller is told about a booking id that is not one of theirs, unknown or someone else's alike: the same
+# code and words, and not the id, so an answer never tells whether a number exists.
+BOOKING_NOT_FOUND_MESSAGE = "You have no booking with that number."
 APPROVAL_ACTION = "CANCEL_BOOKING"
 # What a traveller's own platform command may do, per product. Cancelling goes through `booking_cancel`, refunds
 # through the after-sale workflow: neither is ever a command the model composes.
@@ -66,16 +73,16 @@ class BookingError(ApplicationError):
 # --- recording what the platform made ----------------------------------------------------------------------------
 
 
-def _next_booking_id(day: dt.date) -> str:
-    prefix = f"BK{day:%Y%m%d}"
-    last = (
-        BookingRecord.objects.filter(booking_id__startswith=prefix)
-        .order_by("-booking_id")
-        .values_list("booking_id", flat=True)
-        .first()
-    )
-    seq = int(last[len(prefix) :]) + 1 if last else 1
-    return f"{prefix}{seq:03d}"
+def _random_digits() -> str:
+    """The random part of a booking number, from the OS's secure generator: nothing about one number tells
+    another (a sequence would let anyone guess their neighbours' numbers)."""
+    return f"{secrets.randbelow(10**BOOKING_NUMBER_DIGITS):0{BOOKING_NUMBER_DIGITS}d}"
+
+
+def _new_booking_id(day: dt.date) -> str:
+    """`BK` + the local date + BOOKING_NUMBER_DIGITS random digits, e.g. BK202612017305118264 (matches
+    `core.ids.BOOKING_ID_RE`). Uniqueness is the column's unique constraint: a clash is retried with new digits."""
+    return f"BK{day:%Y%m%d}{_random_digits()}"
 
 
 def _amount(payload: dict) -> Decimal:
@@ -101,11 +108,11 @@ def booking_record_from_platform(
         return existing
     contact = arguments.get("contactTourist") or arguments.get("contact") or (arguments.get("guests") or [{}])[0]
     details = {k: v for k, v in arguments.items() if k not in ("contactTourist", "contact", "guests")}
-    for _attempt in range(5):  # two bookings on the same day may race for a number: take the next one
+    for _attempt in range(BOOKING_NUMBER_ATTEMPTS):  # a number clash (about 1 in 10^10) is retried with new digits
         try:
             with transaction.atomic():
                 booking = BookingRecord.objects.create(
-                    booking_id=_next_booking_id(timezone.localdate()),
+                    booking_id=_new_booking_id(timezone.localdate()),
                     user=user,
                     biz_type=biz_type,
                     external_order_no=external_order_no,
@@ -234,19 +241,23 @@ def _cancelled(booking_id: str, *, actor, reason: str) -> BookingRecord:
 def booking_cancel(*, user, booking_id: object) -> CancelOutcome:
     """Cancel one of the user's bookings: the platform first, then our record. Idempotent. Every way in uses it.
 
-    Raises BookingError: INVALID_PARAM (not a booking id), BOOKING_NOT_FOUND, PERMISSION_DENIED (someone else's,
-    or an approver rejected the cancel), TICKET_PENDING (above the checkpoint amount: waiting for an approver; the
-    ticket is in `data`), CANCEL_IN_PROGRESS (another cancel of it is running), PLATFORM_CANCEL_FAILED (the
-    platform said no or did not answer; our record is unchanged).
+    Raises BookingError: INVALID_PARAM (not a booking id), BOOKING_NOT_FOUND (unknown, or someone else's: the same
+    answer, so it never tells whether a number exists), PERMISSION_DENIED (an approver rejected the cancel),
+    TICKET_PENDING (above the checkpoint amount: waiting for an approver; the ticket is in `data`),
+    CANCEL_IN_PROGRESS (another cancel of it is running), PLATFORM_CANCEL_FAILED (the platform said no or did not
+    answer; our record is unchanged).
     """
     bid = normalise_booking_id(booking_id)
     if not bid:
         raise BookingError(Code.INVALID_PARAM, "that is not a booking id (like BK20261201001)")
     booking = BookingRecord.objects.filter(booking_id=bid).first()
-    if booking is None:
-        raise BookingError(Code.BOOKING_NOT_FOUND, f"no booking {bid}")
-    if booking.user_id != getattr(user, "pk", None):
-        raise BookingError(Code.PERMISSION_DENIED, f"booking {bid} is not yours")
+    if booking is None or booking.user_id != getattr(user, "pk", None):
+        if booking is not None:  # for audit only: the traveller is answered exactly as for an unknown number
+            logger.warning(
+                "booking cancel refused: someone else's booking",
+                extra={"booking_id": bid, "user_id": getattr(user, "pk", None), "reason": "NOT_OWNED"},
+            )
+        raise BookingError(Code.BOOKING_NOT_FOUND, BOOKING_NOT_FOUND_MESSAGE)
     is_hotel = booking.biz_type == BizType.HOTEL
     if booking.status == BookingStatus.CANCELLED:
         return CancelOutcome(booking, already_cancelled=True, call_the_hotel=is_hotel)
@@ -267,7 +278,12 @@ def booking_cancel(*, user, booking_id: object) -> CancelOutcome:
             raise
         return CancelOutcome(booking, call_the_hotel=True)
 
-    command = PlatformCommand(booking.biz_type.lower(), "cancelOrder", {"orderId": booking.external_order_no})
+    # One idempotency key per booking: a cancel repeated after a lost answer, a killed worker or an expired claim
+    # is answered by the supplier with its first cancellation.
+    cancel_key = f"cancel:{booking.booking_id}"
+    command = PlatformCommand(
+        booking.biz_type.lower(), "cancelOrder", {"orderId": booking.external_order_no, "requestId": cancel_key}
+    )
     try:
         platform_run(command, user=user)
     except BaseException as exc:
@@ -358,7 +374,7 @@ def platform_command_read(command: str) -> PlatformCommand:
     return parsed
 
 
-def platform_command_for_traveller(*, user, command: str) -> PlatformOutcome:
+def platform_command_for_traveller(*, user, command: str, scope: str | None = None) -> PlatformOutcome:
     """Run one of the traveller's platform commands (search, saveOrder, queryOrder) with their platform key.
 
     Raises BookingError: INVALID_PARAM / PERMISSION_DENIED (see `platform_command_read`; nothing runs),
@@ -367,7 +383,8 @@ def platform_command_for_traveller(*, user, command: str) -> PlatformOutcome:
     """
     parsed = platform_command_read(command)
     try:
-        answer = platform_run(parsed, user=user)
+        # `scope` (the chat turn) keys what the command changes: a redelivered saveOrder answers the first order.
+        answer = platform_run(parsed, user=user, idempotency_scope=scope)
     except PlatformError as exc:
         business_no = exc.code == PlatformError.REJECTED and exc.platform_code not in SUPPLIER_SYSTEM_ERRORS
         code = Code.PLATFORM_REJECTED if business_no else Code.PLATFORM_UNAVAILABLE

@@ -3,7 +3,8 @@
     query_user → query_order → query_policy → validate → submit_ticket
         └────────────┴──────────────────────────┴──→ rejected
 
-Mechanical facts (who asks, the order exists, the order is theirs) are checked in code and reject at once.
+Mechanical facts (who asks, the order exists, the order is theirs) are checked in code and reject at once; an
+order of someone else's is rejected exactly like an unknown one (ORDER_NOT_FOUND), logged as ORDER_NOT_OWNED.
 `query_policy` retrieves the passages and computes aftersale's deterministic assessment (`aftersale.policy`).
 `validate` asks the LLM port (audited: one LLMCall row per call) for its three-state verdict, with the assessment
 in the request, and combines the two by one rule (`verdict_combine`):
@@ -37,7 +38,7 @@ from django.utils import timezone
 
 from aftersale.models import LIVE_TICKET_STATUSES, BizOrder, HitlTicket, TicketEvent, TicketKind, TicketStatus, Verdict
 from aftersale.policy import policy_assess, policy_passages
-from aftersale.selectors import order_facts, order_get
+from aftersale.selectors import ORDER_NOT_FOUND_MESSAGE, order_facts, order_get
 from aftersale.services.transitions import AftersaleError, ticket_number, ticket_transition
 from assistant.llm.audit import audited
 from assistant.llm.factory import get_llm_port
@@ -95,8 +96,8 @@ class WorkflowOutcome:
 
     - `status`: SUBMITTED (a new ticket), REUSED (the pending one), ALREADY_DONE (approved or executed before),
       REJECTED (no ticket).
-    - `code`: OK, or why it was rejected: INVALID_PARAM, PERMISSION_DENIED, ORDER_NOT_FOUND, ORDER_NOT_OWNED,
-      INELIGIBLE.
+    - `code`: OK, or why it was rejected: INVALID_PARAM, PERMISSION_DENIED, ORDER_NOT_FOUND (unknown, or someone
+      else's: the same answer), INELIGIBLE.
     - `ticket`: the ticket that answers the request (None when rejected).
     - `reason`, `verdict`, `policy_ids`, `flagged`: the verdict's evidence; `policies`: the retrieved passages,
       those the verdict cites first.
@@ -191,10 +192,18 @@ def query_user(state: WorkflowState) -> str:
 def query_order(state: WorkflowState) -> str:
     """The order exists and is the requester's; a live ticket for the same request goes straight to the gate."""
     order = order_get(order_id=state.order_id)
-    if order is None:
-        return _reject(state, Code.ORDER_NOT_FOUND, f"There is no order {state.order_id}.")
-    if order.user_id != state.user.pk:
-        return _reject(state, Code.ORDER_NOT_OWNED, f"Order {state.order_id} is not one of your orders.")
+    if order is None or order.user_id != state.user.pk:
+        if order is not None:
+            # ORDER_NOT_OWNED stays an internal reason, for audit: the traveller is answered exactly as for an
+            # unknown number (ORDER_NOT_FOUND, the same words, no id), so no answer tells whether an order exists.
+            logger.warning(
+                "aftersale request refused reason=%s order_id=%s user_id=%s",
+                Code.ORDER_NOT_OWNED.value,
+                state.order_id,
+                state.user.pk,
+                extra={"reason": Code.ORDER_NOT_OWNED.value, "order_id": state.order_id, "user_id": state.user.pk},
+            )
+        return _reject(state, Code.ORDER_NOT_FOUND, ORDER_NOT_FOUND_MESSAGE)
     state.order = order
     state.facts = order_facts(order)
     if _live_ticket(state.idempotency_key) is not None:

@@ -53,15 +53,16 @@ def test_an_ineligible_request_is_a_failed_aftersale_envelope_that_reads_with_it
     assert not HitlTicket.objects.exists()
 
 
-def test_someone_elses_order_reads_as_not_yours_and_opens_nothing(demo_alice, rules_port):
-    envelope = request_aftersale.func(
-        ToolContext(user=demo_alice, port=rules_port), order_id="ORD-003", action="RETURN"
-    )
+def test_someone_elses_order_reads_like_an_unknown_one_and_opens_nothing(demo_alice, rules_port):
+    context = ToolContext(user=demo_alice, port=rules_port)
+    envelope = request_aftersale.func(context, order_id="ORD-003", action="RETURN")
+    unknown = request_aftersale.func(context, order_id="ORD-999", action="RETURN")
 
     reply = present([envelope], turn(demo_alice))
 
     assert envelope["data"]["kind"] == "aftersale"
-    assert "不属于你的账户" in reply.text
+    assert reply.text == present([unknown], turn(demo_alice)).text
+    assert "你的账户里没有这个订单" in reply.text and "ORD-003" not in reply.text
     assert not HitlTicket.objects.exists()
 
 

@@ -120,15 +120,22 @@ def test_given_an_unknown_order_when_submitted_then_it_is_not_found_and_nothing_
     assert not LLMCall.objects.exists()
 
 
-def test_given_someone_elses_order_when_alice_asks_then_it_is_not_owned_and_nothing_changes(demo_alice, rules_port):
+def test_given_someone_elses_order_when_alice_asks_then_it_reads_like_an_unknown_one_and_nothing_changes(
+    demo_alice, rules_port, caplog
+):
     before = snapshot()
+    unknown = submit(demo_alice, order_id="ORD-999", action="RETURN", port=rules_port)
 
-    outcome = submit(demo_alice, order_id="ORD-003", action="RETURN", port=rules_port)
+    with caplog.at_level("WARNING", logger="aftersale.workflow"):
+        outcome = submit(demo_alice, order_id="ORD-003", action="RETURN", port=rules_port)
 
-    assert (outcome.status, outcome.code) == ("REJECTED", "ORDER_NOT_OWNED")
-    assert outcome.path == ["query_user", "query_order", "rejected"]
+    assert (outcome.status, outcome.code, outcome.reason) == ("REJECTED", "ORDER_NOT_FOUND", unknown.reason)
+    assert "ORD-003" not in outcome.reason
+    assert outcome.path == unknown.path == ["query_user", "query_order", "rejected"]
     assert snapshot() == before
     assert not LLMCall.objects.exists()
+    # For audit, the log still says it was someone else's order.
+    assert any(getattr(r, "reason", None) == "ORDER_NOT_OWNED" and r.order_id == "ORD-003" for r in caplog.records)
 
 
 def test_given_carols_own_order_when_carol_asks_to_return_it_then_a_ticket_opens(demo_carol, rules_port):
@@ -499,12 +506,14 @@ def test_the_request_tool_fails_with_the_code_and_the_policy_when_ineligible(dem
     assert not HitlTicket.objects.exists()
 
 
-def test_the_request_tool_reports_someone_elses_order_as_not_owned(demo_alice, settings):
+def test_the_request_tool_answers_someone_elses_order_exactly_like_an_unknown_one(demo_alice, settings):
     settings.ASSISTANT_LLM_PROVIDER = "rules"
 
     envelope = request_aftersale.func(ToolContext(user=demo_alice), order_id="ORD-003", action="RETURN")
+    unknown = request_aftersale.func(ToolContext(user=demo_alice), order_id="ORD-999", action="RETURN")
 
-    assert (envelope["ok"], envelope["code"]) == (False, "ORDER_NOT_OWNED")
+    assert (envelope["ok"], envelope["code"]) == (False, "ORDER_NOT_FOUND")
+    assert envelope == unknown
 
 
 def test_the_progress_tool_lists_only_the_context_users_tickets(demo_alice, demo_carol, rules_port):
