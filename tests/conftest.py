@@ -187,14 +187,21 @@ def free_port() -> int:
 class RedisProcess:
     """A redis-server of the test's own, on its own port, that the test may kill."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, *, data_dir: Path | None = None) -> None:
+        """`data_dir`: persist every command to an append-only file there (fsync always), as production should."""
         self.port = port
         self.url = f"redis://127.0.0.1:{port}/0"
+        self.data_dir = data_dir
         self.proc: subprocess.Popen | None = None
 
     def start(self) -> None:
+        persistence = (
+            ["--dir", str(self.data_dir), "--appendonly", "yes", "--appendfsync", "always"]
+            if self.data_dir
+            else ["--appendonly", "no"]
+        )
         self.proc = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", *persistence],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

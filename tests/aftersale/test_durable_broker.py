@@ -20,51 +20,21 @@ from django.conf import settings
 
 from aftersale.models import BizOrder, HitlTicket, TicketStatus
 from tests.aftersale.test_timeout_sweep import past
-from tests.conftest import ROOT, _require_or_skip, _stop_worker, free_port
+from tests.conftest import ROOT, RedisProcess, _require_or_skip, _stop_worker, free_port
 
 pytestmark = [pytest.mark.worker, pytest.mark.postgres]
 SWEEP = "aftersale.tasks.time_out_tickets"
 
 
-class PersistentRedis:
-    """A redis-server that writes every command to its append-only file before answering."""
-
-    def __init__(self, port: int, data_dir: Path) -> None:
-        self.port, self.data_dir = port, data_dir
-        self.url = f"redis://127.0.0.1:{port}/0"
-        self.proc: subprocess.Popen | None = None
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.data_dir),
-             "--appendonly", "yes", "--appendfsync", "always", "--save", ""],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        client = redis.Redis.from_url(self.url)
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            try:
-                if client.ping():
-                    return
-            except redis.ConnectionError:
-                time.sleep(0.05)
-        raise RuntimeError("redis-server did not start")
-
-    def kill(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(timeout=10)
-
-    def queued(self, queue: str) -> int:
-        return redis.Redis.from_url(self.url).llen(queue)
+def queued(server: RedisProcess, queue: str) -> int:
+    return redis.Redis.from_url(server.url).llen(queue)
 
 
 @pytest.fixture
 def broker(tmp_path):
     if not shutil.which("redis-server"):
         _require_or_skip("redis-server (the binary)")
-    server = PersistentRedis(free_port(), tmp_path)
+    server = RedisProcess(free_port(), data_dir=tmp_path)
     server.start()
     yield server
     server.kill()
@@ -95,11 +65,11 @@ def test_a_task_queued_before_a_broker_restart_still_runs(transactional_db, demo
     producer = Celery("producer", broker=broker.url, set_as_current=False)  # the project's app stays current
     producer.send_task(SWEEP, queue="aftersale")
     producer.close()
-    assert broker.queued("aftersale") == 1  # queued, and no worker listens yet
+    assert queued(broker, "aftersale") == 1  # queued, and no worker listens yet
 
     broker.kill()  # SIGKILL: nothing is saved on the way out
     broker.start()  # the same files
-    assert broker.queued("aftersale") == 1  # the append-only file kept it
+    assert queued(broker, "aftersale") == 1  # the append-only file kept it
 
     worker = _worker_on(broker.url, tmp_path / "worker.log")
     try:
