@@ -47,8 +47,8 @@ def main() -> None:
     from django.db import connection
     from django.utils import timezone
 
+    from assistant.bulk import BulkPlan, bulk_seed
     from itinerary import selectors
-    from itinerary.bulk import BulkPlan, bulk_seed
     from itinerary.demo import demo_activity_data
     from itinerary.matching import ANONYMOUS, personalised, viewer_for
     from itinerary.models import Activity
