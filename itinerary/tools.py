@@ -45,8 +45,8 @@ TRAVEL_PLAN_KIND = "travel_plan"
 
 # As long as a place the understanding keeps (the intent schema cuts keywords at 50 characters).
 PLACE_CHARS = 50
-# A trip asked for longer than the plan can be is planned for MAX_DAYS and says so; beyond this it is refused.
-MAX_REQUESTED_DAYS = 60
+# A trip asked for longer than the plan can be (up to a year) is planned for MAX_DAYS and says so; more is refused.
+MAX_REQUESTED_DAYS = 366
 PlaceName = Annotated[str, Field(min_length=1, max_length=PLACE_CHARS)]
 Keywords = Annotated[
     list[PlaceName] | None,

@@ -4,9 +4,10 @@ Search and recommend run the same tools channel 2 offers the model (`itinerary.t
 `assistant.presenters.activities`; only the clarifying question (a search without a place) is asked here.
 """
 
-from assistant.handlers.base import answer_with
+from assistant.handlers.base import answer_mapped
 from assistant.handlers.registry import handles
 from assistant.llm.schema import IntentName
+from assistant.llm.tool_calls import tool_call_for
 from assistant.presenters.activities import clarify_destination
 from assistant.replies import compose
 from assistant.turn import Reply, TurnContext, chip
@@ -15,26 +16,17 @@ from assistant.turn import Reply, TurnContext, chip
 @handles(IntentName.SEARCH_ACTIVITIES)
 def search_activities(context: TurnContext) -> Reply:
     intent = context.intent
-    if not (intent.destination_keywords or intent.province or intent.city):
+    call = tool_call_for(intent)
+    if call is None:  # no place yet
         return clarify_destination(
             context, date_start=intent.date_start, date_end=intent.date_end, max_price=intent.max_price
         )
-    return answer_with(
-        context,
-        "search_activities",
-        keywords=intent.destination_keywords or None,
-        province=intent.province,
-        city=intent.city,
-        date_start=intent.date_start,
-        date_end=intent.date_end,
-        max_price=intent.max_price,
-    )
+    return answer_mapped(context, call)
 
 
 @handles(IntentName.RECOMMEND)
 def recommend(context: TurnContext) -> Reply:
-    intent = context.intent
-    return answer_with(context, "recommend_activities", date_start=intent.date_start, date_end=intent.date_end)
+    return answer_mapped(context, tool_call_for(context.intent))
 
 
 @handles(IntentName.OUT_OF_SCOPE)

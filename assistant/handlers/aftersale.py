@@ -5,9 +5,10 @@ The request returns at once: a ticket waits for a human in the admin; nothing he
 """
 
 from aftersale.selectors import orders_for_user
-from assistant.handlers.base import answer_with
+from assistant.handlers.base import answer_mapped
 from assistant.handlers.registry import handles
 from assistant.llm.schema import IntentName
+from assistant.llm.tool_calls import tool_call_for
 from assistant.presenters.aftersale import ACTION_EN, ACTION_ZH
 from assistant.replies import compose
 from assistant.turn import Reply, TurnContext, chip
@@ -42,9 +43,9 @@ def aftersale_request(context: TurnContext) -> Reply:
             suggestions=chips,
             awaiting="action",
         )
-    return answer_with(context, "request_aftersale", order_id=intent.order_id, action=intent.aftersale_action)
+    return answer_mapped(context, tool_call_for(intent))
 
 
 @handles(IntentName.QUERY_PROGRESS)
 def progress(context: TurnContext) -> Reply:
-    return answer_with(context, "query_progress", order_id=context.intent.order_id)
+    return answer_mapped(context, tool_call_for(context.intent))

@@ -5,6 +5,7 @@ the model (same validation, same guards, same service) and hands the envelope to
 """
 
 from assistant.agent import default_registry
+from assistant.llm.tool_calls import ToolCallPlan
 from assistant.presenters import present
 from assistant.turn import Reply, TurnContext
 from core.tools import ToolContext
@@ -32,3 +33,8 @@ def run_tool(context: TurnContext, name: str, **arguments) -> dict:
 def answer_with(context: TurnContext, name: str, **arguments) -> Reply:
     """Run one tool and present its envelope: the whole of a channel-1 handler once its slots are there."""
     return present([run_tool(context, name, **arguments)], context)
+
+
+def answer_mapped(context: TurnContext, call: ToolCallPlan) -> Reply:
+    """Run the call `assistant.llm.tool_calls` maps the intent to (the one channel 2's rules policy makes too)."""
+    return answer_with(context, call.name, **call.arguments)

@@ -16,6 +16,7 @@ from assistant.handlers.registry import handles
 from assistant.llm.audit import audited
 from assistant.llm.factory import get_llm_port
 from assistant.llm.schema import IntentName
+from assistant.llm.tool_calls import ROUND_TRIP_TOOL, round_trip_arguments
 from assistant.memory import memory_load
 from assistant.replies import compose
 from assistant.turn import Reply, TurnContext
@@ -41,12 +42,8 @@ def plan_round_trip(context: TurnContext) -> Reply:
     already = len(port.calls)
     reply = answer_with(
         replace(context, port=port),
-        "compare_round_trip",
-        origin=origin,
-        destination=destination,
-        depart_date=depart,
-        return_date=back,
-        max_price=context.intent.max_price,
+        ROUND_TRIP_TOOL,
+        **round_trip_arguments(context.intent, origin=origin, destination=destination, depart=depart, back=back),
     )
     if port is not context.port:
         reply.llm_calls = [*reply.llm_calls, *port.calls[already:]]

@@ -497,13 +497,14 @@ def test_an_activity_search_passes_the_keywords_dates_and_budget(rules, registry
     [step] = result.steps
     assert (step.tool, step.arguments) == (
         "search_activities",
-        {"keywords": ["大理"], "date_start": "2026-12-05", "date_end": "2026-12-06", "max_price": 500},
+        {"keywords": ["大理"], "city": "大理", "date_start": "2026-12-05", "date_end": "2026-12-06", "max_price": 500},
     )
     assert calls == [
         (
             "search_activities",
             {
                 "keywords": ["大理"],
+                "city": "大理",
                 "date_start": TODAY + dt.timedelta(4),
                 "date_end": TODAY + dt.timedelta(5),
                 "max_price": 500,
@@ -559,7 +560,7 @@ def test_a_three_day_plan_calls_make_travel_plan_with_the_days(rules, registry):
     result = agent(rules, registry, "帮我安排三天丽江行程")
 
     assert [(s.tool, s.arguments) for s in result.steps] == [
-        ("make_travel_plan", {"destination": "丽江", "keywords": ["丽江"], "days": 3})
+        ("make_travel_plan", {"destination": "丽江", "keywords": ["丽江"], "city": "丽江", "days": 3})
     ]
     assert "travel_plan, 2 item" in result.final_text
 
@@ -619,7 +620,7 @@ def test_a_plan_and_the_weather_in_one_sentence_call_both_tools_in_order(rules, 
     result = agent(rules, registry, "帮我规划三天丽江行程，顺便查天气")
 
     assert [(s.tool, s.arguments) for s in result.steps] == [
-        ("make_travel_plan", {"destination": "丽江", "keywords": ["丽江"], "days": 3}),
+        ("make_travel_plan", {"destination": "丽江", "keywords": ["丽江"], "city": "丽江", "days": 3}),
         ("weather_report", {"place": "丽江", "city": "丽江"}),
     ]
     assert (result.iterations, result.finished) == (3, True)
@@ -630,7 +631,12 @@ def test_the_weather_and_activities_in_english_call_both_tools(rules, registry):
     result = agent(rules, registry, "Dali weather this weekend, also recommend some activities")
 
     assert [s.tool for s in result.steps] == ["weather_report", "search_activities"]
-    assert result.steps[1].arguments == {"keywords": ["大理"], "date_start": "2026-12-05", "date_end": "2026-12-06"}
+    assert result.steps[1].arguments == {
+        "keywords": ["大理"],
+        "city": "大理",
+        "date_start": "2026-12-05",
+        "date_end": "2026-12-06",
+    }
 
 
 def test_a_failed_first_part_ends_that_part_and_the_second_still_runs(rules, registry, failing):

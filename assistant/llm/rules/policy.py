@@ -57,6 +57,7 @@ from assistant.llm.rules.ids import PHONE_RE
 from assistant.llm.rules.numbers import cn_to_int
 from assistant.llm.rules.text import normalise
 from assistant.llm.schema import Intent
+from assistant.llm.tool_calls import missing_for, tool_call_for
 from core.ids import normalise_booking_id
 
 logger = logging.getLogger(__name__)
@@ -64,13 +65,6 @@ logger = logging.getLogger(__name__)
 PLATFORM_TOOL = "execute_platform_command"
 CANCEL_TOOL = "cancel_booking"
 LIST_BOOKINGS_TOOL = "list_my_bookings"
-SEARCH_ACTIVITIES_TOOL = "search_activities"
-RECOMMEND_TOOL = "recommend_activities"
-WEATHER_TOOL = "weather_report"
-TRAVEL_PLAN_TOOL = "make_travel_plan"
-ROUND_TRIP_TOOL = "compare_round_trip"
-AFTERSALE_TOOL = "request_aftersale"
-PROGRESS_TOOL = "query_progress"
 PLATFORM_KIND = "platform"  # the kind of the platform tool's envelope, whose data holds the supplier's `answer`
 # The program name of the command grammar in bookings/skills/booking.md.
 PLATFORM_CLI = "supplier"
@@ -595,98 +589,13 @@ def _booking_type(booking: dict) -> str | None:
 # SEARCH_ACTIVITIES, RECOMMEND, QUERY_WEATHER, MAKE_TRAVEL_PLAN, PLAN_ITINERARY, AFTERSALE, QUERY_PROGRESS
 
 
-def _search_activities(turn: Turn) -> Decision:
-    intent = turn.intent
-    keywords = list(intent.destination_keywords)
-    if not (keywords or intent.city or intent.province):
-        return End("Missing: a place to search.")
-    return _once(
-        turn,
-        SEARCH_ACTIVITIES_TOOL,
-        keywords=keywords or None,
-        province=None if keywords else intent.province,
-        city=None if keywords else intent.city,
-        date_start=intent.date_start,
-        date_end=intent.date_end,
-        max_price=intent.max_price,
-    )
-
-
-def _recommend(turn: Turn) -> Decision:
-    return _once(turn, RECOMMEND_TOOL, date_start=turn.intent.date_start, date_end=turn.intent.date_end)
-
-
-def place_of(intent: Intent) -> str | None:
-    """Where the weather and the travel plan are for: the first destination keyword, else the city, else the
-    province."""
-    return next(iter(intent.destination_keywords), None) or intent.city or intent.province
-
-
-def _weather(turn: Turn) -> Decision:
-    intent = turn.intent
-    place = place_of(intent)
-    if not place:
-        return End("Missing: a place for the weather.")
-    return _once(
-        turn,
-        WEATHER_TOOL,
-        place=place,
-        city=intent.city if intent.destination_keywords else None,
-        date_start=intent.date_start,
-        date_end=intent.date_end,
-    )
-
-
-def _travel_plan(turn: Turn) -> Decision:
-    intent = turn.intent
-    destination = place_of(intent)
-    if not destination:
-        return End("Missing: a destination for the plan.")
-    keywords = list(intent.destination_keywords)
-    return _once(
-        turn,
-        TRAVEL_PLAN_TOOL,
-        destination=destination,
-        keywords=keywords or None,
-        city=None if keywords else intent.city,
-        province=None if keywords else intent.province,
-        days=intent.days,
-        date_start=intent.date_start,
-        date_end=intent.date_end,
-        max_price=intent.max_price,
-    )
-
-
-def _round_trip(turn: Turn) -> Decision:
-    intent = turn.intent
-    destination = intent.city or next(iter(intent.destination_keywords), None)
-    facts = {"origin": intent.origin, "destination": destination}
-    facts |= {"depart date": intent.date_start, "return date": intent.date_end}
-    missing = [name for name, value in facts.items() if not value]
-    if missing:
-        return End(f"Missing: {', '.join(missing)}.")
-    return _once(
-        turn,
-        ROUND_TRIP_TOOL,
-        origin=intent.origin,
-        destination=destination,
-        depart_date=intent.date_start,
-        return_date=intent.date_end,
-        max_price=intent.max_price,
-    )
-
-
-def _aftersale(turn: Turn) -> Decision:
-    intent = turn.intent
-    if not intent.order_id:
-        return End("Missing: the order id.")
-    if not intent.aftersale_action:
-        return End("Missing: refund or return.")
-    return _once(turn, AFTERSALE_TOOL, order_id=intent.order_id, action=intent.aftersale_action)
-
-
-def _progress(turn: Turn) -> Decision:
-    return _once(turn, PROGRESS_TOOL, order_id=turn.intent.order_id)
+def _mapped(turn: Turn) -> Decision:
+    """The call `assistant.llm.tool_calls` maps the intent to, exactly as channel 1's handler makes it; a missing slot
+    ends this part (channel 1 would ask for it)."""
+    call = tool_call_for(turn.intent)
+    if call is None:
+        return End(f"Missing: {missing_for(turn.intent)}.")
+    return _once(turn, call.name, **call.arguments)
 
 
 def _once(turn: Turn, name: str, **arguments: Any) -> Decision:
@@ -714,17 +623,17 @@ def _answered(done: Done) -> str:
     return f"{done.name} answered ({data.get('kind') or 'no kind'}, {len(items)} item(s))."
 
 
-FLOWS = {
-    "BOOK": _book,
-    "CANCEL_BOOKING": _cancel,
-    "SEARCH_ACTIVITIES": _search_activities,
-    "RECOMMEND": _recommend,
-    "QUERY_WEATHER": _weather,
-    "MAKE_TRAVEL_PLAN": _travel_plan,
-    "PLAN_ITINERARY": _round_trip,
-    "AFTERSALE": _aftersale,
-    "QUERY_PROGRESS": _progress,
-}
+# Every other intent is one tool call, mapped as channel 1 maps it.
+MAPPED = (
+    "SEARCH_ACTIVITIES",
+    "RECOMMEND",
+    "QUERY_WEATHER",
+    "MAKE_TRAVEL_PLAN",
+    "PLAN_ITINERARY",
+    "AFTERSALE",
+    "QUERY_PROGRESS",
+)
+FLOWS = {"BOOK": _book, "CANCEL_BOOKING": _cancel, **dict.fromkeys(MAPPED, _mapped)}
 
 
 # -- the supplier's answers --------------------------------------------------------------------------------------

@@ -1,0 +1,103 @@
+"""Which tool answers an understood intent, and with which arguments: one mapping for both channels.
+
+Channel 1's handlers make this call once their clarifying questions are answered; the `rules` adapter's
+tool-calling policy (channel 2 offline) makes the same call. The places go to the tool as understood (keywords, city
+and province together): the service decides which one searches and which one stands in for the weather, so no
+channel drops a fact the other keeps. Booking (a model over the skill document) and cancelling (choose a booking
+first) are flows of their own and are not mapped here.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from assistant.llm.schema import Intent, IntentName
+
+SEARCH_ACTIVITIES_TOOL = "search_activities"
+RECOMMEND_TOOL = "recommend_activities"
+WEATHER_TOOL = "weather_report"
+TRAVEL_PLAN_TOOL = "make_travel_plan"
+ROUND_TRIP_TOOL = "compare_round_trip"
+AFTERSALE_TOOL = "request_aftersale"
+PROGRESS_TOOL = "query_progress"
+
+
+@dataclass(frozen=True)
+class ToolCallPlan:
+    """A tool and its arguments (None values are "not given": callers leave them out)."""
+
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+def place_of(intent: Intent) -> tuple[str | None, str | None]:
+    """(where, its city): the first destination keyword with the city it lies in, else the city, else the province.
+    A province never stands in for a place inside it."""
+    if intent.destination_keywords:
+        return intent.destination_keywords[0], intent.city
+    return intent.city or intent.province, None
+
+
+def tool_call_for(intent: Intent) -> ToolCallPlan | None:
+    """The call that answers `intent`, or None when a slot it needs is missing (ask, or end) or no single tool
+    answers it."""
+    name = intent.intent
+    places = {"keywords": intent.destination_keywords or None, "city": intent.city, "province": intent.province}
+    dates = {"date_start": intent.date_start, "date_end": intent.date_end}
+    if name == IntentName.SEARCH_ACTIVITIES:
+        if not any(places.values()):
+            return None
+        return ToolCallPlan(SEARCH_ACTIVITIES_TOOL, {**places, **dates, "max_price": intent.max_price})
+    if name == IntentName.RECOMMEND:
+        return ToolCallPlan(RECOMMEND_TOOL, dates)
+    if name == IntentName.QUERY_WEATHER:
+        place, city = place_of(intent)
+        return ToolCallPlan(WEATHER_TOOL, {"place": place, "city": city, **dates}) if place else None
+    if name == IntentName.MAKE_TRAVEL_PLAN:
+        destination, _ = place_of(intent)
+        if not destination:
+            return None
+        arguments = {"destination": destination, **places, "days": intent.days, **dates, "max_price": intent.max_price}
+        return ToolCallPlan(TRAVEL_PLAN_TOOL, arguments)
+    if name == IntentName.PLAN_ITINERARY:
+        destination = intent.city or next(iter(intent.destination_keywords), None)
+        if not (intent.origin and destination and intent.date_start and intent.date_end):
+            return None
+        return ToolCallPlan(ROUND_TRIP_TOOL, round_trip_arguments(intent, destination=destination))
+    if name == IntentName.AFTERSALE:
+        if not (intent.order_id and intent.aftersale_action):
+            return None
+        return ToolCallPlan(AFTERSALE_TOOL, {"order_id": intent.order_id, "action": intent.aftersale_action})
+    if name == IntentName.QUERY_PROGRESS:
+        return ToolCallPlan(PROGRESS_TOOL, {"order_id": intent.order_id})
+    return None
+
+
+def missing_for(intent: Intent) -> str:
+    """What `tool_call_for` found missing, in words (for the audit of a policy that ends instead of asking)."""
+    name = intent.intent
+    if name == IntentName.SEARCH_ACTIVITIES:
+        return "a place to search"
+    if name in (IntentName.QUERY_WEATHER, IntentName.MAKE_TRAVEL_PLAN):
+        return "a place for the weather" if name == IntentName.QUERY_WEATHER else "a destination for the plan"
+    if name == IntentName.PLAN_ITINERARY:
+        facts = {
+            "origin": intent.origin,
+            "destination": intent.city or next(iter(intent.destination_keywords), None),
+            "depart date": intent.date_start,
+            "return date": intent.date_end,
+        }
+        return ", ".join(fact for fact, value in facts.items() if not value)
+    if name == IntentName.AFTERSALE:
+        return "the order id" if not intent.order_id else "refund or return"
+    return f"what {name} needs"
+
+
+def round_trip_arguments(intent: Intent, *, origin=None, destination=None, depart=None, back=None) -> dict:
+    """The round-trip comparison's arguments; channel 1 passes the trip it read from its own open question."""
+    return {
+        "origin": origin or intent.origin,
+        "destination": destination,
+        "depart_date": depart or intent.date_start,
+        "return_date": back or intent.date_end,
+        "max_price": intent.max_price,
+    }
