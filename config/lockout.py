@@ -8,8 +8,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 
-from core.api import error_body
-from core.envelope import Code
+from core.envelope import Code, fail
 
 API_PREFIX = "/api/"  # a lockout met under it answers JSON
 
@@ -34,7 +33,7 @@ def lockout_response(request: HttpRequest, original_response: HttpResponse | Non
             "Too many failed logins. This account is locked from your address until an administrator unlocks it."
         )
     if _wants_json(request):
-        body = error_body(Code.RATE_LIMITED, message, {"retry_after": retry_after})
+        body = fail(Code.RATE_LIMITED, message, {"retry_after": retry_after})
         response = JsonResponse(body, status=429, json_dumps_params={"ensure_ascii": False})
     else:
         response = render(request, "registration/locked_out.html", {"message": message}, status=429)

@@ -7,7 +7,7 @@ from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from core.envelope import Code
+from core.envelope import Code, fail
 from core.errors import ApplicationError
 
 logger = logging.getLogger(__name__)
@@ -57,14 +57,10 @@ class ErrorSerializer(serializers.Serializer):
     data = serializers.JSONField(allow_null=True)
 
 
-def error_body(code: str, message: str, data=None) -> dict:
-    return {"ok": False, "code": str(code), "message": message, "data": data}
-
-
 def error_response(exc: ApplicationError) -> Response:
     """The response of a refused request (views that catch the error themselves use this too)."""
     http = HTTP_STATUS.get(exc.code, status.HTTP_400_BAD_REQUEST)
-    return Response(error_body(exc.code, exc.message, exc.data), status=http)
+    return Response(fail(exc.code, exc.message, exc.data), status=http)
 
 
 def exception_handler(exc, context):
@@ -80,5 +76,5 @@ def exception_handler(exc, context):
         message, data = str(detail["detail"]), None
     else:
         message, data = "The request is not valid.", detail
-    response.data = error_body(code, message, data)
+    response.data = fail(code, message, data)
     return response

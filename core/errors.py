@@ -3,8 +3,6 @@ DRF exception handler (`core.api`) into the one error body."""
 
 from typing import Any
 
-from core.envelope import fail
-
 
 class ApplicationError(Exception):
     """A request the code refuses: `code` is one of `core.envelope.Code`, `message` says why to a person."""
@@ -16,6 +14,3 @@ class ApplicationError(Exception):
         self.message = message or self.code
         self.data = data
         super().__init__(self.message)
-
-    def envelope(self) -> dict:
-        return fail(self.code, self.message, self.data)
