@@ -3,6 +3,8 @@ DRF exception handler (`core.api`) into the one error body."""
 
 from typing import Any
 
+from core.envelope import fail
+
 
 class ApplicationError(Exception):
     """A request the code refuses: `code` is one of `core.envelope.Code`, `message` says why to a person."""
@@ -14,3 +16,7 @@ class ApplicationError(Exception):
         self.message = message or self.code
         self.data = data
         super().__init__(self.message)
+
+    def envelope(self) -> dict:
+        """The fail envelope of this refusal."""
+        return fail(self.code, self.message, self.data)
