@@ -22,6 +22,7 @@ class TurnContext:
     request_text: str = ""  # what the user asked, including an earlier question's answer
     turn_id: str = ""  # one id per turn (the supplier's idempotency scope for what the turn books)
     started: dt.datetime | None = None  # when the turn began (what a booking agent created since then is its work)
+    offered: list[str] = field(default_factory=list)  # option refs the previous reply offered ("第二个" picks one)
 
 
 @dataclass
@@ -32,6 +33,7 @@ class Reply:
     suggestions: list[dict] = field(default_factory=list)
     awaiting: str | None = None  # what the reply asks for, remembered for the next turn
     llm_calls: list = field(default_factory=list)  # model calls the handler made (audit rows)
+    offered: list[str] = field(default_factory=list)  # option refs this reply offers, in the order shown
 
 
 def chip(label: str, message: str | None = None, *, fresh: bool = False) -> dict:

@@ -31,6 +31,13 @@ class Code(StrEnum):
     NOT_AUTHENTICATED = "NOT_AUTHENTICATED"
     METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
     INTERNAL_ERROR = "INTERNAL_ERROR"
+    # The pending actions of issue 13: a WRITE waits for the traveller's yes.
+    CONFIRMATION_REQUIRED = "CONFIRMATION_REQUIRED"
+    ACTION_NOT_FOUND = "ACTION_NOT_FOUND"
+    ACTION_EXPIRED = "ACTION_EXPIRED"
+    ACTION_IN_PROGRESS = "ACTION_IN_PROGRESS"
+    ACTION_DECLINED = "ACTION_DECLINED"
+    NO_MATCH = "NO_MATCH"  # nothing matches what was asked (options offered instead)
 
 
 def ok(data: Any = None, message: str = "") -> dict:

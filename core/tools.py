@@ -63,6 +63,9 @@ class ToolContext:
     # One id per chat turn: what a call changes on the supplier is keyed by it, so a call redelivered within the
     # turn (a retried task, a repeated tool call) has one effect while a new turn may book the same thing again.
     turn_id: str = ""
+    # The id of the traveller's pending action being carried out: set only by the confirmation service
+    # (`assistant.actions`), never by a request or the model; a WRITE runs only with it (issue 13).
+    confirmed_action: str = ""
 
 
 class ToolArgumentsError(ValueError):
@@ -83,6 +86,10 @@ class Tool:
     # What a call asks an approver for: (context, validated arguments) -> {action, entity, amount, summary,
     # evidence}; None (or an answer of None) when the tool cannot describe it.
     approval: Callable[[ToolContext, dict], dict | None] | None = None
+    # What a call that needs the traveller's confirmation will do, shown on the confirmation card:
+    # (context, validated arguments) -> {"title", "rows": [[label, value], ...], "amount", "terms", "subject"};
+    # raises core.errors.ApplicationError to refuse the call before anything is pending.
+    preview: Callable[[ToolContext, dict], dict] | None = None
 
     @property
     def parameters(self) -> dict:
@@ -138,6 +145,7 @@ def tool(
     max_argument_chars: int = MAX_ARGUMENT_CHARS,
     tags: tuple[str, ...] = (),
     approval: Callable[[ToolContext, dict], dict | None] | None = None,
+    preview: Callable[[ToolContext, dict], dict] | None = None,
 ) -> Callable[[Callable[..., dict]], Tool]:
     """Declare a tool from `func(context: ToolContext, **typed arguments) -> envelope`; its docstring is the
     description the model reads, its signature the schema."""
@@ -155,6 +163,7 @@ def tool(
             max_argument_chars=max_argument_chars,
             tags=frozenset(tags),
             approval=approval,
+            preview=preview,
         )
 
     return wrap

@@ -32,6 +32,51 @@ class BizTypeName(StrEnum):
     TRAIN = "TRAIN"
 
 
+class TimeBand(StrEnum):
+    """When the traveller wants to leave: 早上/上午 morning, 中午 noon, 下午 afternoon, 晚上 evening, 红眼 red-eye.
+    The hours of each band are a rule of `bookings` (one place), not of the understanding."""
+
+    MORNING = "MORNING"
+    NOON = "NOON"
+    AFTERNOON = "AFTERNOON"
+    EVENING = "EVENING"
+    RED_EYE = "RED_EYE"
+
+
+class SortName(StrEnum):
+    CHEAPEST = "CHEAPEST"  # 最便宜 / 便宜一点 / cheapest / cheaper
+    FASTEST = "FASTEST"  # 最快 / 用时最短 / fastest / quicker
+    EARLIEST = "EARLIEST"  # 最早 / earliest
+    LATEST = "LATEST"  # 最晚 / latest
+
+
+class SeatClassName(StrEnum):
+    """The words' class; `bookings` maps it to the supplier's seat or cabin of each product."""
+
+    ECONOMY = "ECONOMY"  # 经济舱 / economy
+    SECOND = "SECOND"  # 二等座 / second class
+    FIRST = "FIRST"  # 一等座 / 头等舱 / first class
+    BUSINESS = "BUSINESS"  # 商务座 / 公务舱 / 商务舱 / business
+    SLEEPER = "SLEEPER"  # 卧铺 / 软卧 / 硬卧 / sleeper
+    HARD_SEAT = "HARD_SEAT"  # 硬座
+
+
+class SocialName(StrEnum):
+    GREETING = "GREETING"  # 你好 / hi
+    THANKS = "THANKS"  # 谢谢 / thanks
+    HELP = "HELP"  # 你能做什么 / help
+    GOODBYE = "GOODBYE"  # 再见 / bye
+
+
+class AftersaleReasonName(StrEnum):
+    """Why the traveller wants money back; `aftersale.policy` picks the policy for it."""
+
+    QUALITY = "QUALITY"  # 坏了 / 质量问题 / broken / defective / damaged / wrong item
+    NO_REASON = "NO_REASON"  # 不想要了 / 无理由 / changed my mind
+    TICKET = "TICKET"  # a ticket or activity that cannot be used (行程取消, 去不了)
+    NOT_RECEIVED = "NOT_RECEIVED"  # 没收到 / never arrived
+
+
 class AftersaleActionName(StrEnum):
     REFUND = "REFUND"
     RETURN = "RETURN"
@@ -53,7 +98,20 @@ SLOT_NAMES = (
     "order_id",
     "booking_id",
     "aftersale_action",
+    "nights",
+    "time_band",
+    "sort",
+    "direct",
+    "seat_class",
+    "star",
+    "star_or_above",
+    "vendor",
+    "number",
+    "passengers",
+    "exclude_places",
 )
+# Slots that say what the traveller wants of a booking option (they belong to the BOOK task).
+PREFERENCE_SLOTS = ("time_band", "sort", "direct", "seat_class", "star", "star_or_above", "vendor", "number")
 
 
 class Intent(BaseModel):
@@ -76,6 +134,26 @@ class Intent(BaseModel):
     aftersale_action: AftersaleActionName | None = None
     need_clarification: bool = False
     clarify_question: str | None = None
+    # -- what a booking should be (issue 13); the rules that apply them live in `bookings` ----------------------
+    nights: int | None = None  # 住两晚: the stay's length (date_end = date_start + nights)
+    time_band: TimeBand | None = None
+    sort: SortName | None = None
+    direct: bool | None = None  # 直飞 / nonstop
+    seat_class: SeatClassName | None = None
+    star: int | None = None  # 四星 → 4
+    star_or_above: bool = False  # 四星以上 / 4 stars or above
+    vendor: str | None = None  # an airline or hotel name the traveller named (东航, 如家, Hilton)
+    number: str | None = None  # a flight or train number (MU5101, G101)
+    passengers: list[dict] = []  # [{"name": "张三", "mobile": "13800000000"}] (mobile may be null)
+    # -- the dialogue (issue 13) --------------------------------------------------------------------------------
+    pick: int | None = None  # 第二个 / the second one: 1-based position among the options last shown
+    exclude_places: list[str] = []  # 不想去三亚 / 除了三亚 / not Sanya
+    correction: bool = False  # 不对，是苏州不是杭州 / I meant X: the sentence's slots replace the remembered ones
+    follow_up: bool = False  # the sentence only changes slots of the task at hand (那丽江呢 / 改成四天吧 / 便宜一点的)
+    rebook: bool = False  # 改签 / change my flight: date_start is the new date
+    original_date: date | None = None  # the date of the booking being changed, when named (12月19号的机票改签到20号)
+    social: SocialName | None = None  # greeting, thanks, help (answered by the OUT_OF_SCOPE handler)
+    aftersale_reason: AftersaleReasonName | None = None
     # A second (and third) request in the same sentence ("帮我规划三天丽江行程，顺便查天气"): answered after the main
     # one, with the same slots. Unknown names are dropped, never the main intent again, at most MAX_ALSO.
     also: list[IntentName] = []
@@ -95,6 +173,71 @@ class Intent(BaseModel):
         if not isinstance(value, str) or not value.strip():
             return None
         return value.strip()[:200]
+
+    @field_validator("exclude_places", mode="wrap")
+    @classmethod
+    def _places(cls, value: Any, handler: Any) -> list[str]:
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list):
+            return []
+        return [v.strip()[:50] for v in value if isinstance(v, str) and v.strip()][:5]
+
+    @field_validator("vendor", "number", mode="wrap")
+    @classmethod
+    def _short_text_or_null(cls, value: Any, handler: Any) -> str | None:
+        if not isinstance(value, str) or not value.strip():
+            return None
+        return value.strip()[:40]
+
+    @field_validator("passengers", mode="wrap")
+    @classmethod
+    def _passengers(cls, value: Any, handler: Any) -> list[dict]:
+        if isinstance(value, dict):
+            value = [value]
+        if not isinstance(value, list):
+            return []
+        people = []
+        for item in value[:9]:
+            if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not item["name"].strip():
+                continue
+            mobile = item.get("mobile")
+            if isinstance(mobile, int) and not isinstance(mobile, bool):  # a model may send 13800000000 unquoted
+                mobile = str(mobile)
+            mobile = mobile.strip()[:20] if isinstance(mobile, str) and mobile.strip() else None
+            people.append({"name": item["name"].strip()[:40], "mobile": mobile})
+        return people
+
+    @field_validator("nights", "star", "pick", mode="wrap")
+    @classmethod
+    def _small_int_or_null(cls, value: Any, handler: Any) -> int | None:
+        if isinstance(value, bool):
+            return None
+        try:
+            number = int(float(value))
+        except (TypeError, ValueError):
+            return None
+        return number if 0 < number <= 60 else None
+
+    @field_validator("direct", mode="wrap")
+    @classmethod
+    def _bool_or_null(cls, value: Any, handler: Any) -> bool | None:
+        return value if isinstance(value, bool) else None
+
+    @field_validator("star_or_above", "correction", "follow_up", "rebook", mode="wrap")
+    @classmethod
+    def _flag(cls, value: Any, handler: Any) -> bool:
+        return value is True
+
+    @field_validator("time_band", "sort", "seat_class", "social", "aftersale_reason", "original_date", mode="wrap")
+    @classmethod
+    def _enum_or_null(cls, value: Any, handler: Any) -> Any:
+        if isinstance(value, str):
+            value = value.strip().upper() if not value[:1].isdigit() else value.strip()
+        try:
+            return handler(value)
+        except ValidationError:
+            return None
 
     @field_validator("days", "max_price", mode="wrap")
     @classmethod
@@ -157,4 +300,4 @@ class Intent(BaseModel):
     def slots(self) -> dict[str, Any]:
         """The filled slots, as JSON-ready values."""
         data = self.model_dump(mode="json", include=set(SLOT_NAMES))
-        return {k: v for k, v in data.items() if v not in (None, [], "")}
+        return {k: v for k, v in data.items() if v not in (None, [], "", False)}
