@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from assistant.models import Conversation, LLMCall, Turn
+from assistant.models import Conversation, LLMCall, PendingAction, Turn
 from core.admin import BoundedSearchMixin
 
 
@@ -40,5 +40,32 @@ class ConversationAdmin(ReadOnlyAdmin):
     list_display = ("id", "user", "created_at", "updated_at")
     search_fields = ("user__username",)
     list_select_related = ("user",)
+    list_per_page = 50
+    show_full_result_count = False
+
+
+@admin.register(PendingAction)
+class PendingActionAdmin(ReadOnlyAdmin):
+    """Writes that waited for (or got) a traveller's confirmation: evidence of who confirmed what, and when."""
+
+    list_display = ("created_at", "status", "tool", "user", "expires_at", "decided_at")
+    list_filter = ("status", "tool")
+    search_fields = ("user__username",)
+    list_select_related = ("user",)
+    readonly_fields = (
+        "id",
+        "user",
+        "conversation",
+        "tool",
+        "status",
+        "arguments",
+        "preview",
+        "result",
+        "turn_id",
+        "created_at",
+        "expires_at",
+        "decided_at",
+        "claimed_until",
+    )
     list_per_page = 50
     show_full_result_count = False

@@ -1,4 +1,4 @@
-"""The assistant's JSON API: one chat turn, and understanding alone."""
+"""The assistant's JSON API: one chat turn, understanding alone, and the traveller's answer to a confirmation."""
 
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
@@ -7,9 +7,11 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from assistant.actions import pending_action_get
 from assistant.llm.audit import audited
 from assistant.llm.factory import get_llm_port
 from assistant.llm.port import LLMError, UnderstandContext
+from assistant.presenters.confirmation import CONFIRM_WORD
 from assistant.ratelimit import turn_admitted
 from assistant.services import MAX_MESSAGE_CHARS, InvalidMessage, chat_turn, clean_message
 from core.api import ErrorSerializer
@@ -108,3 +110,66 @@ class UnderstandView(APIView):
         except LLMError as error:
             raise ApplicationError(Code.LLM_UNAVAILABLE, f"The model gave no usable answer ({error.kind}).") from None
         return Response(understanding.intent.model_dump(mode="json"))
+
+
+# What the decline endpoint says on the traveller's behalf (a word `confirmation_answer` reads as no).
+DECLINE_WORD = {"zh-hans": "不用了", "en": "No"}
+
+
+class ActionAnswerResponseSerializer(ChatResponseSerializer):
+    conversation_id = serializers.CharField()
+
+
+class _ActionAnswerView(APIView):
+    """The traveller's yes or no to one of their pending actions, as one turn of its conversation: the same answer
+    as the chat endpoint (reply, cards, conversation), so a replay or a double click answers what was done."""
+
+    words: dict[str, str] = {}
+
+    def post(self, request, pending_id):
+        action = pending_action_get(user=request.user, pending_id=pending_id)
+        if action is None:
+            raise ApplicationError(Code.ACTION_NOT_FOUND, "There is no such confirmation for you.")
+        language = request.LANGUAGE_CODE if request.LANGUAGE_CODE in self.words else "zh-hans"
+        result = chat_turn(
+            user=request.user,
+            message=self.words[language],
+            conversation_id=str(action.conversation_id),
+            page_language=language,
+            action_id=str(action.pk),
+        )
+        body = {
+            "reply": result.reply,
+            "intent": result.intent,
+            "cards": result.cards,
+            "suggestions": result.suggestions,
+            "session_id": result.conversation_id,
+            "conversation_id": result.conversation_id,
+            "outcome": result.outcome,
+            "meta": result.meta,
+        }
+        return Response(ActionAnswerResponseSerializer(body).data)
+
+
+class ActionConfirmView(_ActionAnswerView):
+    words = CONFIRM_WORD
+
+    @extend_schema(
+        request=None,
+        responses={200: ActionAnswerResponseSerializer, 401: ErrorSerializer, 404: ErrorSerializer},
+        summary="Confirm a pending action (runs it at most once; a repeat answers what was done)",
+    )
+    def post(self, request, pending_id):
+        return super().post(request, pending_id)
+
+
+class ActionDeclineView(_ActionAnswerView):
+    words = DECLINE_WORD
+
+    @extend_schema(
+        request=None,
+        responses={200: ActionAnswerResponseSerializer, 401: ErrorSerializer, 404: ErrorSerializer},
+        summary="Decline a pending action (nothing is done)",
+    )
+    def post(self, request, pending_id):
+        return super().post(request, pending_id)

@@ -1,9 +1,10 @@
-"""Conversations, their turns, and the audit of every model call."""
+"""Conversations, their turns, the audit of every model call, and the writes waiting for the traveller's yes."""
 
 import uuid
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
 
 
 class Conversation(models.Model):
@@ -85,3 +86,57 @@ class LLMCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.provider}/{self.model} {self.purpose} {self.outcome} {self.latency_ms}ms"
+
+
+class PendingActionStatus(models.TextChoices):
+    PENDING = "PENDING", "Waiting for the traveller"
+    EXECUTING = "EXECUTING", "Being carried out"
+    EXECUTED = "EXECUTED", "Done"
+    FAILED = "FAILED", "Carried out, failed"
+    DECLINED = "DECLINED", "Declined by the traveller"
+    EXPIRED = "EXPIRED", "Expired"
+    SUPERSEDED = "SUPERSEDED", "Replaced by a newer one"
+
+
+class PendingAction(models.Model):
+    """A write the assistant prepared (book, cancel, rebook) that runs only once the traveller confirms it.
+
+    It keeps the validated arguments and the preview the traveller was shown; `assistant.actions` moves it from
+    PENDING to EXECUTING with a compare-and-set update (so it runs at most once), then to EXECUTED or FAILED with
+    the tool's envelope in `result`. `claimed_until` lets a crashed execution be claimed again after the supplier's
+    timeout and a margin (the supplier's idempotency key, `turn_id = action-<id>`, answers a repeat with its first
+    result).
+    """
+
+    Status = PendingActionStatus
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="pending_actions")
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="pending_actions")
+    tool = models.CharField(max_length=64)
+    arguments = models.JSONField(default=dict)
+    preview = models.JSONField(default=dict)
+    status = models.CharField(max_length=12, choices=PendingActionStatus.choices, default=PendingActionStatus.PENDING)
+    result = models.JSONField(null=True, blank=True)
+    turn_id = models.CharField(max_length=64, blank=True, help_text="The chat turn that prepared it.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    decided_at = models.DateTimeField(null=True, blank=True)
+    claimed_until = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["user", "-created_at"], name="pending_action_user_recent")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["conversation"],
+                condition=Q(status=PendingActionStatus.PENDING),
+                name="pending_action_one_open_per_conversation",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=PendingActionStatus.values), name="pending_action_status_known"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tool} {self.status} ({self.user})"

@@ -10,4 +10,10 @@ urlpatterns = [
     path("chat/new", views.chat_new, name="new"),
     path("api/v1/assistant/chat", api.ChatView.as_view(), name="api-chat"),
     path("api/v1/assistant/understand", api.UnderstandView.as_view(), name="api-understand"),
+    path(
+        "api/v1/assistant/actions/<uuid:pending_id>/confirm", api.ActionConfirmView.as_view(), name="api-action-confirm"
+    ),
+    path(
+        "api/v1/assistant/actions/<uuid:pending_id>/decline", api.ActionDeclineView.as_view(), name="api-action-decline"
+    ),
 ]

@@ -5,6 +5,7 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from assistant.actions import pending_action_statuses
 from assistant.selectors import conversation_latest, conversation_turns
 from assistant.services import InvalidMessage, chat_turn, conversation_start
 
@@ -24,10 +25,19 @@ def _conversation_id(request) -> str | None:
     return str(latest.pk) if latest else None
 
 
+def _show_current_status(user, turns) -> None:
+    """Confirmation cards of earlier turns show their action's state now (done, declined, expired: no buttons)."""
+    cards = [card for turn in turns for card in turn.cards or [] if card.get("type") == "confirmation"]
+    statuses = pending_action_statuses(user=user, pending_ids=[card.get("pending_id") for card in cards])
+    for card in cards:
+        card["status"] = statuses.get(str(card.get("pending_id")), "EXPIRED")
+
+
 @login_required
 def chat_page(request):
     cid = _conversation_id(request)
     turns = list(conversation_turns(user=request.user, conversation_id=cid)) if cid else []
+    _show_current_status(request.user, turns)
     starters = STARTERS.get(request.LANGUAGE_CODE, STARTERS["zh-hans"])
     return render(request, "assistant/chat.html", {"turns": turns, "starters": starters, "conversation_id": cid})
 
@@ -42,6 +52,7 @@ def chat_send(request):
             conversation_id=_conversation_id(request),
             page_language=request.LANGUAGE_CODE,
             fresh=request.POST.get("fresh") == "1",
+            action_id=request.POST.get("action_id") or None,
         )
     except InvalidMessage as exc:
         if request.htmx:

@@ -8,7 +8,10 @@ it then stops asking and hands back what was done. It never raises for the model
 
 Calls that change something (a tool whose effective risk for those arguments is not READ) are capped per run at
 `max_writes` (settings.ASSISTANT_AGENT_MAX_WRITES_PER_TURN); the calls over the cap are answered WRITE_LIMIT and not
-run, and a change repeated word for word is answered DUPLICATE_CALL. The port is expected to be audited
+run, and a change repeated word for word is answered DUPLICATE_CALL. A call that only became a pending action (the
+traveller must confirm it, CONFIRMATION_REQUIRED) changed nothing and is not counted as a write, but it is the run's
+one change: any further change in the run is answered WRITE_LIMIT, so one message never leaves two confirmation
+cards of which the first is already superseded. The port is expected to be audited
 (`assistant.llm.audit.audited`): it writes one LLMCall row per model call, so the loop keeps no audit of its own.
 
 What the model writes (`final_text`) is kept for the audit only: replies are composed by code from the steps'
@@ -63,6 +66,7 @@ class AgentResult:
     error: LLMError | None = None
     usage: Usage = field(default_factory=Usage)
     writes: int = 0  # calls that change something which were given to their tool
+    pending: int = 0  # calls that became a pending action waiting for the traveller's confirmation (0 or 1)
     messages: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -77,6 +81,7 @@ class _Turn:
 
     max_writes: int
     writes: int = 0
+    pending: int = 0
     done: dict[tuple[str, str], dict] = field(default_factory=dict)
 
 
@@ -120,6 +125,7 @@ def run_agent(
         if result.capped:
             logger.info("agent loop stopped at the cap of %d model calls", max_iterations)
     result.writes = turn.writes
+    result.pending = turn.pending
     return result
 
 
@@ -140,6 +146,12 @@ def _envelope(registry: ToolRegistry, context: ToolContext, call: ToolCall, turn
             f"{prepared.tool.name} was already called with these arguments in this turn; it was not run again",
             data={"previous": turn.done[key]},
         )
+    if turn.pending:
+        return fail(
+            Code.WRITE_LIMIT,
+            f"{prepared.tool.name} was not run: an earlier change of this turn waits for the traveller's confirmation",
+            data={"max_writes": turn.max_writes},
+        )
     if turn.writes >= turn.max_writes:
         logger.warning(
             "agent call %s over the cap of %d changes per turn; not run", prepared.tool.name, turn.max_writes
@@ -151,5 +163,8 @@ def _envelope(registry: ToolRegistry, context: ToolContext, call: ToolCall, turn
         )
     turn.writes += 1
     envelope = registry.call_prepared(prepared, context, call_id=call.id)
+    if envelope.get("code") == Code.CONFIRMATION_REQUIRED:
+        turn.writes -= 1  # nothing changed: it waits for the traveller
+        turn.pending += 1
     turn.done[key] = envelope
     return envelope

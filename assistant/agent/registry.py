@@ -3,7 +3,8 @@
 `ToolRegistry.call` never raises into the loop. In order: an unknown tool → UNKNOWN_TOOL; arguments the tool's
 signature does not accept, or too long → INVALID_PARAM (nothing parsed further, the tool not run); then what the
 call needs (`Tool.needs_for`, see `call_permission`): an approver → the approval gate decides, the traveller's
-confirmation → `may_write_now`; then pre-acting hooks by priority (one may answer instead of the tool); the tool
+confirmation → `may_write_now` (a pending action, unless the confirmation service is carrying one out); then
+pre-acting hooks by priority (one may answer instead of the tool); the tool
 itself (an exception or a non-envelope answer → INTERNAL_ERROR, logged); post-acting hooks by priority (side
 effects, failures logged and swallowed). Nothing here is keyed on a tool's name: what a tool needs is declared on it.
 
@@ -22,12 +23,15 @@ from typing import Any
 from assistant.agent.hooks import HookLike, ToolInvocation
 from core.approvals import approval_gate
 from core.envelope import Code, fail, is_envelope
+from core.errors import ApplicationError
 from core.tools import Needs, Risk, Tool, ToolArgumentsError, ToolContext
 
 logger = logging.getLogger("assistant.agent")
 
 # The modules where apps declare their tools; a module that does not exist (yet) is skipped.
 APP_TOOL_MODULES = ("itinerary.tools", "bookings.tools", "aftersale.tools")
+# The kind of the envelope answering a write that waits for the traveller's yes (the confirmation card).
+CONFIRMATION_KIND = "confirmation"
 # How much of an unknown tool name is repeated back to the model.
 NAME_ECHO_CHARS = 64
 
@@ -208,21 +212,71 @@ def call_permission(prepared: PreparedCall, context: ToolContext) -> dict | None
 
 
 def may_write_now(prepared: PreparedCall, context: ToolContext) -> dict | None:
-    """Whether a call that needs the traveller's confirmation may run now: None (yes) or the refusal.
+    """Whether a call that needs the traveller's confirmation may run now: None (yes) or the envelope answering it.
 
-    Today a WRITE runs for a signed-in traveller in a turn the traveller sent (the request's own words are in the
-    context). This is the one place that decides it: a pending action with a confirmation card (issue 13) answers
-    here instead of running the call.
+    It runs only when the confirmation service carries out the traveller's pending action: `confirmed_action`
+    names an action of this user, for this tool and these arguments, claimed for execution (checked in the
+    database, not trusted as a string). Otherwise nothing runs: for a signed-in traveller, in a conversation, in a
+    turn the traveller sent, the tool's `preview` describes the call and it becomes a pending action, answered
+    CONFIRMATION_REQUIRED with the preview (the confirmation card). A preview that refuses (ApplicationError) is
+    the answer, and nothing is pending; a tool without a preview cannot be confirmed, so it is refused.
     """
+    from assistant import actions  # the actions module imports the registry to carry an action out
+
+    tool = prepared.tool
     user = context.user
     if not (getattr(user, "is_authenticated", False) and getattr(user, "pk", None)):
-        return fail(Code.PERMISSION_DENIED, f"{prepared.tool.name} changes something: only a signed-in traveller may")
+        return fail(Code.PERMISSION_DENIED, f"{tool.name} changes something: only a signed-in traveller may")
+    if context.confirmed_action:
+        if actions.pending_action_executing(
+            user=user, pending_id=context.confirmed_action, tool=tool.name, arguments=prepared.arguments
+        ):
+            return None
+        logger.warning("tool %s called with a confirmation that is not being carried out; not run", tool.name)
+        return fail(Code.PERMISSION_DENIED, f"{tool.name}: that is not a confirmed action of yours; nothing was run")
+    if not context.conversation_id:
+        return fail(
+            Code.PERMISSION_DENIED, f"{tool.name} changes something: it needs the traveller's confirmation in a chat"
+        )
     if not (context.request_text or "").strip():
         return fail(
             Code.PERMISSION_DENIED,
-            f"{prepared.tool.name} changes something: it runs only in a turn the traveller sent; nothing was run",
+            f"{tool.name} changes something: it runs only in a turn the traveller sent; nothing was run",
         )
-    return None
+    if tool.preview is None:
+        return fail(Code.PERMISSION_DENIED, f"{tool.name} cannot be shown to the traveller to confirm; nothing was run")
+    try:
+        preview = tool.preview(context, prepared.arguments)
+    except ApplicationError as exc:
+        return exc.envelope()
+    except Exception:
+        logger.exception("tool %s could not describe a call for confirmation; it was not run", tool.name)
+        return fail(Code.INTERNAL_ERROR, f"{tool.name} was not run: what it would do could not be shown")
+    if not isinstance(preview, dict):
+        logger.error("tool %s gave a %s preview, not a dict; not run", tool.name, type(preview).__name__)
+        return fail(Code.INTERNAL_ERROR, f"{tool.name} was not run: what it would do could not be shown")
+    try:
+        action = actions.pending_action_create(
+            user=user,
+            conversation_id=context.conversation_id,
+            tool=tool.name,
+            arguments=prepared.arguments,
+            preview=preview,
+            turn_id=context.turn_id,
+        )
+    except ApplicationError as exc:
+        return exc.envelope()
+    return fail(
+        Code.CONFIRMATION_REQUIRED,
+        "Nothing was done yet: the traveller must confirm.",
+        {
+            "kind": CONFIRMATION_KIND,
+            "pending_id": str(action.pk),
+            "tool": tool.name,
+            "preview": action.preview,
+            "expires_at": action.expires_at.isoformat(),
+        },
+    )
 
 
 def approver_decision(prepared: PreparedCall, context: ToolContext) -> dict | None:

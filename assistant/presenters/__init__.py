@@ -9,7 +9,7 @@ channels show the same text and the same cards.
 import logging
 from itertools import groupby
 
-from assistant.presenters import activities, aftersale, bookings, plans, travel
+from assistant.presenters import activities, aftersale, bookings, confirmation, plans, travel
 from assistant.presenters.base import Presenter, kind_of, merge_replies, present_refusal
 from assistant.replies import compose
 from assistant.turn import Reply, TurnContext
@@ -22,6 +22,7 @@ PRESENTERS: dict[str, Presenter] = {
     **plans.PRESENTERS,
     **bookings.PRESENTERS,
     **aftersale.PRESENTERS,
+    **confirmation.PRESENTERS,
 }
 
 
@@ -50,7 +51,7 @@ def present_run(result, context: TurnContext) -> Reply:
     Once something changed, the change is told whatever happened to the model afterwards.
     """
     envelopes = [step.envelope for step in result.steps if not step.duplicate]
-    if result.error is not None and result.writes == 0:
+    if result.error is not None and result.writes == 0 and not result.pending:  # a card waits: show it
         return Reply(compose("llm_unavailable", context.language, kind=result.error.kind), "DEGRADED")
     if envelopes:
         return _present(envelopes, context, acted=result.writes > 0)

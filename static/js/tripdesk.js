@@ -20,6 +20,15 @@ document.addEventListener("htmx:afterRequest", (event) => {
   if (event.detail.successful && form.hasAttribute("data-reset-on-success")) {
     form.reset();
   }
+  // A confirmation card answered (Confirm or Change): its buttons stay disabled; the server decides what a repeat
+  // does anyway (a pending action runs at most once).
+  if (event.detail.successful && form.hasAttribute("data-confirmation-answer")) {
+    const card = form.closest("[data-card=confirmation]");
+    card?.querySelectorAll("button").forEach((button) => {
+      button.disabled = true;
+    });
+    card?.setAttribute("data-answered", "");
+  }
   const list = form.dataset.scrollToLatest && document.querySelector(form.dataset.scrollToLatest);
   list?.lastElementChild?.scrollIntoView({ behavior: "smooth", block: "start" });
 });

@@ -1,6 +1,6 @@
 """The agent's guards, against a scripted OpenAI-compatible server through the real openai SDK: a model that asks
-for too many changes in one answer, an oversized argument, absurd usage numbers after a booking, and a call that
-needs an approver. What a traveller would notice is asserted: bookings (ours and the supplier's), Turn rows, the
+for too many changes in one answer (a booking waits for the traveller's confirmation; one per turn), an oversized
+argument, absurd usage numbers, a presenter failing after a confirmed booking, and a call that needs an approver. What a traveller would notice is asserted: bookings (ours and the supplier's), Turn rows, the
 answers the model got back."""
 
 import json
@@ -17,14 +17,15 @@ from aftersale.models import HitlTicket
 from assistant import agent_turn as agent_turn_module
 from assistant import presenters as presenters_module
 from assistant.agent import ToolRegistry, default_registry, run_agent
+from assistant.llm.messages import ChatResult, ToolCall
 from assistant.llm.openai_adapter import OpenAILLM
-from assistant.models import LLMCall, Turn
+from assistant.models import LLMCall, PendingAction, Turn
 from assistant.services import MAX_COLUMN_INT, chat_turn
 from bookings.accounts import supplier_account_ensure
 from bookings.models import BookingRecord
 from bookings.platform import PlatformCommand, platform_call
 from core.envelope import ok
-from core.tools import Risk, ToolContext, tool
+from core.tools import Needs, Risk, ToolContext, tool
 from tests.assistant.conftest import TODAY
 from tests.support import fixtures
 from tests.support.fake_openai import Reply
@@ -58,7 +59,13 @@ def flights(user) -> list[dict]:
 
 
 def save_order(flight_no: str, name: str = "张三") -> str:
-    args = {"flightNo": flight_no, "date": "2026-12-05", "contactTourist": {"name": name, "mobile": "13800000000"}}
+    args = {
+        "flightNo": flight_no,
+        "date": "2026-12-05",
+        "from": "上海",
+        "to": "杭州",
+        "contactTourist": {"name": name, "mobile": "13800000000"},
+    }
     return f"supplier call flight saveOrder -a '{json.dumps(args, ensure_ascii=False)}'"
 
 
@@ -72,8 +79,17 @@ def tool_answers(fake_openai) -> list[dict]:
 
 # -- the cap on changes ---------------------------------------------------------------------------------------------
 
+WRITES_RUN: list[str] = []
 
-def test_twenty_save_orders_in_one_model_answer_make_exactly_the_cap_of_bookings(
+
+@tool(risk=Risk.WRITE, needs=Needs.NOTHING)
+def note_write(context: ToolContext, text: Annotated[str, Field(max_length=40)]) -> dict:
+    """Write a note at once (a test tool: a change that needs no confirmation, so only the cap holds it)."""
+    WRITES_RUN.append(text)
+    return ok({"noted": text})
+
+
+def test_twenty_save_orders_in_one_model_answer_book_nothing_and_leave_one_confirmation(
     alice, supplier_sandbox, channel_two, fake_openai
 ):
     flight_no = flights(alice)[0]["flightNo"]
@@ -82,21 +98,25 @@ def test_twenty_save_orders_in_one_model_answer_make_exactly_the_cap_of_bookings
 
     result = chat_turn(user=alice, message=BOOK, today=TODAY)
 
-    assert BookingRecord.objects.filter(user=alice).count() == 2
-    assert supplier_sandbox.stats()["orders"]["total"] == 2
+    assert BookingRecord.objects.filter(user=alice).count() == 0  # nothing is booked before the traveller confirms
+    assert supplier_sandbox.stats()["orders"]["total"] == 0
     codes = [answer["code"] for answer in tool_answers(fake_openai)]
-    assert codes[:2] == ["OK", "OK"]
-    assert codes[2:] == ["WRITE_LIMIT"] * 18
-    made = set(BookingRecord.objects.filter(user=alice).values_list("booking_id", flat=True))
-    assert {card.get("booking_id") for card in result.cards} == made  # the bookings made are shown, no more
-    assert "超出的部分没有执行" in result.reply  # and the traveller is told the rest was not done
+    assert codes == ["CONFIRMATION_REQUIRED"] + ["WRITE_LIMIT"] * 19  # one change per turn waits; no more
+    action = PendingAction.objects.get()
+    assert (action.status, action.user) == ("PENDING", alice)
+    [card] = [card for card in result.cards if card["type"] == "confirmation"]
+    assert card["pending_id"] == str(action.pk) and flight_no in json.dumps(card, ensure_ascii=False)
     assert Turn.objects.get().reply == result.reply
 
+    chat_turn(user=alice, message="确认", conversation_id=result.conversation_id, today=TODAY)
 
-def test_a_write_refused_by_the_cap_changes_nothing_in_a_second_model_answer_either(
+    assert BookingRecord.objects.filter(user=alice).count() == 1  # exactly the one confirmed
+    assert supplier_sandbox.stats()["orders"]["total"] == 1
+
+
+def test_a_change_after_a_pending_one_in_a_second_model_answer_is_refused_and_changes_nothing(
     alice, supplier_sandbox, channel_two, fake_openai
 ):
-    channel_two.ASSISTANT_AGENT_MAX_WRITES_PER_TURN = 1
     flight_no = flights(alice)[0]["flightNo"]
     fake_openai.enqueue(
         Reply(tool_calls=[platform_call_of("first", save_order(flight_no, "李四"))]),
@@ -106,9 +126,39 @@ def test_a_write_refused_by_the_cap_changes_nothing_in_a_second_model_answer_eit
 
     chat_turn(user=alice, message=BOOK, today=TODAY)
 
-    assert BookingRecord.objects.filter(user=alice).count() == 1
-    assert supplier_sandbox.stats()["orders"]["total"] == 1
-    assert [a["code"] for a in tool_answers(fake_openai)] == ["OK", "WRITE_LIMIT"]
+    assert BookingRecord.objects.filter(user=alice).count() == 0
+    assert supplier_sandbox.stats()["orders"]["total"] == 0
+    assert [a["code"] for a in tool_answers(fake_openai)] == ["CONFIRMATION_REQUIRED", "WRITE_LIMIT"]
+    action = PendingAction.objects.get()
+    assert "李四" in json.dumps(action.arguments, ensure_ascii=False)  # the first one waits, not the refused one
+
+
+def test_writes_that_need_no_confirmation_are_capped_per_turn(alice):
+    WRITES_RUN.clear()
+    registry = ToolRegistry([note_write])
+    calls = [{"id": f"n{i}", "name": "note_write", "arguments": {"text": f"note {i}"}} for i in range(5)]
+
+    class Port:
+        answers = [
+            ChatResult(content=None, tool_calls=[ToolCall(**c) for c in calls]),
+            ChatResult(content="done", tool_calls=[]),
+        ]
+
+        def chat(self, messages, tools):
+            return self.answers.pop(0)
+
+    result = run_agent(
+        port=Port(),
+        registry=registry,
+        context=ToolContext(user=alice, today=TODAY, request_text="记下来"),
+        messages=[{"role": "user", "content": "记下来"}],
+        max_iterations=3,
+        max_writes=2,
+    )
+
+    assert WRITES_RUN == ["note 0", "note 1"]
+    assert [step.envelope["code"] for step in result.steps] == ["OK", "OK"] + ["WRITE_LIMIT"] * 3
+    assert result.writes == 2
 
 
 # -- bounded arguments ----------------------------------------------------------------------------------------------
@@ -169,7 +219,7 @@ def test_a_200000_character_argument_from_the_model_is_refused_unparsed_and_runs
     [(3_000_000_000, 2 * 100_000_000), (-5, 0)],
     ids=["three billion", "negative"],
 )
-def test_absurd_usage_numbers_after_a_booking_still_answer_and_record_the_turn(
+def test_absurd_usage_numbers_in_a_turn_that_asks_to_confirm_still_answer_and_record_the_turn(
     alice, supplier_sandbox, channel_two, fake_openai, tokens, recorded
 ):
     flight_no = flights(alice)[0]["flightNo"]
@@ -187,31 +237,33 @@ def test_absurd_usage_numbers_after_a_booking_still_answer_and_record_the_turn(
     response = api.post("/api/v1/assistant/chat", {"message": BOOK}, format="json")
 
     assert response.status_code == 200, response.content
-    booking = BookingRecord.objects.get(user=alice)
+    assert not BookingRecord.objects.filter(user=alice).exists()  # it waits for the traveller's yes
+    action = PendingAction.objects.get(user=alice)
     turn = Turn.objects.get()
     assert (turn.prompt_tokens, turn.completion_tokens) == (recorded, recorded)
     assert 0 <= turn.prompt_tokens <= MAX_COLUMN_INT
     assert sorted(turn.llm_calls.values_list("prompt_tokens", flat=True)) == [recorded // 2] * 2
     assert LLMCall.objects.filter(turn__isnull=True).count() == 0
-    assert booking.booking_id in json.dumps(response.json(), ensure_ascii=False)
+    assert [c["pending_id"] for c in response.json()["cards"] if c["type"] == "confirmation"] == [str(action.pk)]
 
 
-def test_a_reply_that_cannot_be_presented_after_a_booking_still_answers_and_records_the_turn(
+def test_a_reply_that_cannot_be_presented_after_a_confirmed_booking_still_answers_and_records_the_turn(
     alice, supplier_sandbox, channel_two, fake_openai, monkeypatch
 ):
     flight_no = flights(alice)[0]["flightNo"]
     fake_openai.enqueue(Reply(tool_calls=[platform_call_of("save", save_order(flight_no))]), Reply(content="ok"))
+    asked = chat_turn(user=alice, message=BOOK, today=TODAY)
 
     def broken_presenter(envelopes, context):
         raise RuntimeError("a presenter bug")
 
     monkeypatch.setattr(presenters_module, "present", broken_presenter)
 
-    result = chat_turn(user=alice, message=BOOK, today=TODAY)
+    result = chat_turn(user=alice, message="确认", conversation_id=asked.conversation_id, today=TODAY)
 
     assert BookingRecord.objects.filter(user=alice).count() == 1
     assert result.outcome == "DEGRADED" and "不要重复提交" in result.reply
-    assert Turn.objects.get().outcome == "DEGRADED"
+    assert Turn.objects.order_by("created_at").last().outcome == "DEGRADED"
 
 
 # -- a call that needs an approver ------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from assistant.agent import Hook, ToolInvocation, ToolRegistry, run_agent
 from assistant.llm.messages import ChatResult, ToolCall
 from assistant.llm.port import Usage
 from core.envelope import Code, fail, ok
-from core.tools import Risk, ToolContext, tool
+from core.tools import Needs, Risk, ToolContext, tool
 
 
 class Traveller:
@@ -67,7 +67,8 @@ def ran() -> list[dict]:
 
 @pytest.fixture
 def registry(ran) -> ToolRegistry:
-    @tool(risk=Risk.WRITE)
+    # A change that needs no confirmation (the hooks are under test, not the pending actions of issue 13).
+    @tool(risk=Risk.WRITE, needs=Needs.NOTHING)
     def pay(context: ToolContext, amount: Annotated[float, Field(gt=0)]) -> dict:
         """Pay an amount."""
         ran.append({"amount": amount, "user": context.user})
@@ -151,12 +152,19 @@ def test_post_hooks_see_the_call_and_its_envelope(registry):
 
 
 def test_hooks_do_not_run_for_calls_that_never_reach_the_tool(registry, ran):
+    @tool(risk=Risk.WRITE)
+    def pay_confirmed(context: ToolContext, amount: Annotated[float, Field(gt=0)]) -> dict:
+        """Pay an amount once the traveller confirmed it."""
+        ran.append({"amount": amount})
+        return ok({"paid": amount})
+
+    registry.register(pay_confirmed)
     journal: list = []
     registry.add_hook(Recorder("any", 1, journal))
 
     assert registry.call("nope", {}, CONTEXT)["code"] == "UNKNOWN_TOOL"
     assert registry.call("pay", {"amount": -1}, CONTEXT)["code"] == "INVALID_PARAM"
-    assert registry.call("pay", {"amount": 1}, ToolContext(user=None))["code"] == "PERMISSION_DENIED"
+    assert registry.call("pay_confirmed", {"amount": 1}, ToolContext(user=None))["code"] == "PERMISSION_DENIED"
     assert journal == [] and ran == []
 
 

@@ -14,7 +14,7 @@ from assistant.llm.messages import MAX_RAW_ARGUMENT_CHARS
 from assistant.llm.openai_adapter import OpenAILLM
 from assistant.models import LLMCall
 from core.envelope import ok
-from core.tools import Risk, ToolContext, tool
+from core.tools import Needs, Risk, ToolContext, tool
 from tests.support import fixtures
 from tests.support.fake_openai import Reply
 
@@ -50,7 +50,9 @@ def notes() -> list[str]:
 
 @pytest.fixture
 def registry(notes) -> ToolRegistry:
-    @tool(risk=Risk.WRITE)
+    # A change that needs no confirmation: the loop's own guards are under test (pending actions and the loop:
+    # tests/assistant/test_agent_guards.py and test_pending_actions.py).
+    @tool(risk=Risk.WRITE, needs=Needs.NOTHING)
     def record(context: ToolContext, note: Annotated[str, Field(min_length=1, max_length=100)]) -> dict:
         """Write a note down."""
         notes.append(note)

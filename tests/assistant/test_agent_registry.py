@@ -209,11 +209,16 @@ def test_scoping_to_an_unknown_tool_is_a_programming_error(registry):
 # -- what a call needs --------------------------------------------------------------------------------------------
 
 
-def test_a_call_that_changes_something_runs_for_a_signed_in_traveller_in_their_own_turn(registry):
-    result = registry.call("note", {"text": "book it"}, SIGNED_IN)
+@pytest.mark.parametrize(
+    "context",
+    [SIGNED_IN, ToolContext(user=Traveller(), request_text="帮我记一下", confirmed_action="yes-it-is-confirmed")],
+    ids=["outside a conversation", "a confirmation that names no pending action"],
+)
+def test_a_call_that_changes_something_never_runs_on_the_traveller_s_word_alone(registry, context):
+    result = registry.call("note", {"text": "book it"}, context)
 
-    assert result["ok"] is True
-    assert RAN == [("note", "book it")]
+    assert (result["ok"], result["code"]) == (False, Code.PERMISSION_DENIED)  # pending actions: test_pending_actions
+    assert RAN == []
 
 
 @pytest.mark.parametrize(

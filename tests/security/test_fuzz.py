@@ -157,7 +157,12 @@ GETS = {
     "tickets list": ("/api/v1/aftersale/tickets/", ["page"]),
 }
 # Path parameters: ids of every shape (the plan detail's, the cancel's).
-PATH_TEMPLATES = ["/api/v1/itinerary/plans/{}", "/api/v1/bookings/{}/cancel"]
+PATH_TEMPLATES = [
+    "/api/v1/itinerary/plans/{}",
+    "/api/v1/bookings/{}/cancel",
+    "/api/v1/assistant/actions/{}/confirm",
+    "/api/v1/assistant/actions/{}/decline",
+]
 HOSTILE_IDS = [
     "x" * HUGE,
     "%00",
@@ -173,6 +178,8 @@ HOSTILE_IDS = [
 COVERED = {
     ("post", "/api/v1/assistant/chat"),
     ("post", "/api/v1/assistant/understand"),
+    ("post", "/api/v1/assistant/actions/{pending_id}/confirm"),
+    ("post", "/api/v1/assistant/actions/{pending_id}/decline"),
     ("post", "/api/v1/aftersale/requests"),
     ("post", "/api/v1/itinerary/plans"),
     ("get", "/api/v1/itinerary/plans/{plan_id}"),
@@ -277,7 +284,7 @@ def test_hostile_ids_in_the_path_are_a_4xx_and_change_nothing(client, supplier_s
     for template in PATH_TEMPLATES:
         for hostile in HOSTILE_IDS:
             path = template.format(hostile)
-            if path.endswith("/cancel"):
+            if path.endswith(("/cancel", "/confirm", "/decline")):
                 response = client.post(path, "{}", content_type="application/json")
             else:
                 response = client.get(path)
@@ -386,6 +393,12 @@ BASELINES = {
     },
     "execute_platform_command": {"command": "supplier call flight search -a '{}'"},
     "cancel_booking": {"booking_id": "BK20990101001"},
+    "find_booking_options": {"biz_type": "FLIGHT", "origin": "上海", "destination": "杭州", "date": "2026-12-05"},
+    "book_option": {
+        "option_ref": "FLIGHT|MU5101|2026-12-05|上海|杭州|经济舱",
+        "passengers": [{"name": "张三", "mobile": "13800000000"}],
+    },
+    "rebook_booking": {"booking_id": "BK20990101001", "option_ref": "FLIGHT|MU5101|2026-12-06|上海|杭州|经济舱"},
     "list_my_bookings": {},
     "request_aftersale": {"order_id": "ORD-999", "action": "REFUND"},
     "query_progress": {},
@@ -416,7 +429,8 @@ PLATFORM_COMMANDS = [
 def test_every_tool_answers_hostile_arguments_with_an_envelope_and_changes_nothing(alice, supplier_sandbox):
     registry = default_registry()
     assert set(BASELINES) == set(registry.names), "a new tool needs a baseline here"
-    context = ToolContext(user=alice, today=TODAY, request_text="帮我处理一下")
+    conversation = Conversation.objects.create(user=alice)  # a write is prepared (previewed) only in a conversation
+    context = ToolContext(user=alice, conversation_id=str(conversation.pk), today=TODAY, request_text="帮我处理一下")
     before, supplier_before, turns = snapshot(), supplier_sandbox.stats(), Turn.objects.count()
     problems = []
 

@@ -277,8 +277,12 @@ def test_chat_answers_carols_ids_like_unknown_ones_and_changes_nothing(
 
 
 def call(alice, name, arguments):
-    """The call as the model makes it in a turn alice sent (a write runs only in such a turn)."""
-    context = ToolContext(user=alice, request_text=json.dumps(arguments, ensure_ascii=False))
+    """The call as the model makes it in a turn alice sent, in her conversation (a write is only ever prepared
+    there, for her to confirm)."""
+    conversation = Conversation.objects.create(user=alice)
+    context = ToolContext(
+        user=alice, conversation_id=str(conversation.pk), request_text=json.dumps(arguments, ensure_ascii=False)
+    )
     return default_registry().call(name, arguments, context, call_id="c1")
 
 

@@ -94,7 +94,9 @@ def test_rules_provider_turns_bookings_and_a_refused_supplier_key_leak_no_secret
     api.force_authenticate(demo["alice"])
     answers = []
 
-    booked = chat_turn(user=demo["alice"], message=FLIGHT, today=TODAY)
+    asked = chat_turn(user=demo["alice"], message=FLIGHT, today=TODAY)
+    answers.append(json.dumps(asked.__dict__, default=str, ensure_ascii=False))
+    booked = chat_turn(user=demo["alice"], message="确认", conversation_id=asked.conversation_id, today=TODAY)
     answers.append(json.dumps(booked.__dict__, default=str, ensure_ascii=False))
     refused = chat_turn(user=demo["carol"], message=FLIGHT, today=TODAY)  # the supplier refuses carol's key
     answers.append(json.dumps(refused.__dict__, default=str, ensure_ascii=False))

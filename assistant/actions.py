@@ -1,0 +1,369 @@
+"""Pending actions: a write (book, cancel, rebook) waits here for the traveller's yes, and runs at most once.
+
+A WRITE tool call that reaches the registry without a confirmed action becomes a `PendingAction` (see
+`assistant.agent.registry.may_write_now`): the validated arguments and the preview the traveller is shown, for that
+traveller and conversation, until `ASSISTANT_PENDING_ACTION_TTL`. One is open per conversation: a new one supersedes
+the older. Confirming is a compare-and-set UPDATE in PostgreSQL (PENDING and not expired → EXECUTING, or an
+EXECUTING whose claim ran out), so however many confirmations arrive at once (double click, replay, two tabs) one
+request runs the tool; the others get ACTION_IN_PROGRESS or, once it is done, the stored envelope again.
+
+The tool runs through the default registry with `ToolContext.confirmed_action` set to the action's id (which the
+registry checks against this table) and `turn_id = action-<id>`, the supplier's idempotency scope: a confirmation
+re-run after a crash makes no second order.
+"""
+
+import datetime as dt
+import json
+import logging
+import uuid
+
+from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from assistant.llm.rules.confirm import YES, confirmation_answer
+from assistant.models import Conversation, PendingAction, PendingActionStatus
+from core.envelope import Code, fail, ok
+from core.errors import ApplicationError
+from core.tools import ToolContext
+
+logger = logging.getLogger("assistant.actions")
+
+KIND = "pending_action"  # envelopes about an action itself (declined, expired, in progress, not found)
+# An execution holds the action this long past the supplier's own timeout (per supplier call a tool may make, a
+# rebook makes two): a claim never ends while the supplier may still be working on it.
+SUPPLIER_CALLS_PER_ACTION = 2
+CLAIM_MARGIN_SECONDS = 30
+CONFIRMED_REQUEST_TEXT = "(confirmed)"
+DONE = (PendingActionStatus.EXECUTED, PendingActionStatus.FAILED)
+NOT_FOUND_MESSAGE = "There is no such confirmation for you."
+
+
+def plain(value):
+    """`value` as JSON data (dates, Decimals as text), as it is stored and as the registry validates it again."""
+    return json.loads(json.dumps(value, cls=DjangoJSONEncoder, ensure_ascii=False))
+
+
+def _claim_until(now: dt.datetime) -> dt.datetime:
+    seconds = float(settings.PLATFORM_TIMEOUT) * SUPPLIER_CALLS_PER_ACTION + CLAIM_MARGIN_SECONDS
+    return now + dt.timedelta(seconds=seconds)
+
+
+def _uuid(value) -> uuid.UUID | None:
+    try:
+        return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
+    except (TypeError, ValueError, AttributeError):
+        return None
+
+
+def _about(action: PendingAction | None, **extra) -> dict:
+    """The data of an envelope about the action itself (for the confirmation presenter)."""
+    if action is None:
+        return {"kind": KIND, "pending_id": None, **extra}
+    return {
+        "kind": KIND,
+        "pending_id": str(action.pk),
+        "tool": action.tool,
+        "status": action.status,
+        "preview": action.preview,
+        "conversation_id": str(action.conversation_id),
+        **extra,
+    }
+
+
+# -- creating ------------------------------------------------------------------------------------------------------
+
+
+def pending_action_create(
+    *, user, conversation_id, tool: str, arguments: dict, preview: dict, turn_id: str = ""
+) -> PendingAction:
+    """Keep a write for the traveller to confirm; the conversation's older open action is superseded in the same
+    transaction (one open action per conversation, which a partial unique index also enforces).
+
+    Raises ApplicationError PERMISSION_DENIED when the conversation is not the user's.
+    """
+    conversation_pk = _uuid(conversation_id)
+    if conversation_pk is None or not Conversation.objects.filter(pk=conversation_pk, user=user).exists():
+        raise ApplicationError(Code.PERMISSION_DENIED, "a confirmation belongs to one of the traveller's conversations")
+    values = {
+        "user": user,
+        "conversation_id": conversation_pk,
+        "tool": tool,
+        "arguments": plain(arguments),
+        "preview": plain(preview),
+        "turn_id": str(turn_id or "")[:64],
+    }
+    for attempt in range(2):  # two requests of one conversation at once: the unique index tells; supersede again
+        try:
+            with transaction.atomic():
+                now = timezone.now()
+                PendingAction.objects.filter(
+                    conversation_id=conversation_pk, status=PendingActionStatus.PENDING
+                ).update(status=PendingActionStatus.SUPERSEDED, decided_at=now)
+                action = PendingAction.objects.create(
+                    **values, expires_at=now + dt.timedelta(seconds=settings.ASSISTANT_PENDING_ACTION_TTL)
+                )
+        except IntegrityError:
+            if attempt:
+                raise
+            continue
+        logger.info(
+            "pending action created",
+            extra={
+                "pending_id": str(action.pk),
+                "tool": tool,
+                "user_id": user.pk,
+                "conversation": str(conversation_pk),
+            },
+        )
+        return action
+    raise AssertionError("unreachable")
+
+
+# -- reading -------------------------------------------------------------------------------------------------------
+
+
+def pending_action_open(*, user, conversation_id) -> PendingAction | None:
+    """The conversation's open action (PENDING, not expired) for this user, or None."""
+    conversation_pk = _uuid(conversation_id)
+    if conversation_pk is None:
+        return None
+    return (
+        PendingAction.objects.filter(
+            user=user,
+            conversation_id=conversation_pk,
+            status=PendingActionStatus.PENDING,
+            expires_at__gt=timezone.now(),
+        )
+        .order_by("-created_at")
+        .first()
+    )
+
+
+def pending_action_awaiting(*, user, conversation_id) -> PendingAction | None:
+    """What a typed "yes" or "no" in this conversation answers: the action still PENDING (expired too, so the
+    traveller is told it expired) or being carried out right now."""
+    conversation_pk = _uuid(conversation_id)
+    if conversation_pk is None:
+        return None
+    return (
+        PendingAction.objects.filter(
+            user=user,
+            conversation_id=conversation_pk,
+            status__in=(PendingActionStatus.PENDING, PendingActionStatus.EXECUTING),
+        )
+        .order_by("-created_at")
+        .first()
+    )
+
+
+def pending_action_executing(*, user, pending_id, tool: str, arguments: dict) -> bool:
+    """Whether `pending_id` names this user's action for this tool and these arguments, claimed for execution
+    now (the registry's check of `ToolContext.confirmed_action`)."""
+    pk = _uuid(pending_id)
+    if pk is None or not getattr(user, "pk", None):
+        return False
+    action = PendingAction.objects.filter(
+        pk=pk, user_id=user.pk, tool=tool, status=PendingActionStatus.EXECUTING
+    ).first()
+    return action is not None and action.arguments == plain(arguments)
+
+
+def _target(*, user, pending_id, conversation_id) -> PendingAction | None:
+    if pending_id is not None:
+        pk = _uuid(pending_id)
+        return PendingAction.objects.filter(pk=pk, user=user).first() if pk else None
+    return pending_action_awaiting(user=user, conversation_id=conversation_id)
+
+
+# -- deciding ------------------------------------------------------------------------------------------------------
+
+
+def _expire(action: PendingAction) -> None:
+    PendingAction.objects.filter(pk=action.pk, status=PendingActionStatus.PENDING).update(
+        status=PendingActionStatus.EXPIRED, decided_at=timezone.now()
+    )
+    action.refresh_from_db()
+
+
+def _not_open(action: PendingAction | None) -> dict:
+    """The answer for an action that cannot be confirmed or declined now, from its state."""
+    if action is None:
+        return fail(Code.ACTION_NOT_FOUND, NOT_FOUND_MESSAGE, _about(None))
+    status = action.status
+    if status == PendingActionStatus.PENDING and action.expires_at <= timezone.now():
+        _expire(action)
+        status = action.status
+    if status == PendingActionStatus.EXECUTING:
+        return fail(Code.ACTION_IN_PROGRESS, "This is being carried out right now.", _about(action))
+    if status == PendingActionStatus.DECLINED:
+        return fail(Code.ACTION_DECLINED, "This was declined; nothing was done.", _about(action))
+    if status in (PendingActionStatus.EXPIRED, PendingActionStatus.SUPERSEDED):
+        return fail(Code.ACTION_EXPIRED, "This confirmation is no longer valid; nothing was done.", _about(action))
+    return fail(Code.ACTION_IN_PROGRESS, "This cannot be confirmed now.", _about(action))
+
+
+def _replayed(action: PendingAction) -> dict:
+    """The stored envelope of a done action, marked as a replay (the presenter says it was already done)."""
+    envelope = dict(action.result or fail(Code.INTERNAL_ERROR, "no result was kept", None))
+    data = envelope.get("data")
+    envelope["data"] = {**data, "action_replay": True, "pending_id": str(action.pk)} if isinstance(data, dict) else data
+    return envelope
+
+
+def pending_action_confirm(
+    *, user, pending_id=None, conversation_id=None, language: str = "zh-hans", today=None, port=None
+) -> dict:
+    """Carry out the traveller's pending action once: the executed tool's envelope.
+
+    By id (a button, the API) or the conversation's awaiting action (a typed yes). Another user's or an unknown id
+    → ACTION_NOT_FOUND; expired or superseded → ACTION_EXPIRED; declined → ACTION_DECLINED; being carried out by
+    another request → ACTION_IN_PROGRESS; already done → the stored envelope again (`data.action_replay`).
+    """
+    action = _target(user=user, pending_id=pending_id, conversation_id=conversation_id)
+    if action is None:
+        return _not_open(None)
+    now = timezone.now()
+    claimed = (
+        PendingAction.objects.filter(pk=action.pk, user=user)
+        .filter(
+            Q(status=PendingActionStatus.PENDING, expires_at__gt=now)
+            | Q(status=PendingActionStatus.EXECUTING, claimed_until__lt=now)
+        )
+        .update(status=PendingActionStatus.EXECUTING, claimed_until=_claim_until(now), decided_at=now)
+    )
+    if claimed != 1:
+        action.refresh_from_db()
+        if action.status in DONE:
+            return _replayed(action)
+        return _not_open(action)
+
+    envelope = _execute(action, user=user, language=language, today=today, port=port)
+    status = PendingActionStatus.EXECUTED if envelope.get("ok") else PendingActionStatus.FAILED
+    PendingAction.objects.filter(pk=action.pk, status=PendingActionStatus.EXECUTING).update(
+        status=status, result=plain(envelope), claimed_until=None
+    )
+    logger.info(
+        "pending action carried out",
+        extra={"pending_id": str(action.pk), "tool": action.tool, "status": status, "code": envelope.get("code")},
+    )
+    return envelope
+
+
+def _execute(action: PendingAction, *, user, language: str, today, port) -> dict:
+    from assistant.agent import default_registry  # the registry imports this module's checks
+
+    context = ToolContext(
+        user=user,
+        conversation_id=str(action.conversation_id),
+        language=language,
+        today=today or timezone.localdate(),
+        port=port,
+        request_text=CONFIRMED_REQUEST_TEXT,
+        turn_id=f"action-{action.pk}",
+        confirmed_action=str(action.pk),
+    )
+    try:
+        return default_registry().call(action.tool, action.arguments, context, call_id=f"action-{action.pk}")
+    except Exception:  # the registry never raises; anything else leaves the claim to run out and be retried
+        logger.exception("pending action %s could not be carried out", action.pk)
+        return fail(Code.INTERNAL_ERROR, "The action could not be carried out; nothing further is known.", None)
+
+
+def pending_action_decline(*, user, pending_id=None, conversation_id=None) -> dict:
+    """The traveller said no: the action is DECLINED and nothing is done. ok with the action's data, or the same
+    refusals as `pending_action_confirm` (a done action is not undone: its envelope again)."""
+    action = _target(user=user, pending_id=pending_id, conversation_id=conversation_id)
+    if action is None:
+        return _not_open(None)
+    now = timezone.now()
+    declined = PendingAction.objects.filter(
+        pk=action.pk, user=user, status=PendingActionStatus.PENDING, expires_at__gt=now
+    ).update(status=PendingActionStatus.DECLINED, decided_at=now)
+    action.refresh_from_db()
+    if declined == 1:
+        return ok(_about(action), "declined; nothing was done")
+    if action.status in DONE:
+        return _replayed(action)
+    return _not_open(action)
+
+
+def pending_action_withdraw(*, user, conversation_id, keep: set[str] = frozenset()) -> int:
+    """The conversation's open actions are no longer what the traveller wants (they changed the booking's facts, or
+    asked for another one): SUPERSEDED, so a later "确认" cannot carry out a card that no longer matches what they
+    asked. `keep`: ids of actions this very turn prepared. Returns how many were withdrawn."""
+    conversation_pk = _uuid(conversation_id)
+    if conversation_pk is None:
+        return 0
+    now = timezone.now()
+    return (
+        PendingAction.objects.filter(user=user, conversation_id=conversation_pk, status=PendingActionStatus.PENDING)
+        .exclude(pk__in=[pk for pk in (_uuid(value) for value in keep) if pk is not None])
+        .update(status=PendingActionStatus.SUPERSEDED, decided_at=now)
+    )
+
+
+def conversation_bookings(*, user, conversation_id) -> list[str]:
+    """The booking ids this conversation's confirmed actions made (newest first): what "取消我的火车票" or "改签"
+    most likely means when the traveller has several bookings."""
+    conversation_pk = _uuid(conversation_id)
+    if conversation_pk is None:
+        return []
+    results = (
+        PendingAction.objects.filter(user=user, conversation_id=conversation_pk, status=PendingActionStatus.EXECUTED)
+        .order_by("-decided_at", "-created_at")
+        .values_list("result", flat=True)
+    )
+    found: list[str] = []
+    for result in results:
+        data = result.get("data") if isinstance(result, dict) else None
+        data = data if isinstance(data, dict) else {}
+        new = data.get("new") if isinstance(data.get("new"), dict) else {}
+        booking_id = new.get("booking_id") or data.get("booking_id")
+        if isinstance(booking_id, str) and booking_id not in found:
+            found.append(booking_id)
+    return found
+
+
+# -- a chat message that answers a confirmation --------------------------------------------------------------------
+
+
+def pending_action_get(*, user, pending_id) -> PendingAction | None:
+    """The user's action with that id (None for an unknown, malformed or someone else's id)."""
+    pk = _uuid(pending_id)
+    return PendingAction.objects.filter(pk=pk, user=user).first() if pk else None
+
+
+def pending_action_answer(
+    *, user, conversation_id, text: str, action_id=None, language: str, today=None, port=None
+) -> dict | None:
+    """The envelope answering a message that confirms or declines (the card's button names the action, a typed
+    "确认" / "不要了" answers the conversation's awaiting one), or None when the message is no such answer (or
+    nothing awaits one): the turn then goes on as any other, and the action stays open."""
+    answer = confirmation_answer(text)
+    if answer is None:
+        return None
+    if action_id in (None, ""):
+        awaiting = pending_action_awaiting(user=user, conversation_id=conversation_id)
+        if awaiting is None:
+            # A bare "确认" with nothing to confirm is told so (nothing is done); a bare "no" is just talk.
+            return _not_open(None) if answer == YES else None
+        action_id = awaiting.pk
+    if answer == YES:
+        return pending_action_confirm(user=user, pending_id=action_id, language=language, today=today, port=port)
+    return pending_action_decline(user=user, pending_id=action_id)
+
+
+def pending_action_statuses(*, user, pending_ids) -> dict[str, str]:
+    """{id: status} of the user's actions among `pending_ids` (what a reloaded page shows on old cards)."""
+    pks = [pk for pk in (_uuid(value) for value in pending_ids) if pk is not None]
+    if not pks:
+        return {}
+    rows = PendingAction.objects.filter(user=user, pk__in=pks).values_list("pk", "status", "expires_at")
+    now = timezone.now()
+    return {
+        str(pk): PendingActionStatus.EXPIRED if status == PendingActionStatus.PENDING and expires <= now else status
+        for pk, status, expires in rows
+    }

@@ -1,0 +1,122 @@
+"""Presenters of pending actions, the same for both channels: `confirmation` (a write waiting for the traveller's
+yes: the card with the exact facts and Confirm / Change) and `pending_action` (declined, expired, in progress, not
+found). `present_decision` tells the answer to a confirmation: the executed tool's envelope goes to its own kind's
+presenter, a replay is said to be done already.
+"""
+
+import logging
+
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from assistant.presenters.base import Presenter, merge_replies
+from assistant.replies import compose
+from assistant.turn import Reply, TurnContext
+from core.envelope import Code
+
+logger = logging.getLogger("assistant.agent")
+
+CARD = "confirmation"
+KIND_CONFIRMATION = "confirmation"
+KIND_ACTION = "pending_action"
+# The message each button sends, per page language (what a traveller would type).
+CONFIRM_WORD = {"zh-hans": "确认", "en": "Confirm"}
+CHANGE_WORD = {"zh-hans": "修改", "en": "Change"}
+STATE_TEMPLATES = {
+    Code.ACTION_EXPIRED: "confirm_expired",
+    Code.ACTION_IN_PROGRESS: "confirm_in_progress",
+    Code.ACTION_DECLINED: "confirm_declined",
+    Code.ACTION_NOT_FOUND: "confirm_not_found",
+}
+
+
+def _data(envelope: dict) -> dict:
+    data = envelope.get("data")
+    return data if isinstance(data, dict) else {}
+
+
+def expires_label(expires_at: str | None, language: str) -> str:
+    """When the confirmation expires, in local time, as the traveller reads it."""
+    moment = parse_datetime(expires_at) if isinstance(expires_at, str) else None
+    if moment is None:
+        return ""
+    local = timezone.localtime(moment)
+    if language == "zh-hans":
+        return f"{local.month}月{local.day}日 {local:%H:%M}"
+    return f"{local:%b} {local.day}, {local:%H:%M}"
+
+
+def confirmation_card(data: dict, language: str, status: str = "PENDING") -> dict:
+    """The card of a pending action: what will be done, its facts, the total, the terms, until when."""
+    preview = data.get("preview") if isinstance(data.get("preview"), dict) else {}
+    rows = [
+        [str(row[0]), str(row[1])]
+        for row in preview.get("rows") or []
+        if isinstance(row, list | tuple) and len(row) == 2
+    ]
+    return {
+        "type": CARD,
+        "pending_id": str(data.get("pending_id") or ""),
+        "tool": str(data.get("tool") or ""),
+        "title": str(preview.get("title") or ""),
+        "rows": rows,
+        "amount": preview.get("amount"),
+        "terms": str(preview.get("terms") or ""),
+        "expires_at": data.get("expires_at"),
+        "expires_label": expires_label(data.get("expires_at"), language),
+        "status": status,
+        "confirm_message": CONFIRM_WORD.get(language, CONFIRM_WORD["zh-hans"]),
+        "change_message": CHANGE_WORD.get(language, CHANGE_WORD["zh-hans"]),
+    }
+
+
+def present_confirmation(envelopes: list[dict], context: TurnContext) -> Reply:
+    """A write waits for the traveller: the last one of the turn (an older one is superseded) as a card, and a
+    text with the same facts that says how to confirm or change it."""
+    card = confirmation_card(_data(envelopes[-1]), context.language)
+    text = compose(
+        "confirm_ask",
+        context.language,
+        title=card["title"],
+        rows=card["rows"],
+        amount=card["amount"],
+        terms=card["terms"],
+        expires=card["expires_label"],
+    )
+    return Reply(text, "ANSWERED", cards=[card])
+
+
+def present_action(envelopes: list[dict], context: TurnContext) -> Reply:
+    """An answer about the action itself: declined (nothing done), or why it cannot be confirmed now."""
+    envelope = envelopes[-1]
+    data = _data(envelope)
+    preview = data.get("preview") if isinstance(data.get("preview"), dict) else {}
+    title = str(preview.get("title") or "")
+    if envelope.get("ok"):
+        return Reply(compose("confirm_declined", context.language, title=title), "ANSWERED")
+    code = envelope.get("code")
+    name = STATE_TEMPLATES.get(code, "confirm_not_found")
+    superseded = data.get("status") == "SUPERSEDED"
+    text = compose(name, context.language, title=title, already=True, superseded=superseded)
+    return Reply(text, "ANSWERED" if code == Code.ACTION_IN_PROGRESS else "REJECTED")
+
+
+def present_decision(envelope: dict, context: TurnContext) -> Reply:
+    """The reply to a confirmation answer: what the carried-out tool did (its own presenter), said to be done
+    already when it was (a replay), or the pending-action answer (declined, expired …)."""
+    from assistant.presenters import present  # the registry of presenters includes this module
+
+    try:
+        reply = present([envelope], context)
+    except Exception:
+        if _data(envelope).get("kind") in (KIND_ACTION, KIND_CONFIRMATION):
+            raise  # nothing was carried out: the failure is the turn's, as any other
+        # The tool ran (or had run): the turn must still answer, and say not to send it again.
+        logger.exception("presenting a carried-out confirmation failed")
+        return Reply(compose("agent_unpresentable", context.language), "DEGRADED")
+    if _data(envelope).get("action_replay"):
+        return merge_replies([Reply(compose("confirm_done_already", context.language), reply.outcome), reply])
+    return reply
+
+
+PRESENTERS: dict[str, Presenter] = {KIND_CONFIRMATION: present_confirmation, KIND_ACTION: present_action}
