@@ -7,9 +7,12 @@ returns the dict as it is.
 from collections.abc import Mapping
 
 from django.urls import reverse
+from django.utils import translation
 
 from aftersale.models import TicketAction, TicketStatus
 from aftersale.selectors import ticket_facts
+from bookings.selectors import booking_facts
+from bookings.services import duration_text, option_title, times_text
 from itinerary.models import Activity
 from itinerary.tools import activity_facts
 
@@ -55,15 +58,22 @@ BIZ_TYPE_ZH = {"FLIGHT": "机票", "HOTEL": "酒店", "TRAIN": "火车票"}
 
 
 def booking_card(booking) -> dict:
-    """A booking as the traveller sees it: what, when, how much, in which state, and the platform's number."""
-    details = booking.details or {}
-    route = " → ".join(x for x in (details.get("from"), details.get("to")) if x)
-    summary_parts = [
-        details.get("flightNo") or details.get("trainNo") or details.get("hotelName") or details.get("hotelId"),
-        route,
-        details.get("date") or details.get("checkInDate"),
-        f"→ {details['checkOutDate']}" if details.get("checkOutDate") else "",
-    ]
+    """A booking as the traveller sees it: what (number, airline or hotel, route), when (departure and arrival
+    with +1 when it lands the next day; check-in, check-out and nights), who, how much, in which state."""
+    facts = booking_facts(booking)
+    route = " → ".join(x for x in (facts["origin"], facts["destination"]) if x)
+    if booking.biz_type == "HOTEL":
+        stay = f"{facts['check_in']} → {facts['check_out']}" if facts["check_in"] and facts["check_out"] else ""
+        summary_parts = [facts["name"] or facts["number"], facts["city"], stay]
+    else:
+        times = times_text(facts["depart"], facts["arrive"]) if facts["depart"] else ""
+        summary_parts = [
+            facts["name"] if booking.biz_type == "FLIGHT" else "",
+            facts["number"],
+            route,
+            facts["date"],
+            times,
+        ]
     return {
         "type": "booking",
         "booking_id": booking.booking_id,
@@ -76,7 +86,53 @@ def booking_card(booking) -> dict:
         "amount": str(booking.amount),
         "external_order_no": booking.external_order_no,
         "summary": " ".join(p for p in summary_parts if p),
+        "number": facts["number"],
+        "name": facts["name"],
+        "route": route,
+        "city": facts["city"],
+        "date": facts["date"],
+        "depart_time": str(facts["depart"] or "")[11:16],
+        "arrive_time": str(facts["arrive"] or "")[11:16],
+        "overnight_days": facts["overnight_days"],
+        "seat": facts["seat"],
+        "star": facts["star"],
+        "check_in": facts["check_in"],
+        "check_out": facts["check_out"],
+        "nights": facts["nights"],
+        "passengers": facts["passengers"],
         "url": reverse("bookings:list"),
+    }
+
+
+def option_card(option: Mapping, *, index: int, language: str, pick_message: str) -> dict:
+    """One bookable option (`bookings.options`), numbered as the reply lists it; `pick_message` is what the
+    traveller sends to pick it ("选第1个")."""
+    with translation.override(language):
+        duration = duration_text(option.get("duration_minutes"))
+    return {
+        "type": "option",
+        "index": index,
+        "ref": option["ref"],
+        "biz_type": option["biz_type"],
+        "biz_type_label_zh": BIZ_TYPE_ZH.get(option["biz_type"], option["biz_type"]),
+        "number": option["number"],
+        "name": option["name"],
+        "title": option_title(dict(option)),
+        "route": " → ".join(x for x in (option.get("origin"), option.get("destination")) if x),
+        "city": option.get("city") or "",
+        "date": str(option.get("depart") or option.get("check_in") or "")[:10],
+        "depart_time": str(option.get("depart") or "")[11:16],
+        "arrive_time": str(option.get("arrive") or "")[11:16],
+        "overnight_days": option.get("overnight_days") or 0,
+        "duration": duration,
+        "seat_class": option.get("seat_class") or "",
+        "star": option.get("star"),
+        "nights": option.get("nights"),
+        "check_in": option.get("check_in"),
+        "check_out": option.get("check_out"),
+        "unit_price": option.get("unit_price"),
+        "total": option.get("total"),
+        "pick_message": pick_message,
     }
 
 

@@ -9,6 +9,7 @@ and the platform first, our record only after it succeeded.
 
 import datetime as dt
 import logging
+import re
 import secrets
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -17,11 +18,31 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
 
 from bookings.accounts import supplier_account_ensure
 from bookings.models import BOOKING_TRANSITIONS, BizType, BookingEvent, BookingRecord, BookingStatus
-from bookings.platform import READ_ACTIONS, PlatformCommand, PlatformError, order_number, parse_command, platform_run
+from bookings.options import (
+    BookingWants,
+    OptionRef,
+    option_for_ref,
+    option_ref,
+    options_from_supplier,
+    overnight_days,
+    parse_option_ref,
+    rank_options,
+)
+from bookings.platform import (
+    READ_ACTIONS,
+    PlatformCommand,
+    PlatformError,
+    mask_mobiles,
+    order_number,
+    parse_command,
+    platform_run,
+)
+from bookings.selectors import booking_facts
 from core.approvals import approval_gate
 from core.envelope import Code
 from core.errors import ApplicationError
@@ -32,7 +53,15 @@ __all__ = [
     "BookingError",
     "CancelOutcome",
     "PlatformOutcome",
+    "RebookOutcome",
     "booking_cancel",
+    "booking_cancel_preview",
+    "booking_create",
+    "booking_option_preview",
+    "booking_options",
+    "booking_rebook",
+    "booking_rebook_preview",
+    "platform_command_preview",
     "booking_lock",
     "booking_record_from_platform",
     "booking_requirements",
@@ -100,14 +129,39 @@ def booking_record_from_platform(
     *, user, biz_type: str, external_order_no: str, arguments: dict, response: dict
 ) -> BookingRecord:
     """Record (or return the existing record of) an order the platform created for the user."""
+    contact = arguments.get("contactTourist") or arguments.get("contact") or (arguments.get("guests") or [{}])[0]
+    details = {k: v for k, v in arguments.items() if k not in ("contactTourist", "contact", "guests")}
+    return _booking_record_create(
+        user=user,
+        biz_type=biz_type,
+        external_order_no=external_order_no,
+        amount=_amount(response),
+        contact=contact if isinstance(contact, dict) else {},
+        details=details,
+        raw=response,
+        reason="Created on the supplier platform.",
+    )
+
+
+def _booking_record_create(
+    *,
+    user,
+    biz_type: str,
+    external_order_no: str,
+    amount: Decimal,
+    contact: dict,
+    details: dict,
+    raw: dict,
+    reason: str,
+) -> BookingRecord:
+    """The one way a BookingRecord is made: one per platform order (a repeat returns the first), with its
+    creation event, numbered with retries on the (rare) clash."""
     biz_type = biz_type.upper()
     if biz_type not in BizType.values:
         raise BookingError(Code.INVALID_PARAM, f"unknown business type {biz_type}")
     existing = BookingRecord.objects.filter(biz_type=biz_type, external_order_no=external_order_no).first()
     if existing:
         return existing
-    contact = arguments.get("contactTourist") or arguments.get("contact") or (arguments.get("guests") or [{}])[0]
-    details = {k: v for k, v in arguments.items() if k not in ("contactTourist", "contact", "guests")}
     for _attempt in range(BOOKING_NUMBER_ATTEMPTS):  # a number clash (about 1 in 10^10) is retried with new digits
         try:
             with transaction.atomic():
@@ -117,14 +171,12 @@ def booking_record_from_platform(
                     biz_type=biz_type,
                     external_order_no=external_order_no,
                     status=BookingStatus.PENDING_PAYMENT,
-                    amount=_amount(response),
-                    contact=contact if isinstance(contact, dict) else {},
+                    amount=amount,
+                    contact=contact,
                     details=details,
-                    raw_payload=response,
+                    raw_payload=raw,
                 )
-                record_creation(
-                    booking, event_model=BookingEvent, actor=user, reason="Created on the supplier platform."
-                )
+                record_creation(booking, event_model=BookingEvent, actor=user, reason=reason)
                 return booking
         except IntegrityError:
             existing = BookingRecord.objects.filter(biz_type=biz_type, external_order_no=external_order_no).first()
@@ -392,3 +444,667 @@ def platform_command_for_traveller(*, user, command: str, scope: str | None = No
         raise BookingError(code, str(exc), data) from None
     number = order_number(answer) if parsed.action != "search" else None
     return PlatformOutcome(parsed.product, parsed.action, parsed.arguments, answer, number)
+
+
+# --- options: search, preview, book, rebook (issue 13) ------------------------------------------------------------
+#
+# The model only understands: which options exist, what they cost and when they leave is read from the supplier
+# each time (a search, then the same search again before a preview and before saveOrder), never from a caller.
+
+PRODUCT_OF = {BizType.FLIGHT: "flight", BizType.HOTEL: "hotel", BizType.TRAIN: "train"}
+MOBILE_DIGITS_RE = re.compile(r"\D")
+MOBILE_OK_RE = re.compile(r"^1\d{10}$")
+MAX_PASSENGERS = 9
+# Supplier codes that say the request itself was wrong (not that the supplier is broken).
+SUPPLIER_REQUEST_ERRORS = frozenset({"INVALID_PARAM", "PRICE_CHANGED", "SOLD_OUT"})
+
+
+def _product(biz_type: object) -> str:
+    biz = str(biz_type or "").strip().upper()
+    if biz not in BizType.values:
+        raise BookingError(Code.INVALID_PARAM, "what to book: a flight, a hotel or a train", {"missing": ["biz_type"]})
+    return biz
+
+
+def _search_arguments(
+    biz: str, *, origin, destination, city, date: dt.date | None, check_out: dt.date | None
+) -> dict[str, str]:
+    """The supplier search for a product; INVALID_PARAM naming what is missing (`data.missing`)."""
+    missing = []
+    if biz == BizType.HOTEL:
+        if not city:
+            missing.append("city")
+        if not date:
+            missing.append("check_in")
+        if not check_out:
+            missing.append("check_out")
+    else:
+        if not origin or not destination:
+            missing.append("route")
+        if not date:
+            missing.append("date")
+    if missing:
+        raise BookingError(Code.INVALID_PARAM, f"still needed to search: {', '.join(missing)}", {"missing": missing})
+    if date < timezone.localdate():
+        raise BookingError(Code.INVALID_PARAM, f"{date.isoformat()} is in the past", {"invalid": ["date"]})
+    if biz == BizType.HOTEL:
+        if check_out <= date:
+            raise BookingError(Code.INVALID_PARAM, "check-out must be after check-in", {"invalid": ["check_out"]})
+        return {"city": str(city).strip(), "checkInDate": date.isoformat(), "checkOutDate": check_out.isoformat()}
+    if str(origin).strip() == str(destination).strip():
+        raise BookingError(Code.INVALID_PARAM, "origin and destination are the same city", {"invalid": ["route"]})
+    return {"from": str(origin).strip(), "to": str(destination).strip(), "date": date.isoformat()}
+
+
+def _supplier_search(*, user, biz: str, arguments: dict) -> dict:
+    """A READ on the supplier. Raises BookingError INVALID_PARAM (the supplier refused the request) or
+    PLATFORM_UNAVAILABLE (it failed, timed out or answered garbage)."""
+    try:
+        return platform_run(PlatformCommand(PRODUCT_OF[biz], "search", arguments), user=user)
+    except PlatformError as exc:
+        if exc.code == PlatformError.REJECTED and exc.platform_code in SUPPLIER_REQUEST_ERRORS:
+            raise BookingError(Code.INVALID_PARAM, f"the supplier refused the search: {exc.message}") from None
+        logger.warning("supplier search failed", extra={"product": PRODUCT_OF[biz], "code": exc.code})
+        raise BookingError(
+            Code.PLATFORM_UNAVAILABLE,
+            "the supplier platform did not answer the search; nothing was booked",
+            {"platform_code": exc.platform_code},
+        ) from None
+
+
+def booking_options(
+    *,
+    user,
+    biz_type: str,
+    origin: str | None = None,
+    destination: str | None = None,
+    city: str | None = None,
+    date: dt.date | None = None,
+    check_out: dt.date | None = None,
+    wants: BookingWants | None = None,
+    passengers: int = 1,
+) -> dict:
+    """The best few options on the supplier for a route or a stay, ranked by the traveller's wants
+    (`bookings.options`): `{"biz_type", "query", "options", "matched", "unmet"}`. Books nothing.
+
+    Raises BookingError INVALID_PARAM (something missing or wrong: `data.missing` / `data.invalid`),
+    PLATFORM_UNAVAILABLE (the supplier failed).
+    """
+    biz = _product(biz_type)
+    wants = wants or BookingWants()
+    passengers = min(MAX_PASSENGERS, max(1, int(passengers or 1)))
+    arguments = _search_arguments(
+        biz, origin=origin, destination=destination, city=city, date=date, check_out=check_out
+    )
+    answer = _supplier_search(user=user, biz=biz, arguments=arguments)
+    found = options_from_supplier(
+        biz, answer, passengers=passengers, seat_class=wants.seat_class, check_in=date, check_out=check_out
+    )
+    ranked = rank_options(biz, found, wants, limit=int(settings.BOOKING_OPTIONS_SHOWN))
+    query = {
+        "origin": arguments.get("from"),
+        "destination": arguments.get("to"),
+        "city": arguments.get("city"),
+        "date": date.isoformat(),
+        "check_out": check_out.isoformat() if biz == BizType.HOTEL else None,
+        "nights": (check_out - date).days if biz == BizType.HOTEL else None,
+        "passengers": passengers,
+        **wants.given(biz),
+    }
+    return {
+        "biz_type": biz,
+        "query": {k: v for k, v in query.items() if v is not None},
+        "options": ranked.options,
+        "matched": ranked.matched,
+        "unmet": ranked.unmet,
+        "found": len(found),
+    }
+
+
+def _ref(option_ref: object) -> OptionRef:
+    try:
+        return parse_option_ref(option_ref)
+    except ValueError as exc:
+        raise BookingError(
+            Code.INVALID_PARAM, f"{exc}; book one of the options find_booking_options offered", {"invalid": ["option"]}
+        ) from None
+
+
+def option_lookup(*, user, option_ref: object, passengers: int = 1) -> tuple[OptionRef, dict]:
+    """The option a ref names, read again from the supplier (facts never come from the caller).
+
+    Raises BookingError INVALID_PARAM (not a ref, or the supplier does not offer it), PLATFORM_UNAVAILABLE.
+    """
+    ref = _ref(option_ref)
+    if ref.biz_type == BizType.HOTEL:
+        arguments = {"city": ref.city, "checkInDate": ref.date.isoformat(), "checkOutDate": ref.check_out.isoformat()}
+    else:
+        arguments = {"from": ref.origin, "to": ref.destination, "date": ref.date.isoformat()}
+    if ref.date < timezone.localdate():
+        raise BookingError(Code.INVALID_PARAM, f"{ref.date.isoformat()} is in the past", {"invalid": ["date"]})
+    answer = _supplier_search(user=user, biz=ref.biz_type, arguments=arguments)
+    option = option_for_ref(answer, ref, passengers=passengers)
+    if option is None:
+        where = ref.city if ref.biz_type == BizType.HOTEL else f"{ref.origin}→{ref.destination}"
+        seat = f" ({ref.seat})" if ref.seat else ""
+        raise BookingError(
+            Code.INVALID_PARAM,
+            f"the supplier does not offer {ref.number}{seat} for {where} on {ref.date.isoformat()}; nothing was booked",
+            {"invalid": ["option"], "number": ref.number},
+        )
+    return ref, option
+
+
+def _mobile(value: object) -> str:
+    digits = MOBILE_DIGITS_RE.sub("", str(value or ""))
+    if len(digits) == 13 and digits.startswith("86"):
+        digits = digits[2:]
+    return digits
+
+
+def passengers_checked(passengers: object) -> list[dict]:
+    """The passengers as the supplier takes them: each a name, the first (the contact) with a valid mobile.
+
+    Raises BookingError INVALID_PARAM whose message and `data.missing` name what is missing ("name", "mobile").
+    """
+    people = [p for p in passengers if isinstance(p, dict)] if isinstance(passengers, list | tuple) else []
+    if not people:
+        raise BookingError(
+            Code.INVALID_PARAM,
+            "who travels: the passenger's name and mobile number are missing; nothing was booked",
+            {"missing": ["name", "mobile"]},
+        )
+    if len(people) > MAX_PASSENGERS:
+        raise BookingError(Code.INVALID_PARAM, f"at most {MAX_PASSENGERS} passengers per booking")
+    checked, missing = [], []
+    for index, person in enumerate(people):
+        name = " ".join(str(person.get("name") or "").split())[:40]
+        mobile = _mobile(person.get("mobile"))
+        if not name and "name" not in missing:
+            missing.append("name")
+        if mobile and not MOBILE_OK_RE.match(mobile):
+            raise BookingError(
+                Code.INVALID_PARAM,
+                f"{mobile} is not a mobile number (11 digits starting with 1)",
+                {"invalid": ["mobile"]},
+            )
+        if index == 0 and not mobile:
+            missing.append("mobile")
+        checked.append({"name": name, "mobile": mobile or None})
+    if missing:
+        words = {"name": "the passenger's name", "mobile": "the contact's mobile number"}
+        raise BookingError(
+            Code.INVALID_PARAM,
+            f"missing {' and '.join(words[m] for m in missing)}; nothing was booked",
+            {"missing": missing},
+        )
+    return checked
+
+
+def _masked(person: dict) -> str:
+    mobile = person.get("mobile")
+    return f"{person['name']} {mask_mobiles(mobile)}" if mobile else person["name"]
+
+
+def _clock(moment: str | None) -> str:
+    return str(moment or "")[11:16]
+
+
+def duration_text(minutes: object) -> str:
+    """2小时35分 / 2 h 35 min (through the translations)."""
+    if not isinstance(minutes, int) or minutes <= 0:
+        return ""
+    hours, rest = divmod(minutes, 60)
+    if not hours:
+        return _("%(minutes)d min") % {"minutes": rest}
+    if not rest:
+        return _("%(hours)d h") % {"hours": hours}
+    return _("%(hours)d h %(minutes)d min") % {"hours": hours, "minutes": rest}
+
+
+def times_text(depart: str | None, arrive: str | None) -> str:
+    """07:10 – 09:45, with +1 when it arrives the next day."""
+    days = overnight_days(depart, arrive)
+    text = f"{_clock(depart)} – {_clock(arrive)}" if arrive else _clock(depart)
+    return f"{text} (+{days})" if days else text
+
+
+def option_title(option: dict) -> str:
+    """东方航空 MU5101 上海→成都 / G101 北京→天津 / 大理古城客栈 4★."""
+    if option["biz_type"] == BizType.HOTEL:
+        star = f" {option['star']}★" if option.get("star") else ""
+        return f"{option['name']}{star}"
+    route = f"{option['origin']}→{option['destination']}"
+    return " ".join(
+        p for p in (option["name"] if option["biz_type"] == BizType.FLIGHT else "", option["number"], route) if p
+    )
+
+
+def _cancel_terms(biz_type: str, amount: Decimal) -> str:
+    if biz_type == BizType.HOTEL:
+        terms = _("Hotels cannot be cancelled online: to cancel, you call the hotel.")
+    else:
+        terms = _("It can be cancelled online later; the refund follows the supplier's rules.")
+    limit = Decimal(str(settings.AFTERSALE_CHECKPOINT_AMOUNT))
+    if amount > limit:
+        terms += " " + _("Cancelling a booking above ¥%(limit)s needs an approver's decision.") % {"limit": limit}
+    return terms
+
+
+def _option_rows(option: dict, people: list[dict]) -> list[list[str]]:
+    if option["biz_type"] == BizType.HOTEL:
+        return [
+            [_("Hotel"), option_title(option)],
+            [_("Check-in"), option["check_in"]],
+            [_("Check-out"), option["check_out"]],
+            [_("Nights"), str(option["nights"])],
+            [_("Guests"), "、".join(_masked(p) for p in people)],
+            [_("Per night"), f"¥{option['unit_price']}"],
+            [_("Total"), f"¥{option['total']}"],
+        ]
+    seat_label = _("Cabin") if option["biz_type"] == BizType.FLIGHT else _("Seat")
+    rows = [
+        [_("Date"), str(option["depart"])[:10]],
+        [_("Departs – arrives"), times_text(option["depart"], option["arrive"])],
+        [_("Duration"), duration_text(option.get("duration_minutes"))],
+        [seat_label, option["seat_class"]],
+        [_("Passengers"), "、".join(_masked(p) for p in people)],
+        [_("Price per person"), f"¥{option['unit_price']}"],
+        [_("Total"), f"¥{option['total']}"],
+    ]
+    return [row for row in rows if row[1]]
+
+
+def _priced(option: dict, people: list[dict]) -> dict:
+    """The option's total for these passengers (a hotel is one room: per night × nights)."""
+    if option["biz_type"] == BizType.HOTEL:
+        return option
+    return {**option, "total": str(Decimal(option["unit_price"]) * len(people))}
+
+
+def booking_option_preview(*, user, option_ref: object, passengers: object, language: str = "zh-hans") -> dict:
+    """What booking this option will do, for the confirmation card: `{"title", "rows", "amount", "terms",
+    "subject"}`, every fact re-read from the supplier. Books nothing.
+
+    Raises BookingError INVALID_PARAM (not an option the supplier offers; a missing name or mobile, named in the
+    message and `data.missing`), PLATFORM_UNAVAILABLE.
+    """
+    people = passengers_checked(passengers)
+    _ref_, option = option_lookup(user=user, option_ref=option_ref, passengers=len(people))
+    option = _priced(option, people)
+    with translation.override(language):
+        return {
+            "title": option_title(option),
+            "rows": _option_rows(option, people),
+            "amount": option["total"],
+            "terms": " ".join(
+                (_("Booked pending payment."), _cancel_terms(option["biz_type"], Decimal(option["total"])))
+            ),
+            "subject": {
+                "action": "book",
+                "option_ref": option["ref"],
+                "option": option,
+                "passengers": [{"name": p["name"], "mobile": mask_mobiles(p["mobile"] or "")} for p in people],
+            },
+        }
+
+
+def _save_arguments(option: dict, people: list[dict], raw_price: Any) -> dict:
+    def person(p: dict) -> dict:
+        return {"name": p["name"], **({"mobile": p["mobile"]} if p.get("mobile") else {})}
+
+    contact = person(people[0])
+    if option["biz_type"] == BizType.FLIGHT:
+        return {
+            "flightNo": option["number"],
+            "date": str(option["depart"])[:10],
+            "from": option["origin"],
+            "to": option["destination"],
+            "contactTourist": contact,
+            "passengers": [person(p) for p in people],
+        }
+    if option["biz_type"] == BizType.TRAIN:
+        return {
+            "trainNo": option["number"],
+            "date": str(option["depart"])[:10],
+            "from": option["origin"],
+            "to": option["destination"],
+            "resources": [
+                {"seatType": option["seat_class"], "adultPrice": raw_price, "passengers": [person(p) for p in people]}
+            ],
+            "contact": contact,
+        }
+    return {
+        "hotelId": option["number"],
+        "city": option["city"],
+        "checkInDate": option["check_in"],
+        "checkOutDate": option["check_out"],
+        "guests": [person(p) for p in people],
+        "rooms": 1,
+    }
+
+
+def _plain_price(value: str) -> int | float:
+    number = Decimal(value)
+    return int(number) if number == number.to_integral_value() else float(number)
+
+
+def _details(option: dict, people: list[dict], extra: dict | None) -> dict:
+    """What the record keeps of what was booked: our facts, and the supplier's own names for older readers."""
+    details = {
+        "ref": option["ref"],
+        "number": option["number"],
+        "name": option["name"],
+        "origin": option["origin"],
+        "destination": option["destination"],
+        "city": option["city"],
+        "depart": option["depart"],
+        "arrive": option["arrive"],
+        "overnight_days": option["overnight_days"],
+        "duration_minutes": option["duration_minutes"],
+        "seat": option["seat_class"],
+        "star": option["star"],
+        "check_in": option["check_in"],
+        "check_out": option["check_out"],
+        "nights": option["nights"],
+        "unit_price": option["unit_price"],
+        "passengers": [p["name"] for p in people],
+    }
+    if option["biz_type"] == BizType.HOTEL:
+        details |= {"hotelId": option["number"], "hotelName": option["name"]}
+        details |= {"checkInDate": option["check_in"], "checkOutDate": option["check_out"]}
+    else:
+        key = "flightNo" if option["biz_type"] == BizType.FLIGHT else "trainNo"
+        details |= {key: option["number"], "from": option["origin"], "to": option["destination"]}
+        details |= {"date": str(option["depart"])[:10]}
+    return details | (extra or {})
+
+
+def booking_create(
+    *,
+    user,
+    option_ref: object,
+    passengers: object,
+    scope: str | None = None,
+    reason: str = "Booked on the supplier platform after the traveller confirmed.",
+    extra_details: dict | None = None,
+) -> BookingRecord:
+    """Book an option for the passengers: the supplier's saveOrder (keyed by `scope`: the same confirmed action
+    replayed is the supplier's first order), then our record with its creation event. A repeat returns the first
+    record. Nothing of ours is written when the supplier did not book.
+
+    Raises BookingError INVALID_PARAM (see `booking_option_preview`), PLATFORM_REJECTED (the supplier said no,
+    e.g. the price changed), PLATFORM_UNAVAILABLE.
+    """
+    people = passengers_checked(passengers)
+    _ref_, option = option_lookup(user=user, option_ref=option_ref, passengers=len(people))
+    option = _priced(option, people)
+    product = PRODUCT_OF[option["biz_type"]]
+    arguments = _save_arguments(option, people, _plain_price(option["unit_price"]))
+    try:
+        answer = platform_run(PlatformCommand(product, "saveOrder", arguments), user=user, idempotency_scope=scope)
+    except PlatformError as exc:
+        business_no = exc.code == PlatformError.REJECTED and exc.platform_code not in SUPPLIER_SYSTEM_ERRORS
+        code = Code.PLATFORM_REJECTED if business_no else Code.PLATFORM_UNAVAILABLE
+        logger.warning("supplier saveOrder failed", extra={"product": product, "code": exc.code})
+        raise BookingError(
+            code, f"the supplier did not book it: {exc.message}", {"platform_code": exc.platform_code}
+        ) from None
+    number = order_number(answer)
+    if not number:
+        logger.error("saveOrder answer has no order number", extra={"product": product})
+        raise BookingError(Code.PLATFORM_UNAVAILABLE, "the supplier's answer has no order number")
+    contact = {**people[0], "travellers": people}
+    amount = _amount(answer) if _amount(answer) > 0 else Decimal(option["total"])
+    try:
+        return _booking_record_create(
+            user=user,
+            biz_type=option["biz_type"],
+            external_order_no=number,
+            amount=amount,
+            contact=contact,
+            details=_details(option, people, extra_details),
+            raw=answer,
+            reason=reason,
+        )
+    except Exception:  # the supplier booked: never hide its order behind our own failure
+        logger.exception("the supplier booked order %s but recording it failed", number, extra={"product": product})
+        raise BookingError(
+            Code.INTERNAL_ERROR,
+            f"the supplier booked order {number}, but TripDesk could not record it yet",
+            {"unrecorded_order_no": number},
+        ) from None
+
+
+# --- rebooking -----------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class RebookOutcome:
+    new: BookingRecord
+    old: BookingRecord
+    old_cancelled: bool
+    cancel_error: str | None = None
+    cancel_code: str | None = None
+
+
+def _own_booking(*, user, booking_id: object) -> BookingRecord:
+    bid = normalise_booking_id(booking_id)
+    if not bid:
+        raise BookingError(Code.INVALID_PARAM, "that is not a booking id (like BK20261201001)")
+    booking = BookingRecord.objects.filter(booking_id=bid, user_id=getattr(user, "pk", None)).first()
+    if booking is None:
+        raise BookingError(Code.BOOKING_NOT_FOUND, BOOKING_NOT_FOUND_MESSAGE)
+    return booking
+
+
+def booking_travellers(booking: BookingRecord) -> list[dict]:
+    """Who travels on a booking, with the contact's mobile (for booking them again)."""
+    contact = booking.contact or {}
+    if isinstance(contact.get("travellers"), list) and contact["travellers"]:
+        return [dict(p) for p in contact["travellers"] if isinstance(p, dict)]
+    names = booking_facts(booking)["passengers"] or [contact.get("name") or ""]
+    mobile = contact.get("mobile")
+    return [{"name": n, "mobile": mobile if i == 0 else None} for i, n in enumerate(names)]
+
+
+def _rebookable(*, user, booking_id: object, option_ref: object) -> tuple[BookingRecord, OptionRef]:
+    old = _own_booking(user=user, booking_id=booking_id)
+    if old.status == BookingStatus.CANCELLED:
+        raise BookingError(Code.INVALID_TRANSITION, f"booking {old.booking_id} is cancelled already: book anew")
+    ref = _ref(option_ref)
+    if ref.biz_type != old.biz_type:
+        raise BookingError(
+            Code.INVALID_PARAM, f"booking {old.booking_id} is a {old.biz_type.lower()}, not a {ref.biz_type.lower()}"
+        )
+    if (old.details or {}).get("ref") == option_ref:
+        raise BookingError(Code.INVALID_PARAM, f"booking {old.booking_id} is already this option")
+    return old, ref
+
+
+def booking_rebook_preview(*, user, booking_id: object, option_ref: object, language: str = "zh-hans") -> dict:
+    """The confirmation card of a rebooking: the booking now, the new option, and what happens in which order."""
+    old, _ref_ = _rebookable(user=user, booking_id=booking_id, option_ref=option_ref)
+    preview = booking_option_preview(
+        user=user, option_ref=option_ref, passengers=booking_travellers(old), language=language
+    )
+    facts = booking_facts(old)
+    with translation.override(language):
+        now = " ".join(
+            p
+            for p in (
+                old.booking_id,
+                facts["number"],
+                facts["date"] or "",
+                times_text(facts["depart"], facts["arrive"]) if facts["depart"] else "",
+            )
+            if p
+        )
+        order = _(
+            "The new booking is made first, then %(old)s is cancelled; if that cancel fails, both stay and you are told."
+        ) % {"old": old.booking_id}
+        return {
+            **preview,
+            "title": _("Change to %(title)s") % {"title": preview["title"]},
+            "rows": [[_("Booking now"), now], *preview["rows"]],
+            "terms": " ".join((order, _cancel_terms(old.biz_type, old.amount), preview["terms"])),
+            "subject": {**preview["subject"], "action": "rebook", "booking_id": old.booking_id},
+        }
+
+
+def booking_rebook(*, user, booking_id: object, option_ref: object, scope: str | None = None) -> RebookOutcome:
+    """Change a booking to another option: book the new one first (same passengers), then cancel the old one
+    through `booking_cancel`. When the cancel fails (supplier down, an approver needed) both bookings stay and the
+    outcome says why: nothing is lost. Repeating it (same scope) books nothing more.
+
+    Raises BookingError like `booking_create` (then nothing changed), BOOKING_NOT_FOUND, INVALID_TRANSITION (the
+    old booking is cancelled already).
+    """
+    old, _ref_ = _rebookable(user=user, booking_id=booking_id, option_ref=option_ref)
+    new = booking_create(
+        user=user,
+        option_ref=option_ref,
+        passengers=booking_travellers(old),
+        scope=scope,
+        reason=f"Rebooked from {old.booking_id} after the traveller confirmed.",
+        extra_details={"rebooked_from": old.booking_id},
+    )
+    try:
+        outcome = booking_cancel(user=user, booking_id=old.booking_id)
+    except BookingError as exc:
+        logger.warning(
+            "rebook: the old booking was not cancelled", extra={"booking_id": old.booking_id, "code": exc.code}
+        )
+        old.refresh_from_db()
+        return RebookOutcome(new=new, old=old, old_cancelled=False, cancel_error=exc.message, cancel_code=str(exc.code))
+    return RebookOutcome(new=new, old=outcome.booking, old_cancelled=True)
+
+
+# --- what a cancel will do -------------------------------------------------------------------------------------------
+
+
+def booking_cancel_preview(*, user, booking_id: object, language: str = "zh-hans") -> dict:
+    """The confirmation card of a cancel: the booking's facts and what cancelling means for it (a refund by the
+    supplier's rules; a hotel to call; an approver above AFTERSALE_CHECKPOINT_AMOUNT). Changes nothing.
+
+    Raises BookingError INVALID_PARAM, BOOKING_NOT_FOUND (unknown or someone else's, alike), INVALID_TRANSITION
+    (cancelled already: `data.already_cancelled`).
+    """
+    booking = _own_booking(user=user, booking_id=booking_id)
+    if booking.status == BookingStatus.CANCELLED:
+        raise BookingError(
+            Code.INVALID_TRANSITION,
+            f"booking {booking.booking_id} is cancelled already",
+            {"already_cancelled": True, "booking_id": booking.booking_id},
+        )
+    facts = booking_facts(booking)
+    with translation.override(language):
+        if booking.biz_type == BizType.HOTEL:
+            title = " ".join(p for p in (facts["name"] or facts["number"], facts["city"]) if p)
+            rows = [
+                [_("Check-in"), facts["check_in"] or ""],
+                [_("Check-out"), facts["check_out"] or ""],
+                [_("Nights"), str(facts["nights"] or "")],
+                [_("Guests"), "、".join(facts["passengers"])],
+            ]
+            terms = _(
+                "Hotels cannot be cancelled online: we record the cancellation and you call the hotel to confirm."
+            )
+        else:
+            route = f"{facts['origin']}→{facts['destination']}" if facts["origin"] else ""
+            title = " ".join(
+                p for p in (facts["name"] if booking.biz_type == BizType.FLIGHT else "", facts["number"], route) if p
+            )
+            rows = [
+                [_("Date"), facts["date"] or ""],
+                [_("Departs – arrives"), times_text(facts["depart"], facts["arrive"]) if facts["depart"] else ""],
+                [_("Seat"), facts["seat"]],
+                [_("Passengers"), "、".join(facts["passengers"])],
+            ]
+            terms = _("It is cancelled on the supplier platform; the refund follows the supplier's rules.")
+        limit = Decimal(str(settings.AFTERSALE_CHECKPOINT_AMOUNT))
+        if booking.amount > limit:
+            terms += " " + _("Above ¥%(limit)s an approver decides; nothing is cancelled until they approve.") % {
+                "limit": limit
+            }
+        rows = [[_("Booking"), booking.booking_id], *[r for r in rows if r[1]], [_("Amount"), f"¥{booking.amount}"]]
+        return {
+            "title": _("Cancel %(what)s") % {"what": title or booking.booking_id},
+            "rows": rows,
+            "amount": str(booking.amount),
+            "terms": terms,
+            "subject": {
+                "action": "cancel",
+                "booking_id": booking.booking_id,
+                "biz_type": booking.biz_type,
+                "status": booking.status,
+                "needs_approver": booking.amount > limit,
+            },
+        }
+
+
+# --- what a traveller's own saveOrder will do ------------------------------------------------------------------------
+
+
+def platform_command_preview(*, user, command: str, language: str = "zh-hans") -> dict:
+    """The confirmation card of a platform command that changes something (saveOrder): the item re-read from a
+    supplier search, as `booking_option_preview` shows it. Refuses (BookingError INVALID_PARAM) an item the
+    supplier does not list and a command that names no route or city to look it up by; PERMISSION_DENIED /
+    INVALID_PARAM for commands outside what a traveller may run (`platform_command_read`)."""
+    parsed = platform_command_read(command)
+    if parsed.action != "saveOrder":
+        raise BookingError(Code.INVALID_PARAM, f"`{parsed.product} {parsed.action}` changes nothing to confirm")
+    args = parsed.arguments
+    text = lambda name: str(args.get(name) or "").strip()  # noqa: E731
+    try:
+        if parsed.product == "hotel":
+            ref = option_ref(
+                biz_type="HOTEL",
+                number=text("hotelId"),
+                date=dt.date.fromisoformat(text("checkInDate")),
+                check_out=dt.date.fromisoformat(text("checkOutDate")),
+                city=text("city"),
+            )
+            people = [g for g in args.get("guests") or [] if isinstance(g, dict)]
+        else:
+            number = text("flightNo") if parsed.product == "flight" else text("trainNo")
+            resources = [r for r in args.get("resources") or [] if isinstance(r, dict)]
+            seat = str(resources[0].get("seatType") or "") if resources else ""
+            ref = option_ref(
+                biz_type=parsed.product.upper(),
+                number=number,
+                date=dt.date.fromisoformat(text("date")),
+                origin=text("from"),
+                destination=text("to"),
+                seat=seat,
+            )
+            contact = args.get("contactTourist") or args.get("contact")
+            others = args.get("passengers") or [p for r in resources for p in r.get("passengers") or []]
+            people = [p for p in [contact, *others] if isinstance(p, dict)]
+    except ValueError:
+        raise BookingError(Code.INVALID_PARAM, "saveOrder needs the item's number and its dates (YYYY-MM-DD)") from None
+    # The contact first, then everyone else once.
+    seen, unique = set(), []
+    for person in people:
+        name = str(person.get("name") or "").strip()
+        if name in seen:
+            continue
+        seen.add(name)
+        unique.append(person)
+    if not (parse_option_ref_safe(ref)):
+        raise BookingError(
+            Code.INVALID_PARAM, "saveOrder must name the route (from, to) or the hotel's city, as the search did"
+        )
+    preview = booking_option_preview(user=user, option_ref=ref, passengers=unique, language=language)
+    return {
+        **preview,
+        "subject": {**preview["subject"], "action": "platform_save", "command": parsed.display(masked=True)},
+    }
+
+
+def parse_option_ref_safe(ref: str) -> bool:
+    try:
+        parse_option_ref(ref)
+    except ValueError:
+        return False
+    return True

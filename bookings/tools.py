@@ -1,15 +1,30 @@
 """What the agent may call about bookings: thin over `bookings.services` and `bookings.selectors`. Each returns
 the envelope of DESIGN.md (with `data["kind"]`, ok and fail alike) and never raises."""
 
+import datetime as dt
 import logging
-from typing import Annotated, Literal
+from decimal import Decimal
+from typing import Annotated, Literal, NotRequired
 
 from pydantic import Field
+from typing_extensions import TypedDict
 
 from bookings.hooks import BookingPersistenceHook
+from bookings.options import BookingWants
 from bookings.platform import READ_ACTIONS, PlatformError, parse_command
-from bookings.selectors import bookings_for_user
-from bookings.services import BookingError, booking_cancel, platform_command_for_traveller
+from bookings.selectors import booking_facts, bookings_for_user
+from bookings.services import (
+    BookingError,
+    booking_cancel,
+    booking_cancel_preview,
+    booking_create,
+    booking_option_preview,
+    booking_options,
+    booking_rebook,
+    booking_rebook_preview,
+    platform_command_for_traveller,
+    platform_command_preview,
+)
 from core.envelope import Code, fail, ok
 from core.ids import normalise_booking_id
 from core.tools import Risk, ToolContext, tool
@@ -19,10 +34,15 @@ logger = logging.getLogger(__name__)
 KIND_PLATFORM = "platform"
 KIND_CANCEL = "booking_cancel"
 KIND_BOOKINGS = "bookings"
+KIND_OPTIONS = "booking_options"
+KIND_CREATED = "booking_created"
+KIND_REBOOK = "rebook"
 MAX_LISTED = 20
+OPTION_REF = Field(max_length=200, description="An option's `ref`, exactly as find_booking_options returned it")
 
 
 def booking_summary(booking) -> dict:
+    """A booking as envelopes carry it; `facts` are what a card shows (number, times, stay, passengers)."""
     return {
         "booking_id": booking.booking_id,
         "biz_type": booking.biz_type,
@@ -30,6 +50,7 @@ def booking_summary(booking) -> dict:
         "amount": str(booking.amount),
         "external_order_no": booking.external_order_no,
         "details": booking.details,
+        "facts": booking_facts(booking),
         "created_at": booking.created_at.isoformat(),
     }
 
@@ -45,7 +66,36 @@ def platform_command_risk(arguments: dict) -> Risk:
     return Risk.READ if action in READ_ACTIONS else Risk.WRITE
 
 
-@tool(risk=Risk.WRITE, risk_of=platform_command_risk, tags=("booking",))
+def _refusing_as(kind: str):
+    """A preview's refusal carries the tool's kind (and the asked booking id), so its presenter answers it."""
+
+    def wrap(preview):
+        def run(context: ToolContext, arguments: dict) -> dict:
+            try:
+                return preview(context, arguments)
+            except BookingError as exc:
+                extra = {"option_ref": arguments.get("option_ref")} if "option_ref" in arguments else {}
+                if "booking_id" in arguments:  # not echoed when it is not the traveller's (unknown or not theirs)
+                    asked = normalise_booking_id(arguments["booking_id"]) or arguments["booking_id"]
+                    extra["booking_id"] = None if exc.code == Code.BOOKING_NOT_FOUND else asked
+                data = {**(exc.data or {}), **extra, "kind": kind}
+                raise BookingError(exc.code, exc.message, data) from None
+
+        return run
+
+    return wrap
+
+
+def _platform_preview(context: ToolContext, arguments: dict) -> dict:
+    return platform_command_preview(user=context.user, command=arguments["command"], language=context.language)
+
+
+@tool(
+    risk=Risk.WRITE,
+    risk_of=platform_command_risk,
+    tags=("booking",),
+    preview=_refusing_as(KIND_PLATFORM)(_platform_preview),
+)
 def execute_platform_command(
     context: ToolContext,
     command: Annotated[
@@ -75,14 +125,19 @@ def execute_platform_command(
     return ok(data, f"{done.product} {done.action} done")
 
 
-@tool(risk=Risk.WRITE, tags=("booking",))
+def _cancel_preview(context: ToolContext, arguments: dict) -> dict:
+    return booking_cancel_preview(user=context.user, booking_id=arguments["booking_id"], language=context.language)
+
+
+@tool(risk=Risk.WRITE, tags=("booking",), preview=_refusing_as(KIND_CANCEL)(_cancel_preview))
 def cancel_booking(
     context: ToolContext,
     booking_id: Annotated[str, Field(max_length=32, description="TripDesk booking id, like BK20261201001")],
 ) -> dict:
-    """Cancel one of the traveller's bookings by its TripDesk booking id. Flights and trains are cancelled on the
-    platform first; hotels are marked cancelled and the traveller must call the hotel. A cancel above the approval
-    amount waits for an approver. Safe to repeat."""
+    """Cancel one of the traveller's bookings by its TripDesk booking id. Nothing happens before the traveller
+    confirms the card this call shows. Flights and trains are cancelled on the platform first; hotels are marked
+    cancelled and the traveller must call the hotel. A cancel above the approval amount waits for an approver.
+    Safe to repeat."""
     asked = normalise_booking_id(booking_id) or booking_id
     try:
         outcome = booking_cancel(user=context.user, booking_id=booking_id)
@@ -98,6 +153,155 @@ def cancel_booking(
     return ok(data, "already cancelled" if outcome.already_cancelled else "cancelled")
 
 
+# --- options, booking one, rebooking -----------------------------------------------------------------------------
+
+
+class Passenger(TypedDict):
+    """One traveller: the name on the ticket or room, and a mobile (the first passenger is the contact)."""
+
+    name: Annotated[str, Field(max_length=40)]
+    mobile: NotRequired[Annotated[str | None, Field(max_length=20)]]
+
+
+def _passengers(value) -> list[dict]:
+    people = []
+    for person in value or []:
+        if isinstance(person, dict):
+            people.append({"name": str(person.get("name") or "").strip(), "mobile": person.get("mobile") or None})
+    return people
+
+
+@tool(risk=Risk.READ, tags=("booking",))
+def find_booking_options(
+    context: ToolContext,
+    biz_type: Literal["FLIGHT", "HOTEL", "TRAIN"],
+    origin: Annotated[str | None, Field(max_length=40, description="Flights and trains: from this city")] = None,
+    destination: Annotated[str | None, Field(max_length=40, description="Flights and trains: to this city")] = None,
+    city: Annotated[str | None, Field(max_length=40, description="Hotels: the city")] = None,
+    date: Annotated[dt.date | None, Field(description="Departure date, or the hotel's check-in date")] = None,
+    check_out: Annotated[dt.date | None, Field(description="Hotels: the check-out date")] = None,
+    time_band: Literal["MORNING", "NOON", "AFTERNOON", "EVENING", "RED_EYE"] | None = None,
+    sort: Literal["CHEAPEST", "FASTEST", "EARLIEST", "LATEST"] | None = None,
+    direct: bool | None = None,
+    seat_class: Literal["ECONOMY", "SECOND", "FIRST", "BUSINESS", "SLEEPER", "HARD_SEAT"] | None = None,
+    star: Annotated[int | None, Field(ge=1, le=5, description="Hotels: star level")] = None,
+    star_or_above: Annotated[bool, Field(description="Hotels: this star level or above")] = False,
+    vendor: Annotated[
+        str | None, Field(max_length=40, description="Airline or hotel name (东航, 国航, 希尔顿)")
+    ] = None,
+    number: Annotated[
+        str | None, Field(max_length=12, description="A flight or train number the traveller named")
+    ] = None,
+    max_price: Annotated[Decimal | None, Field(gt=0, le=1_000_000, description="Per person, or per night")] = None,
+    passengers: Annotated[int, Field(ge=1, le=9)] = 1,
+) -> dict:
+    """Search the supplier for flights, trains or hotels and rank them by what the traveller wants (time of day,
+    cheapest/fastest/earliest/latest, direct, seat class, star level, airline or hotel name, flight or train
+    number, price cap). Returns the best few options, each with a `ref` to book with book_option. When nothing
+    matches every want, `matched` is false, `unmet` names the wants that could not be met and the options are the
+    nearest ones. Books nothing."""
+    wants = BookingWants(
+        time_band=time_band,
+        sort=sort,
+        direct=direct,
+        seat_class=seat_class,
+        star=star,
+        star_or_above=star_or_above,
+        vendor=vendor,
+        number=number,
+        max_price=max_price,
+    )
+    try:
+        found = booking_options(
+            user=context.user,
+            biz_type=biz_type,
+            origin=origin,
+            destination=destination,
+            city=city,
+            date=date,
+            check_out=check_out,
+            wants=wants,
+            passengers=passengers,
+        )
+    except BookingError as exc:
+        return fail(exc.code, exc.message, {"biz_type": biz_type, **(exc.data or {}), "kind": KIND_OPTIONS})
+    message = f"{len(found['options'])} option(s)" + ("" if found["matched"] else "; none matches every want")
+    return ok({"kind": KIND_OPTIONS, **found}, message)
+
+
+def _book_preview(context: ToolContext, arguments: dict) -> dict:
+    return booking_option_preview(
+        user=context.user,
+        option_ref=arguments["option_ref"],
+        passengers=_passengers(arguments.get("passengers")),
+        language=context.language,
+    )
+
+
+@tool(risk=Risk.WRITE, tags=("booking",), preview=_refusing_as(KIND_CREATED)(_book_preview))
+def book_option(
+    context: ToolContext,
+    option_ref: Annotated[str, OPTION_REF],
+    passengers: Annotated[
+        list[Passenger],
+        Field(max_length=9, description="Who travels or stays: name and mobile each (the first is the contact)"),
+    ],
+) -> dict:
+    """Book one option that find_booking_options returned, for these passengers. The traveller is first shown a
+    confirmation card with the supplier's facts (times, hotel and nights, passengers, total) and nothing is booked
+    until they confirm. The booking is created pending payment."""
+    try:
+        booking = booking_create(
+            user=context.user,
+            option_ref=option_ref,
+            passengers=_passengers(passengers),
+            scope=f"turn:{context.turn_id}" if context.turn_id else None,
+        )
+    except BookingError as exc:
+        return fail(exc.code, exc.message, {**(exc.data or {}), "kind": KIND_CREATED, "option_ref": option_ref})
+    return ok({"kind": KIND_CREATED, **booking_summary(booking)}, f"booked {booking.booking_id}")
+
+
+def _rebook_preview(context: ToolContext, arguments: dict) -> dict:
+    return booking_rebook_preview(
+        user=context.user,
+        booking_id=arguments["booking_id"],
+        option_ref=arguments["option_ref"],
+        language=context.language,
+    )
+
+
+@tool(risk=Risk.WRITE, tags=("booking",), preview=_refusing_as(KIND_REBOOK)(_rebook_preview))
+def rebook_booking(
+    context: ToolContext,
+    booking_id: Annotated[str, Field(max_length=32, description="The TripDesk booking to change, like BK2026…")],
+    option_ref: Annotated[str, OPTION_REF],
+) -> dict:
+    """Change (改签) one of the traveller's flight or train bookings to another option from find_booking_options:
+    after the traveller confirms, the new one is booked for the same passengers, then the old one is cancelled. If
+    the old one cannot be cancelled, both stay and the answer says so."""
+    try:
+        outcome = booking_rebook(
+            user=context.user,
+            booking_id=booking_id,
+            option_ref=option_ref,
+            scope=f"turn:{context.turn_id}" if context.turn_id else None,
+        )
+    except BookingError as exc:
+        shown = None if exc.code == Code.BOOKING_NOT_FOUND else (normalise_booking_id(booking_id) or booking_id)
+        return fail(exc.code, exc.message, {**(exc.data or {}), "kind": KIND_REBOOK, "booking_id": shown})
+    data = {
+        "kind": KIND_REBOOK,
+        "new": booking_summary(outcome.new),
+        "old": booking_summary(outcome.old),
+        "old_cancelled": outcome.old_cancelled,
+        "cancel_error": outcome.cancel_error,
+        "cancel_code": outcome.cancel_code,
+    }
+    message = "rebooked" if outcome.old_cancelled else "new booking made; the old one is not cancelled"
+    return ok(data, message)
+
+
 @tool(risk=Risk.READ, tags=("booking",))
 def list_my_bookings(
     context: ToolContext,
@@ -109,5 +313,12 @@ def list_my_bookings(
     return ok({"kind": KIND_BOOKINGS, "bookings": [booking_summary(b) for b in bookings]})
 
 
-TOOLS = [execute_platform_command, cancel_booking, list_my_bookings]
+TOOLS = [
+    find_booking_options,
+    book_option,
+    rebook_booking,
+    execute_platform_command,
+    cancel_booking,
+    list_my_bookings,
+]
 HOOKS = [BookingPersistenceHook()]

@@ -1,16 +1,19 @@
 """My bookings: the list, and a cancel button per booking (HTMX swaps the row; a plain post works too).
 
-The button goes through `booking_cancel`, like chat and the API: an expensive booking waits for an approver.
+Cancelling is two steps, as everywhere (issue 13): the button shows what cancelling will do
+(`booking_cancel_preview`: the booking's facts, a refund or a call to the hotel, an approver above the amount) with
+Confirm and Back; only a POST carrying `confirm=1` goes through `booking_cancel`, like chat and the API.
 """
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods
 
 from bookings.selectors import bookings_for_user
-from bookings.services import BookingError, booking_cancel
+from bookings.services import BookingError, booking_cancel, booking_cancel_preview
 from core.envelope import Code
 from core.ids import normalise_booking_id
 
@@ -21,9 +24,30 @@ def booking_list(request):
     return render(request, "bookings/list.html", {"bookings": bookings})
 
 
+def _confirm_step(request, booking_id: str):
+    """The first step: what cancelling will do, with Confirm (POST confirm=1) and Back. Nothing changes."""
+    try:
+        preview = booking_cancel_preview(user=request.user, booking_id=booking_id, language=get_language())
+    except BookingError as exc:
+        booking = _own_booking(request.user, booking_id)
+        if request.htmx:
+            if booking is None:
+                return render(request, "bookings/partials/notice.html", {"error": exc})
+            return render(request, "bookings/partials/row.html", {"booking": booking, "error": exc})
+        messages.error(request, exc.message)
+        return redirect("bookings:list")
+    booking = _own_booking(request.user, booking_id)
+    context = {"booking": booking, "preview": preview}
+    if request.htmx:
+        return render(request, "bookings/partials/confirm_cancel.html", context)
+    return render(request, "bookings/confirm_cancel.html", context)
+
+
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def booking_cancel_view(request, booking_id: str):
+    if request.method == "GET" or request.POST.get("confirm") != "1":
+        return _confirm_step(request, booking_id)
     error, outcome = None, None
     try:
         outcome = booking_cancel(user=request.user, booking_id=booking_id)

@@ -1,9 +1,11 @@
-"""Presenters of the bookings tools, the same for both channels: `platform` (what the booking agent achieved),
-`booking_cancel` and `bookings`.
+"""Presenters of the bookings tools, the same for both channels: `booking_options` (options to pick from),
+`booking_created`, `rebook`, `platform` (what the booking agent achieved), `booking_cancel` and `bookings`.
 
 Texts come from the reply templates, cards from BookingRecord and ticket rows; the envelopes say which rows and
 what was done (product, action, order number), so no command string is read here.
 """
+
+import datetime as dt
 
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -11,8 +13,8 @@ from django.utils.dateparse import parse_datetime
 from aftersale.selectors import ticket_for_user
 from assistant import cards
 from assistant.presenters.base import Presenter
-from assistant.replies import compose
-from assistant.turn import Reply, TurnContext
+from assistant.replies import compose, format_day, format_range
+from assistant.turn import Reply, TurnContext, chip
 from bookings.selectors import bookings_for_user, bookings_of_platform_orders
 from core.envelope import Code
 
@@ -91,6 +93,8 @@ def present_cancel(envelopes: list[dict], context: TurnContext) -> Reply:
     for envelope in envelopes:
         data, code = _data(envelope), envelope.get("code")
         booking_id = data.get("booking_id") or ""
+        if code == Code.INVALID_TRANSITION and data.get("already_cancelled"):  # the preview found it cancelled
+            envelope, code = {**envelope, "ok": True}, Code.OK
         booking = (
             bookings_for_user(user=context.user).filter(booking_id=booking_id).first() if envelope.get("ok") else None
         )
@@ -132,7 +136,141 @@ def present_bookings(envelopes: list[dict], context: TurnContext) -> Reply:
     return Reply(text, "ANSWERED" if booking_cards else "EMPTY", cards=booking_cards)
 
 
+# --- options, booking one, rebooking --------------------------------------------------------------------------------
+
+# Codes `bookings.services` names a missing fact with → the codes the booking_need template words.
+NEED_WORDS = {"biz_type": "biz_type", "route": "route", "city": "hotel_city", "date": "date", "check_in": "date",
+              "check_out": "check_out", "name": "contact", "mobile": "contact"}  # fmt: skip
+WANT_ORDER = ("number", "time_band", "sort", "direct", "seat_class", "star", "vendor", "max_price")
+
+
+def _date(value) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(str(value)) if value else None
+    except ValueError:
+        return None
+
+
+def _searched(data: dict, language: str) -> str:
+    query = data.get("query") or {}
+    start, end = _date(query.get("date")), _date(query.get("check_out"))
+    when = format_range(start, end, language) if end else (format_day(start, language) if start else "")
+    return compose("booking_searched", language, biz_type=data.get("biz_type"), query=query, when=when)
+
+
+def _failed_reply(envelope: dict, context: TurnContext, biz_type: str | None) -> Reply:
+    """A booking step that did not happen: what is missing (asked once), the supplier down, or refused."""
+    data, code = _data(envelope), envelope.get("code")
+    what = compose("booking_what", context.language, biz_type=biz_type)
+    missing = list(dict.fromkeys(NEED_WORDS[m] for m in data.get("missing") or [] if m in NEED_WORDS))
+    if code == Code.INVALID_PARAM and missing:
+        text = compose("booking_need", context.language, what=what, biz_type=biz_type, missing=missing)
+        return Reply(text, "CLARIFY", awaiting="booking")
+    shown = code if code in (Code.PLATFORM_UNAVAILABLE, Code.PERMISSION_DENIED) else "REJECTED"
+    text = compose("booking_failed", context.language, code=shown, reason=envelope.get("message", ""), what=what)
+    return Reply(text, "DEGRADED" if code == Code.PLATFORM_UNAVAILABLE else "REJECTED")
+
+
+def present_options(envelopes: list[dict], context: TurnContext) -> Reply:
+    """The options found (the last search of the turn): text naming what was searched and wanted (or what could
+    not be met), an option card each, a "pick" chip each; `offered` holds their refs in the order shown."""
+    envelope = envelopes[-1]
+    data = _data(envelope)
+    biz_type = data.get("biz_type")
+    if not envelope.get("ok"):
+        return _failed_reply(envelope, context, biz_type)
+    language = context.language
+    options = [o for o in data.get("options") or [] if isinstance(o, dict) and o.get("ref")]
+    searched = _searched(data, language)
+    if not options:
+        what = compose("booking_what", language, biz_type=biz_type)
+        text = compose("booking_failed", language, code="NOTHING_FOUND", what=what, conditions=searched)
+        return Reply(text, "EMPTY")
+    query = data.get("query") or {}
+    wants = [(name, query[name]) for name in WANT_ORDER if query.get(name) not in (None, "", False)]
+    unmet = [(name, query.get(name)) for name in data.get("unmet") or [] if name in query]
+    option_cards = []
+    for index, option in enumerate(options, start=1):
+        pick = compose("option_pick", language, n=index)
+        card = cards.option_card(option, index=index, language=language, pick_message=pick)
+        minutes = option.get("duration_minutes") if isinstance(option.get("duration_minutes"), int) else 0
+        card |= {"hours": minutes // 60, "minutes": minutes % 60}
+        option_cards.append(card)
+    text = compose(
+        "booking_options",
+        language,
+        matched=bool(data.get("matched")),
+        searched=searched,
+        wants=wants,
+        unmet=unmet,
+        star_or_above=bool(query.get("star_or_above")),
+        biz_type=biz_type,
+        options=option_cards,
+    )
+    return Reply(
+        text,
+        "ANSWERED",
+        cards=option_cards,
+        suggestions=[chip(c["pick_message"]) for c in option_cards],
+        awaiting="booking",
+        offered=[c["ref"] for c in option_cards],
+    )
+
+
+def _booking_rows(user, summaries: list[dict]) -> list:
+    wanted = [s.get("booking_id") for s in summaries if isinstance(s, dict) and s.get("booking_id")]
+    rows = bookings_for_user(user=user).filter(booking_id__in=wanted).in_bulk(field_name="booking_id")
+    return [rows[i] for i in dict.fromkeys(wanted) if i in rows]
+
+
+def present_created(envelopes: list[dict], context: TurnContext) -> Reply:
+    """What book_option did: the booking card(s) from their rows with the facts, or why nothing was booked."""
+    done = [_data(e) for e in envelopes if e.get("ok")]
+    created = _booking_rows(context.user, done)
+    if created:
+        booking_cards = [cards.booking_card(b) for b in created]
+        text = compose("booking_done", context.language, bookings=booking_cards)
+        return Reply(text, "ANSWERED", cards=booking_cards)
+    envelope = envelopes[-1]
+    unrecorded = _data(envelope).get("unrecorded_order_no")
+    if unrecorded:  # the supplier booked it; our record failed (logged): say so, with the supplier's number
+        return Reply(compose("booking_unrecorded", context.language, order_no=unrecorded), "DEGRADED")
+    option = str(_data(envelope).get("option_ref") or "")
+    return _failed_reply(envelope, context, option.split("|", 1)[0] or None)
+
+
+def present_rebook(envelopes: list[dict], context: TurnContext) -> Reply:
+    """A rebooking: both bookings (the new one, the old one cancelled or not, said plainly), or the failure."""
+    envelope = envelopes[-1]
+    data = _data(envelope)
+    if not envelope.get("ok"):
+        text = compose(
+            "rebook_result", context.language, ok=False, message=envelope.get("message", ""),
+            booking_id=data.get("booking_id") or "",
+        )  # fmt: skip
+        return Reply(text, "DEGRADED" if envelope.get("code") == Code.PLATFORM_UNAVAILABLE else "REJECTED")
+    rows = _booking_rows(context.user, [data.get("new") or {}, data.get("old") or {}])
+    found = {b.booking_id: cards.booking_card(b) for b in rows}
+    new = found.get((data.get("new") or {}).get("booking_id"))
+    old = found.get((data.get("old") or {}).get("booking_id"))
+    text = compose(
+        "rebook_result",
+        context.language,
+        ok=True,
+        new=new,
+        old=old,
+        old_cancelled=bool(data.get("old_cancelled")),
+        cancel_code=data.get("cancel_code") or "",
+        cancel_error=data.get("cancel_error") or "",
+    )
+    outcome = "ANSWERED" if data.get("old_cancelled") else "DEGRADED"
+    return Reply(text, outcome, cards=[c for c in (new, old) if c])
+
+
 PRESENTERS: dict[str, Presenter] = {
+    "booking_options": present_options,
+    "booking_created": present_created,
+    "rebook": present_rebook,
     "platform": present_platform,
     "booking_cancel": present_cancel,
     "bookings": present_bookings,

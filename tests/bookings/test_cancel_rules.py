@@ -83,6 +83,18 @@ def on_platform(user, booking) -> str:
     return supplier(user, booking.biz_type.lower(), "queryOrder", {"orderId": booking.external_order_no})["status"]
 
 
+def ask_then_confirm(user, message: str):
+    """The cancel asked in chat shows a confirmation card and changes nothing (checked here); "确认" carries it out.
+    Yields the reply of each of the two turns."""
+    booking = BookingRecord.objects.get(user=user)
+    before = state(booking)
+    asked = chat_turn(user=user, message=message, today=TODAY)
+    assert [c["type"] for c in asked.cards] == ["confirmation"]
+    assert state(booking) == before and not HitlTicket.objects.filter(status=TicketStatus.PENDING).exists()
+    yield asked
+    yield chat_turn(user=user, message="确认", conversation_id=asked.conversation_id, today=TODAY)
+
+
 def assert_waits_for_an_approver(booking, before, sandbox=None):
     ticket = HitlTicket.objects.get()
     assert (ticket.status, ticket.idempotency_key) == (
@@ -104,7 +116,9 @@ def test_chat_channel_one_waits_for_an_approver_above_the_amount(alice, supplier
     booking = expensive(flight_booking(alice))
     before = state(booking)
 
-    result = chat_turn(user=alice, message=f"取消预订 {booking.booking_id}", today=TODAY)
+    asked = ask_then_confirm(alice, f"取消预订 {booking.booking_id}")
+    result = next(asked)
+    result = next(asked)
 
     ticket = assert_waits_for_an_approver(booking, before, supplier_sandbox)
     assert result.outcome == "ANSWERED"
@@ -117,7 +131,9 @@ def test_chat_channel_two_waits_for_an_approver_above_the_amount(alice, supplier
     booking = expensive(flight_booking(alice))
     before = state(booking)
 
-    result = chat_turn(user=alice, message=f"取消预订 {booking.booking_id}", today=TODAY)
+    asked = ask_then_confirm(alice, f"取消预订 {booking.booking_id}")
+    next(asked)
+    result = next(asked)
 
     ticket = assert_waits_for_an_approver(booking, before, supplier_sandbox)
     assert f"工单 {ticket.ticket_no}" in result.reply and "等待审批人" in result.reply
@@ -128,7 +144,7 @@ def test_the_bookings_page_cancel_button_waits_for_an_approver_for_a_2200_hotel(
     before = state(booking)
     client.force_login(alice)
 
-    response = client.post(f"/bookings/{booking.booking_id}/cancel", HTTP_HX_REQUEST="true")
+    response = client.post(f"/bookings/{booking.booking_id}/cancel", {"confirm": "1"}, HTTP_HX_REQUEST="true")
 
     ticket = assert_waits_for_an_approver(booking, before)
     html = response.content.decode()
@@ -141,7 +157,7 @@ def test_the_bookings_page_plain_post_says_the_cancel_waits(client, alice):
     before = state(booking)
     client.force_login(alice)
 
-    response = client.post(f"/bookings/{booking.booking_id}/cancel", follow=True)
+    response = client.post(f"/bookings/{booking.booking_id}/cancel", {"confirm": "1"}, follow=True)
 
     ticket = assert_waits_for_an_approver(booking, before)
     assert ticket.ticket_no in response.content.decode()
@@ -153,7 +169,7 @@ def test_the_api_answers_202_with_the_ticket_above_the_amount(alice):
     api = APIClient()
     api.force_authenticate(alice)
 
-    response = api.post(f"/api/v1/bookings/{booking.booking_id}/cancel")
+    response = api.post(f"/api/v1/bookings/{booking.booking_id}/cancel", {"confirm": True}, format="json")
 
     ticket = assert_waits_for_an_approver(booking, before)
     body = response.json()
@@ -167,7 +183,7 @@ def test_at_the_amount_the_api_cancels_at_once(alice, settings):
     api = APIClient()
     api.force_authenticate(alice)
 
-    body = api.post(f"/api/v1/bookings/{booking.booking_id}/cancel").json()
+    body = api.post(f"/api/v1/bookings/{booking.booking_id}/cancel", {"confirm": True}, format="json").json()
 
     assert body["booking"]["status"] == "CANCELLED" and body["call_the_hotel"] is True
     assert not HitlTicket.objects.exists()
@@ -196,7 +212,9 @@ def test_a_rejected_ticket_refuses_the_cancel_and_keeps_the_booking(alice, suppl
         status=TicketStatus.REJECTED, decision_reason="不可退的票价"
     )
 
-    result = chat_turn(user=alice, message=f"取消预订 {booking.booking_id}", today=TODAY)
+    asked = ask_then_confirm(alice, f"取消预订 {booking.booking_id}")
+    next(asked)
+    result = next(asked)
 
     assert result.outcome == "REJECTED"
     assert "驳回" in result.reply and "不可退的票价" in result.reply
@@ -237,15 +255,18 @@ def test_a_scripted_model_composing_cancel_order_is_refused_and_nothing_changes(
 
     result = chat_turn(user=alice, message="帮我订12月5日上海到杭州的航班，顺便把之前那张取消了", today=TODAY)
 
-    tool_message = next(m for m in fake_openai.requests[-1].messages if m["role"] == "tool")
-    refused = json.loads(tool_message["content"])
-    assert (refused["ok"], refused["code"]) == (False, "PERMISSION_DENIED")
-    assert "cancel_booking" in refused["message"]
+    tool_messages = [m for r in fake_openai.requests for m in r.messages if m["role"] == "tool"]
+    if channel == 2:
+        refused = json.loads(tool_messages[0]["content"])
+        assert (refused["ok"], refused["code"]) == (False, "PERMISSION_DENIED")
+        assert "cancel_booking" in refused["message"]
+        assert "没有执行任何操作" in result.reply
+    else:  # channel 1 books through code (find_booking_options → book_option): no model composes a command
+        assert tool_messages == []
     assert state(booking) == before
     assert on_platform(alice, booking) == "PENDING_PAYMENT"
     assert supplier_sandbox.stats()["cancels"]["total"] == 0
     assert not HitlTicket.objects.exists()
-    assert "没有执行任何操作" in result.reply
 
 
 @pytest.mark.parametrize("product", ["flight", "train", "hotel"])

@@ -46,7 +46,7 @@ def test_the_cancel_button_swaps_the_row_with_an_htmx_post(client, alice):
     booking = hotel_booking(alice)
     client.force_login(alice)
 
-    response = client.post(f"/bookings/{booking.booking_id}/cancel", HTTP_HX_REQUEST="true")
+    response = client.post(f"/bookings/{booking.booking_id}/cancel", {"confirm": "1"}, HTTP_HX_REQUEST="true")
 
     booking.refresh_from_db()
     assert booking.status == "CANCELLED"
@@ -58,8 +58,8 @@ def test_cancelling_someone_elses_booking_on_the_page_reads_like_an_unknown_numb
     theirs = hotel_booking(bob)
     client.force_login(alice)
 
-    response = client.post(f"/bookings/{theirs.booking_id}/cancel", follow=True)
-    unknown = client.post("/bookings/BK209901010000000001/cancel", follow=True)
+    response = client.post(f"/bookings/{theirs.booking_id}/cancel", {"confirm": "1"}, follow=True)
+    unknown = client.post("/bookings/BK209901010000000001/cancel", {"confirm": "1"}, follow=True)
 
     theirs.refresh_from_db()
     assert theirs.status == "PENDING_PAYMENT"
@@ -93,7 +93,7 @@ def test_the_api_refuses_to_cancel_what_is_not_mine_or_not_there(alice, bob, who
     api = APIClient()
     api.force_authenticate(alice if who == "alice" else bob)
 
-    response = api.post(f"/api/v1/bookings/{booking_id or alices.booking_id}/cancel")
+    response = api.post(f"/api/v1/bookings/{booking_id or alices.booking_id}/cancel", {"confirm": True}, format="json")
 
     alices.refresh_from_db()
     assert response.status_code == status
@@ -106,12 +106,41 @@ def test_the_api_cancel_is_idempotent(alice):
     api = APIClient()
     api.force_authenticate(alice)
 
-    first = api.post(f"/api/v1/bookings/{booking.booking_id.lower()}/cancel").json()
-    second = api.post(f"/api/v1/bookings/{booking.booking_id}/cancel").json()
+    first = api.post(f"/api/v1/bookings/{booking.booking_id.lower()}/cancel", {"confirm": True}, format="json").json()
+    second = api.post(f"/api/v1/bookings/{booking.booking_id}/cancel", {"confirm": True}, format="json").json()
 
     assert first["booking"]["status"] == "CANCELLED"
     assert second["message"] == "already cancelled"
     assert BookingRecord.objects.get().events.filter(to_status="CANCELLED").count() == 1
+
+
+def test_the_cancel_button_first_shows_what_cancelling_does_and_changes_nothing(client, alice):
+    booking = hotel_booking(alice)
+    client.force_login(alice)
+
+    row = client.post(f"/bookings/{booking.booking_id}/cancel", HTTP_HX_REQUEST="true").content.decode()
+    page = client.get(f"/bookings/{booking.booking_id}/cancel").content.decode()
+
+    booking.refresh_from_db()
+    assert booking.status == "PENDING_PAYMENT" and booking.events.count() == 1
+    for html in (row, page):
+        assert 'data-step="confirm-cancel"' in html and 'name="confirm" value="1"' in html
+        assert "2026-12-12" in html and "¥640.00" in html and "call the hotel" in html
+    assert "<html" not in row and "<html" in page
+
+
+def test_the_api_cancel_without_confirm_answers_409_with_the_preview_and_changes_nothing(alice):
+    booking = hotel_booking(alice)
+    api = APIClient()
+    api.force_authenticate(alice)
+
+    response = api.post(f"/api/v1/bookings/{booking.booking_id}/cancel")
+
+    booking.refresh_from_db()
+    body = response.json()
+    assert response.status_code == 409 and body["code"] == "CONFIRMATION_REQUIRED"
+    assert body["data"]["preview"]["amount"] == "640.00" and body["data"]["preview"]["subject"]["booking_id"]
+    assert booking.status == "PENDING_PAYMENT" and booking.events.count() == 1
 
 
 def test_the_same_platform_order_is_recorded_once(alice):
