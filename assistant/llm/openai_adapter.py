@@ -47,8 +47,9 @@ def understand_system_prompt(context: UnderstandContext) -> str:
     if context.pending_intent:
         pending = (
             f"The previous turn was understood as: {context.pending_intent[:500]}. It is still waiting for details. "
-            "If this message only adds details (a place, a date, a budget, an order or booking number …), keep that "
-            "intent and fill in the fields this message gives."
+            "If this message only adds details (a place, a date, a budget, an order or booking number, a wish about "
+            "the option, a pick, the passengers …), keep that intent, fill in the fields this message gives and set "
+            "follow_up to true."
         )
     else:
         pending = "No earlier turn is waiting for details."

@@ -143,7 +143,16 @@ _ISO_DATE_RE = re.compile(r"(?<!\d)(?P<y>20\d{2})[-/.](?P<m>\d{1,2})[-/.](?P<d>\
 _DOT_DATE_RE = re.compile(
     r"(?<![\d.,¥$])(?P<m>1[0-2]|0?[1-9])[./](?P<d>3[01]|[12]\d|0?[1-9])(?![\d.%]|\s*(?:[kKwW万千元块分]|个|天|人|折|倍|星|公里|km|小时))"
 )
-_ZH_DAY_ONLY_RE = re.compile(rf"(?<![月\d{CN_NUM_CHARS}])(?P<d>{_NUM})\s*号(?![线楼门床位码])")
+_ZH_DAY_ONLY_RE = re.compile(
+    rf"(?<![月\d{CN_NUM_CHARS}])(?P<d>{_NUM})\s*号(?![线楼门床位码]|\s*(?:方案|选项|套餐|房|桌|option))"
+)
+# "12月10日入住，12日退房": a bare "N日" is a day of the month when a stay or travel verb follows it, or when it
+# comes after a full date with nothing of a length around it ("3日游", "玩3日" stay lengths).
+_ZH_DAY_RI_RE = re.compile(rf"(?<![月\d{CN_NUM_CHARS}第])(?P<d>{_NUM})\s*日(?![游内前后])")
+_DAY_RI_VERB_AFTER = re.compile(
+    r"^\s*(?:入住|退房|离店|出发|返回|回来|回|返|到达|抵达|走|离开|那天|当天|的(?:航班|机票|高铁|火车|动车|票|酒店))"
+)
+_DAY_RI_NOT_BEFORE = re.compile(r"(?:玩|待|呆|住|共|一共|总共|游|行程|为期|连续|连住|大概|差不多)\s*$")
 _ZH_RELATIVE_DAY_RE = re.compile(r"(?P<w>大后天|后天|明天|明日|明早|明晚|明儿|今天|今日|今晚|今早|今儿|这两天|这几天)")
 _ZH_DAYS_LATER_RE = re.compile(rf"(?P<n>{_NUM})\s*(?:天|日)(?:以后|之后|后)")
 _ZH_WEEK_RE = re.compile(
@@ -206,10 +215,11 @@ _RETURN_AFTER_RE = re.compile(
 )
 _UNTIL_BEFORE_RE = re.compile(r"(?:到|至|until|till|through|thru)\s*$", re.I)
 _RETURN_BEFORE_RE = re.compile(
-    r"(?:回来|返回|返程|回程|back|return(?:ing)?|退房|离店|check(?:ing)? out)\s*(?:on|日期|时间|是)?\s*$", re.I
+    r"(?:回来|返回|返程|回程|back|return(?:ing)?|退房|离店|check(?:ing)? out|\band out|\bleaving)\s*(?:on|日期|时间|是)?\s*$",
+    re.I,
 )
 _NIGHTS_RE = re.compile(
-    rf"(?:住|待|呆|stay(?:ing)?\s*(?:for)?)?\s*(?P<n>\d{{1,2}}|[{CN_NUM_CHARS}]{{1,2}}|one|two|three|four|five|six|seven)"
+    rf"(?<![周期拜月号日点])(?:住|待|呆|stay(?:ing)?\s*(?:for)?)?\s*(?<![周期拜月号日点])(?P<n>\d{{1,2}}|[{CN_NUM_CHARS}]{{1,2}}|one|two|three|four|five|six|seven)"
     r"\s*(?:个)?\s*(?:晚上?|夜|nights?)",
     re.IGNORECASE,
 )
@@ -367,6 +377,21 @@ def _zh_mentions(text: str, today: date) -> list[Mention]:
         day = _upcoming(today, int(m.group("m")), int(m.group("d")))
         if day:
             add(Mention(m.start(), m.end(), day, relative=None))
+    full_dates = [x for x in found if x.relative is None and x.last is None]
+    for m in _ZH_DAY_RI_RE.finditer(text):
+        day_no = _num(m.group("d"))
+        if not day_no or not 1 <= day_no <= 31 or _DAY_RI_NOT_BEFORE.search(text[max(0, m.start() - 4) : m.start()]):
+            continue
+        earlier = [x for x in full_dates if x.end <= m.start()]
+        verb_after = bool(_DAY_RI_VERB_AFTER.match(text[m.end() : m.end() + 6]))
+        if not verb_after and not (earlier and day_no > earlier[-1].first.day):
+            continue
+        day = _safe_date(today.year, today.month, day_no)
+        if day is None or day < today:
+            year, month = _next_month(today)
+            day = _safe_date(year, month, day_no)
+        if day:
+            add(Mention(m.start(), m.end(), day, relative="day", value=day_no))
     for m in _ZH_DAY_ONLY_RE.finditer(text):
         day_no = _num(m.group("d"))
         if not day_no or not 1 <= day_no <= 31:
@@ -517,6 +542,28 @@ def _resolve_relative(mention: Mention, anchor: date) -> date:
             day = _safe_date(year, month, mention.value)
         return day or mention.first
     return mention.first
+
+
+def nights(text: str) -> int | None:
+    """The nights of a stay the sentence names ("住两晚", "两个晚上", "for 2 nights", "三天两晚"), or None."""
+    return _nights(text)
+
+
+def nights_span(text: str) -> tuple[int, int] | None:
+    """Where the nights of a stay are said ("住两晚"), for the engine to mask as understood."""
+    match = _NIGHTS_RE.search(text)
+    return match.span() if match and _nights(text) else None
+
+
+def mentions(text: str, today: date) -> list[Mention]:
+    """Every date expression of the sentence in order, a bare day or weekday read on its own (not yet relative to
+    another mention: see `resolve_after`)."""
+    return sorted(_zh_mentions(text, today), key=lambda m: m.start)
+
+
+def resolve_after(mention: Mention, anchor: date) -> date:
+    """The day a mention names when it follows `anchor` ("19号的…改签到20号": the 20th after the 19th)."""
+    return _resolve_relative(mention, anchor)
 
 
 def _nights(text: str) -> int | None:

@@ -1,7 +1,9 @@
 """RulesLLM: the deterministic understanding engine behind the LLM port (provider `rules`).
 
-One sentence goes through: normalise → ids and codes → trip length → dates → budget → places → business type →
-intent. Every parser works on the same normalised text; spans already understood are masked for the next one, so
+One sentence goes through: normalise → social words, ids and codes, a pick, passengers (`people`) → places and what
+a booking should be (`booking_prefs`: time of day, order, direct, seat, star, vendor, number) → dates and nights →
+trip length → budget → unknown place phrases (`keywords`) → exclusions and corrections (`dialogue`) → business type →
+intent, rebooking, the after-sale reason and whether the sentence only follows up on the task at hand. Every parser works on the same normalised text; spans already understood are masked for the next one, so
 "12月20号" is never a budget and "7天" is never a price. Nothing here raises: the worst answer is OUT_OF_SCOPE.
 
 A sentence that joins two requests ("帮我规划三天丽江行程，顺便查天气") gets the first as its intent and the others
@@ -20,12 +22,12 @@ from functools import lru_cache
 from assistant.llm.messages import ChatResult
 from assistant.llm.port import UnderstandContext, Understanding, Usage
 from assistant.llm.preferences import PreferenceCandidate, PreferenceScores
+from assistant.llm.rules import booking_prefs, dialogue, ids, intents, keywords, numbers, people, policy
 from assistant.llm.rules import dates as dates_mod
-from assistant.llm.rules import ids, intents, numbers, policy
 from assistant.llm.rules import preferences as preferences_mod
 from assistant.llm.rules.gazetteer import PROVINCE, Gazetteer, PlaceMatch, gazetteer
 from assistant.llm.rules.text import ascii_lower, mask, normalise
-from assistant.llm.schema import Intent, IntentName
+from assistant.llm.schema import PREFERENCE_SLOTS, Intent, IntentName
 from assistant.llm.verdict import VerdictRequest, VerdictResult
 
 logger = logging.getLogger(__name__)
@@ -41,8 +43,9 @@ BIZ_PATTERNS = (
     (
         "HOTEL",
         re.compile(
-            r"酒店|住宿|宾馆|旅馆|民宿|客栈|青旅|订房|开房|房间|入住|住(?:一|两|三|四|五|六|七|几|\d)晚|"
-            r"\b(?:hotels?|rooms?|accommodation|hostel|inn|b&b|airbnb|guesthouse|guest house|check[- ]in)\b",
+            r"酒店|住宿|宾馆|旅馆|民宿|客栈|青旅|订房|开房|房间|入住|住(?:一|两|三|四|五|六|七|几|\d{1,2})\s*个?\s*晚|"
+            r"\b(?:hotels?|rooms?|accommodation|hostel|inn|b&b|airbnb|guesthouse|guest house|check[- ]in|"
+            r"(?:\d{1,2}|one|two|three|four|five|six|seven) nights?)\b",
             re.I,
         ),
     ),
@@ -75,7 +78,18 @@ _FILLER_EN = re.compile(
     r"that|this|would|be|fine|good|great|sure|yes|yeah|no|same|but|so|um|uh|like|rather|prefer)\b",
     re.I,
 )
+# Words that only name a slot being given ("日期是12月20号", "the date is …").
+_SLOT_WORDS = re.compile(
+    r"日期|时间|地点|目的地|出发地|天数|人数|\b(?:date|dates|time|day|place|destination|not|sorry)\b", re.I
+)
 _CJK_OR_WORD = re.compile(r"[\u3400-\u9fff]|[A-Za-z]{2,}")
+# "不是杭州是苏州" / "not Hangzhou, Suzhou": an exclusion that corrects (rather than "不想去三亚", a wish).
+_NOT_THIS_BUT_THAT = re.compile(r"不是|\bnot\b|instead of|rather than|而是")
+_FOLLOW_UP_SLOTS = (
+    "destination_keywords", "province", "city", "origin", "date_start", "days", "max_price", "order_id",
+    "booking_id", "time_band", "sort", "seat_class", "star", "vendor", "number", "passengers", "pick",
+    "exclude_places", "nights", "aftersale_reason",
+)  # fmt: skip
 
 
 class RulesLLM:
@@ -141,35 +155,85 @@ class RulesLLM:
         text = normalise(raw)
         if not text:
             return Intent(intent="OUT_OF_SCOPE")
+        social, social_spans = dialogue.read_social(text)
         order_id, order_span = ids.find_order_id(text)
         booking_id, booking_span = ids.find_booking_id(text)
         id_spans = [s for s in (order_span, booking_span) if s] + ids.non_money_spans(text)
-        work = mask(text, id_spans)
+        work = mask(text, id_spans + social_spans)
+        pick, pick_span = dialogue.read_pick(work)
+        pick_spans = [pick_span] if pick_span else []
+        passengers, people_spans = _passengers(text, [s for s in (order_span, booking_span) if s], places)
 
-        date_range = dates_mod.extract_dates(work, today)
+        # Places first (a vendor's name is never a place: "海南航空", "厦门航空"), then what a booking should be.
+        place_text = mask(work, people_spans + pick_spans)
+        matches = [m for m in places.find(place_text) if not _inside(m, id_spans)]
+        # (codes are masked in `work` for the budget; the number reader needs them)
+        wants_text = mask(text, [s for s in (order_span, booking_span) if s] + social_spans + people_spans + pick_spans)
+        wants = booking_prefs.read_wants(wants_text, places=[(m.start, m.end) for m in matches])
+        vendor_spans = wants.spans if wants.vendor else []
+        matches = [m for m in matches if not _inside(m, vendor_spans)]
+        # Dates, trip length and budget, on the text without what other readers took.
+        not_dates = people_spans + pick_spans + [s for s in wants.spans if s != wants.time_band_span]
+        date_text = mask(work, not_dates)
+        date_range = dates_mod.extract_dates(date_text, today)
         if date_range.start is None:
-            date_range = dates_mod.jionlp_fallback(work, today) or date_range
-        days = numbers.extract_days(mask(work, list(date_range.spans)))
+            date_range = dates_mod.jionlp_fallback(date_text, today) or date_range
+        days = numbers.extract_days(mask(date_text, list(date_range.spans)))
         if days and date_range.start and date_range.end is None and days.value > 1:
             # "12月5号去大理玩3天": the trip ends on the third day.
             date_range = dates_mod.DateRange(
                 date_range.start, date_range.start + timedelta(days=days.value - 1), date_range.spans
             )
         slot_spans = list(date_range.spans) + ([(days.start, days.end)] if days else [])
-        money_text = mask(work, slot_spans)
-
-        matches = [m for m in places.find(work) if not _inside(m, id_spans)]
+        money_text = mask(date_text, slot_spans + [(m.start, m.end) for m in matches])
         travel_context = bool(matches or days or pending) or bool(intents.SEARCH_CUES[0][0].search(work))
         max_price, price_span = numbers.extract_budget(money_text, travel_context=travel_context)
         if price_span:
             slot_spans.append(price_span)
+        phrases = [p for p in keywords.unknown_phrases(mask(place_text, slot_spans), [(m.start, m.end) for m in matches])
+                   if not _overlaps((p.start, p.end), wants.spans + people_spans)]  # fmt: skip
+        if phrases:  # "日照金山": the phrase is the keyword, not the city it starts with
+            matches = [m for m in matches if not any(p.start <= m.start and m.end <= p.end for p in phrases)]
 
-        origin, destinations, province = _places(work, matches)
-        biz_types = _biz_types(work, matches)
+        # Which places are excluded ("不想去三亚", "not Sanya", "不是杭州"), which remain.
+        excluded = []
+        for m in matches:
+            listed = bool(excluded) and excluded[-1] is matches[matches.index(m) - 1]
+            between = work[excluded[-1].end : m.start] if listed else ""
+            if dialogue.negated_place(work, m.start, m.end) or (
+                listed and dialogue.EXCLUSION_LIST_SEP.fullmatch(between)
+            ):
+                excluded.append(m)
+        excluded_phrases = [p for p in phrases if dialogue.negated_place(work, p.start, p.end)]
+        kept = [m for m in matches if m not in excluded]
+        kept_phrases = [p for p in phrases if p not in excluded_phrases]
+        exclude_places = _distinct([m.place.name for m in excluded] + [p.text for p in excluded_phrases])
+        exclude_places = [name for name in exclude_places if name not in {m.place.name for m in kept}]
+        correction = dialogue.is_correction(work) or bool(
+            exclude_places and (kept or kept_phrases) and _NOT_THIS_BUT_THAT.search(ascii_lower(work))
+        )
+
+        origin, destinations, province = _places(work, kept)
+        biz_types = _biz_types(work, kept)
+        inferred = (
+            wants.vendor_kind,
+            wants.number_kind,
+            wants.seat_kind,
+            "HOTEL" if wants.star else None,
+            "FLIGHT" if wants.time_band == "RED_EYE" else None,
+        )
+        # A transport or a hotel named as such (not only guessed from a want: "二等座就行", "东航的").
+        named_biz = bool(_biz_types(mask(work, wants.spans), kept))
+        for kind in inferred:
+            if kind and kind not in biz_types:
+                biz_types.append(kind)
+        reason, reason_span = dialogue.read_reason(work)
+        rebook = dialogue.is_rebook(work) or _rebook_to_dated(work, date_range)
+        change_spans = dialogue.change_of_mind_spans(work)
         evidence = intents.Evidence(
             order_id=bool(order_id),
             booking_id=bool(booking_id),
-            destination=bool(destinations),
+            destination=bool(destinations or kept_phrases),
             province=bool(province),
             route=origin is not None and (bool(destinations) or province is not None),
             biz_types=biz_types,
@@ -177,20 +241,50 @@ class RulesLLM:
             date_range=date_range.end is not None,
             days=days is not None,
             budget=max_price is not None,
+            preferences=wants.booking_specific,
+            sort=wants.sort is not None,
+            pick=pick is not None,
+            passengers=bool(passengers),
+            reason=reason is not None,
+            rebook=rebook,
+            change_of_mind=bool(change_spans) or dialogue.has_follow_up_marker(work),
+            excluded=bool(exclude_places),
         )
-        evidence.slots_only = _slots_only(work, slot_spans + [(m.start, m.end) for m in matches] + id_spans)
-        lowered = ascii_lower(work)
+        understood = (
+            slot_spans + [(m.start, m.end) for m in matches] + [(p.start, p.end) for p in phrases] + id_spans
+            + wants.spans + pick_spans + people_spans + change_spans + ([reason_span] if reason_span else [])
+            + (people.label_spans(work) if passengers else []) + dialogue.correction_spans(work)
+            + ([nights_span] if (nights_span := dates_mod.nights_span(date_text)) else [])
+        )  # fmt: skip
+        evidence.slots_only = _slots_only(work, understood)
+        classify_spans = list(change_spans)
+        if reason == "NOT_RECEIVED" and reason_span:  # "没收到货" is why, not a question about progress
+            classify_spans.append(reason_span)
+        lowered = ascii_lower(mask(work, classify_spans))
         decision = intents.classify(lowered, evidence, pending)
-        requests = _requests(lowered, evidence, matches, origin)
+        requests = _requests(lowered, evidence, kept, origin)
         if len(requests) > 1:  # two requests in one sentence: the first is the main one, the others follow
             decision = requests[0]
+        if rebook and decision.intent not in ("AFTERSALE", "QUERY_PROGRESS", "QUERY_WEATHER"):
+            decision = intents.Decision("BOOK")  # 改签 / change my flight: a new booking in place of the old
         also = [d.intent for d in requests[1:] if d.intent != decision.intent]
         name = decision.intent
         if name == "OUT_OF_SCOPE":
-            return Intent(intent=name)
+            return Intent(intent=name, social=social)
         wanted = {name, *also}
 
-        destination_keywords = [m.place.name for m in destinations]
+        destination_keywords = _distinct(
+            [
+                x
+                for _, x in sorted(
+                    [(m.start, m.place.name) for m in destinations] + [(p.start, p.text) for p in kept_phrases]
+                )
+            ]
+        )
+        if destinations and destinations[0] is not None and destinations[0].place.name in destination_keywords:
+            # The route's destination stays first ("上海飞成都").
+            destination_keywords.remove(destinations[0].place.name)
+            destination_keywords.insert(0, destinations[0].place.name)
         city = destinations[0].place.name if destinations and destinations[0].place.is_prefecture_city else None
         data = {
             "intent": name,
@@ -205,6 +299,11 @@ class RulesLLM:
             "order_id": order_id,
             "booking_id": booking_id,
             "also": also,
+            "social": social,
+            "pick": pick,
+            "passengers": passengers,
+            "exclude_places": exclude_places,
+            "correction": correction,
         }
         if wanted & {"BOOK", "CANCEL_BOOKING", "QUERY_PROGRESS", "AFTERSALE"} and biz_types:
             data["biz_type"] = biz_types[0]
@@ -212,8 +311,22 @@ class RulesLLM:
             data["aftersale_action"] = decision.aftersale_action or next(
                 (d.aftersale_action for d in requests if d.aftersale_action), None
             )
+        if "AFTERSALE" in wanted:
+            data["aftersale_reason"] = reason
         if name in ("AFTERSALE", "QUERY_PROGRESS", "CANCEL_BOOKING"):
             data["days"] = data["max_price"] = None  # "已经三天了" is not a trip length here
+        if name not in ("AFTERSALE", "QUERY_PROGRESS", "QUERY_WEATHER"):
+            data.update(_wants_slots(wants))
+            data["nights"] = _nights(date_text, date_range, biz_types)
+        if rebook and name == "BOOK":
+            data["rebook"] = True
+            new, original = _rebook_dates(date_text, today)
+            if original is not None or new is not None:
+                data["date_start"], data["date_end"], data["original_date"] = new, None, original
+        negations = [dialogue.negation_span(work, m.start, m.end) for m in excluded]
+        not_cues = wants.spans + [span for span in negations if span]  # "不想去三亚": 想去 is not a request here
+        cued = intents.cue_strength(mask(lowered, not_cues)) >= 2
+        data["follow_up"] = _follow_up(work, decision, pending, evidence, data, named_biz=named_biz, cued=cued)
         return Intent(**data)
 
 
@@ -333,6 +446,132 @@ def _biz_types(text: str, matches: list[PlaceMatch]) -> list[str]:
 def _slots_only(text: str, spans: list[tuple[int, int]]) -> bool:
     """True when, once slots and filler words are removed, (almost) nothing is left: a follow-up answer."""
     rest = mask(text, spans)
+    rest = _SLOT_WORDS.sub(" ", rest)
     rest = _FILLER_EN.sub(" ", rest)
     rest = _FILLER_ZH.sub("", rest)
     return len(_CJK_OR_WORD.findall(rest)) <= 2
+
+
+def _overlaps(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
+    return any(span[0] < end and span[1] > start for start, end in spans)
+
+
+def _distinct(names: list[str]) -> list[str]:
+    seen: list[str] = []
+    for name in names:
+        if name and name not in seen:
+            seen.append(name)
+    return seen
+
+
+def _wants_slots(wants: booking_prefs.BookingWants) -> dict:
+    return {
+        "time_band": wants.time_band,
+        "sort": wants.sort,
+        "direct": wants.direct,
+        "seat_class": wants.seat_class,
+        "star": wants.star,
+        "star_or_above": wants.star_or_above,
+        "vendor": wants.vendor,
+        "number": wants.number,
+    }
+
+
+def _nights(text: str, date_range: dates_mod.DateRange, biz_types: list[str]) -> int | None:
+    """The nights of a stay: as said ("住两晚"), or from the check-in and check-out days of a hotel."""
+    said = dates_mod.nights(text)
+    if said:
+        return said
+    if "HOTEL" in biz_types and date_range.start and date_range.end and date_range.end > date_range.start:
+        return (date_range.end - date_range.start).days
+    return None
+
+
+def _rebook_to_dated(text: str, date_range: dates_mod.DateRange) -> bool:
+    """ "改到20号的航班": a change to a dated flight or train is a change of a booking."""
+    match = dialogue.rebook_to_dated(text)
+    if not match:
+        return False
+    start, end = match.span("x")
+    return any(s < end and e > start for s, e in date_range.spans)
+
+
+def _rebook_dates(text: str, today: date) -> tuple[date | None, date | None]:
+    """(the new date, the original one) of a rebooking sentence: "把12月19号的机票改签到20号" → (Dec 20, Dec 19)."""
+    mentions = dates_mod.mentions(text, today)
+    if not mentions:
+        return None, None
+    new = original = None
+    for m in mentions:
+        before = text[max(0, m.start - 10) : m.start]
+        after = text[m.end : m.end + 10]
+        if new is None and dialogue.NEW_DATE_BEFORE.search(before):
+            new = m
+        elif original is None and (dialogue.OLD_DATE_AFTER.match(after) or dialogue.OLD_DATE_BEFORE.search(before)):
+            original = m
+    rest = [m for m in mentions if m is not new and m is not original]
+    if new is None and rest and original is not None:
+        new = next((m for m in rest if m.start > original.start), None)
+    if original is None and new is not None:
+        original = next((m for m in rest if m.start < new.start), None)
+    if new is None and original is None:
+        new = mentions[0]
+    original_day = original.first if original is not None else None
+    if new is None:
+        return None, original_day
+    new_day = dates_mod.resolve_after(new, original_day) if original_day and new.relative else new.first
+    return new_day, original_day
+
+
+def _follow_up(
+    text: str,
+    decision: intents.Decision,
+    pending: str | None,
+    ev: intents.Evidence,
+    data: dict,
+    *,
+    named_biz: bool,
+    cued: bool,
+) -> bool:
+    """Whether the sentence only changes slots of the task at hand ("那丽江呢", "改成四天吧", "要便宜一点的").
+
+    A sentence that names what to book and where or when ("earliest flight to Beijing tomorrow") is a request of
+    its own, not a follow-up, unless a marker says it changes the task at hand ("算了还是高铁吧", "换成…")."""
+    has_slots = any(data.get(name) not in (None, [], "", False) for name in _FOLLOW_UP_SLOTS)
+    has_slots = has_slots or data.get("direct") is not None or bool(ev.biz_types)
+    # A question of its own with nothing to change ("and what can I do there") is a new request, not a follow-up.
+    if not has_slots and data["intent"] != "OUT_OF_SCOPE" and dialogue.QUESTION_RE.search(text):
+        return False
+    if not (has_slots or ev.change_of_mind):
+        return dialogue.has_follow_up_marker(text) and not decision.explicit  # "多玩一天", "换个城市"
+    if pending and decision.explicit and decision.intent != pending:
+        return False  # a side question or a new request
+    if data.get("rebook"):
+        return False  # a change of a booking is a task of its own
+    if not pending and data["intent"] in ("AFTERSALE", "QUERY_PROGRESS", "CANCEL_BOOKING"):
+        return False  # "发错货了 ORD-005": a request about an order or booking, nothing open to continue
+    if dialogue.has_follow_up_marker(text) or data.get("correction") or data.get("pick"):
+        return True
+    if decision.explicit or not ev.slots_only:
+        return False
+    if dialogue.COMPARATIVE_RE.search(text):
+        return True  # "要便宜一点的", "an earlier one"
+    if dialogue.QUESTION_RE.search(text):
+        return False
+    if data["intent"] == "BOOK" and named_biz and (ev.destination or ev.route or ev.date):
+        return False
+    # Bare slots ("赛里木湖", "下周末", "张三 138…", "二等座就行"); a cue names a task of its own ("三亚的活动").
+    wants = any(data.get(name) not in (None, False) for name in PREFERENCE_SLOTS) or data.get("passengers")
+    return not cued or bool(wants and not named_biz)
+
+
+def _passengers(text: str, id_spans: list[tuple[int, int]], places: Gazetteer) -> tuple[list[dict], list]:
+    """The passengers named, without any "name" that is a place ("I'm going to Dunhuang")."""
+    found, spans = people.passengers(mask(text, id_spans))
+    place_spans = [(m.start, m.end) for m in places.find(text)]
+    kept = [
+        (person, span)
+        for person, span in zip(found, spans, strict=True)
+        if not any(s <= span[0] and span[1] <= e for s, e in place_spans)
+    ]
+    return [p for p, _ in kept], [s for _, s in kept]

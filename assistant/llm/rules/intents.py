@@ -70,6 +70,7 @@ RETURN_GOODS = re.compile(
     r"damaged|defective|broken)\b",
     re.I,
 )
+PARCEL = re.compile(r"快递|外卖|包裹|物流|\b(?:parcel|package|delivery|shipment|courier)\b", re.I)
 ORDER_CONTEXT = re.compile(r"订单|单号|买的|购买|下单|商品|\border\b|purchase|bought", re.I)
 
 CANCEL_CUES = _cues(
@@ -95,6 +96,8 @@ COMPARE_CUES = _cues(
     (r"(?:交通|机票|航班|高铁|火车)(?:和|加|\+|与|跟|及|、|,)(?:酒店|住宿)|机\+?酒|(?:往返|来回)(?:加|\+|和|带)(?:酒店|住宿)", 3),
     (r"出差", 1.5),
     (r"怎么搭|搭配|组合|最划算|最省钱|哪个划算|打包", 2),
+    (r"(?:有|看看|看下|有没有|什么|哪些|几种|哪几种|各种|列出|给我)(?:哪些|什么|几种|几个)?(?:组合|搭配)|组合方案|怎么组合|"
+     r"\b(?:compare (?:the )?(?:combinations?|combos?)|what combinations?|which combinations?|combinations? of)\b", 4),
     (r"\b(?:compare|comparison|options|plans)\b", 4),
     (r"\b(?:round[- ]trip|return trip|there and back)\b", 2),
     (r"\b(?:flights?|transport(?:ation)?|trains?)\s*(?:and|\+|&|plus|with)\s*(?:a |the )?hotels?\b|\bwith (?:a )?hotel\b", 3),
@@ -153,6 +156,15 @@ class Evidence:
     days: bool = False
     budget: bool = False
     slots_only: bool = False
+    # What a booking should be and what the dialogue says (issue 13).
+    preferences: bool = False  # a want only a booking has: time of day, direct, seat, star, vendor, number
+    sort: bool = False  # 便宜一点 / fastest
+    pick: bool = False  # 第二个
+    passengers: bool = False  # 张三 13800000000
+    reason: bool = False  # 质量问题 / changed my mind
+    rebook: bool = False  # 改签
+    change_of_mind: bool = False  # 算了还是…
+    excluded: bool = False  # 不想去三亚
 
 
 @dataclass
@@ -164,6 +176,13 @@ class Decision:
 
 def _score(cues: list[Cue], text: str) -> float:
     return sum(weight for pattern, weight in cues if pattern.search(text))
+
+
+def cue_strength(text: str) -> float:
+    """The strongest cue of any travel-desk intent in the text (0 when it only names slots: "赛里木湖", "三千")."""
+    lists = (PROGRESS_STRONG, AFTERSALE_CUES, CANCEL_CUES, WEATHER_CUES, COMPARE_CUES, BOOK_CUES, PLAN_CUES,
+             RECOMMEND_CUES, SEARCH_CUES)  # fmt: skip
+    return max(_score(cues, text) for cues in lists)
 
 
 def classify(text: str, ev: Evidence, pending_intent: str | None = None) -> Decision:
@@ -194,6 +213,9 @@ def classify(text: str, ev: Evidence, pending_intent: str | None = None) -> Deci
     weak_progress = progress_weak and has_aftersale_context and not ev.biz_types and (aftersale or ev.order_id)
     if (progress >= 4 or weak_progress) and (aftersale >= 3 or ev.order_id or has_aftersale_context):
         return Decision("QUERY_PROGRESS", action)
+    travel_cues = max(weather, compare, book, plan, recommend, search)
+    if progress >= 4 and not ev.biz_types and not ev.destination and travel_cues < 3 and not PARCEL.search(text):
+        return Decision("QUERY_PROGRESS", action)  # "进度呢", "what's the status": the open request's progress
     booking_context = bool(ev.biz_types) or ev.booking_id or bool(BOOKING_CONTEXT.search(text))
     if cancel >= 4 or (cancel >= 2.5 and booking_context):
         if ev.order_id and not ev.booking_id:
@@ -214,6 +236,10 @@ def classify(text: str, ev: Evidence, pending_intent: str | None = None) -> Deci
             return Decision(pending_intent, action, explicit=False)
         return Decision("AFTERSALE", action or "REFUND", explicit=False)
 
+    # "算了还是高铁吧 便宜点", "东航早上的": a transport or hotel with what it should be is a booking.
+    wants = ev.preferences or ev.sort or ev.change_of_mind or ev.passengers or ev.pick or ev.rebook
+    if ev.biz_types and wants and max(weather, plan, recommend) < 3 and compare == 0:
+        return Decision("BOOK", explicit=book >= 3 or ev.route)
     if weather >= 4 or (weather >= 2 and (ev.destination or ev.province) and max(book, plan, compare) < 3):
         return Decision("QUERY_WEATHER")
 
@@ -254,8 +280,17 @@ def classify(text: str, ev: Evidence, pending_intent: str | None = None) -> Deci
         if pending_intent:
             return Decision(pending_intent, explicit=False)
         return Decision("SEARCH_ACTIVITIES", explicit=False)
-    if pending_intent and ev.slots_only and (ev.biz_types or travel_slots):
+    answers = ev.preferences or ev.sort or ev.pick or ev.passengers or ev.reason or ev.excluded
+    if pending_intent and ev.slots_only and (ev.biz_types or travel_slots or answers):
         return Decision(pending_intent, explicit=False)
+    if ev.slots_only and (ev.pick or ev.passengers or ev.preferences or ev.sort):
+        return Decision("BOOK", explicit=False)  # "第二个", "张三 138…", "换成下午的": choosing or booking
+    if ev.excluded and ev.slots_only:
+        return Decision("SEARCH_ACTIVITIES", explicit=False)  # "not Sanya": the search goes on without it
+    if ev.excluded and not ev.destination:
+        return Decision("RECOMMEND", explicit=False)  # "除了北京上海，别的城市都行": somewhere else
+    if ev.reason and (ev.slots_only or aftersale):
+        return Decision("AFTERSALE", action or "REFUND", explicit=False)  # "质量问题", "changed my mind"
     return Decision("OUT_OF_SCOPE")
 
 
@@ -281,7 +316,8 @@ JOIN_RE = re.compile(
     r"|(?:,\s*|\s+)(?:and(?:\s+also|\s+then)?|also|plus|then|as well as)\s+"
     r"(?=(?:please\s+)?(?:check|tell|show|find|recommend|suggest|book|get|look|plan|search|compare|see|give|"
     r"let me know|what|how|is|will|any)\b)"
-    r"|[,;.]\s*(?:also|plus|then|and)\b",
+    r"|[,;.]\s*(?:also|plus|then|and)\b"
+    r"|[?？!！。]\s*(?=\S)",
     re.IGNORECASE,
 )
 

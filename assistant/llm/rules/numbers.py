@@ -187,7 +187,8 @@ def extract_budget(text: str, *, travel_context: bool = True) -> tuple[int | Non
             strength = 2 if upper.value >= 50 else 0
         elif travel_context and upper.value >= 100 and upper.value % 50 == 0 and not _looks_like_year(upper, text):
             strength = 1
-        if strength == 0 or upper.value < 10 or upper.value > 10_000_000:
+        # "1块钱以内" is a (tiny) budget when said with a strong cue; a bare small number is not.
+        if strength == 0 or upper.value < (1 if strength == 3 else 10) or upper.value > 10_000_000:
             continue
         if strength < 3 and upper.value < 100:
             continue
@@ -209,6 +210,9 @@ def _looks_like_year(amount: Amount, text: str) -> bool:
 _DAYS_ZH_RE = re.compile(
     rf"(?<![第月过这那前近头\d{CN_NUM_CHARS}])(?P<n>\d{{1,2}}|[一二两三四五六七八九十]{{1,3}}|半个?)\s*个?\s*(?:天|日)(?P<tail>游|行程|的行程)?"
     rf"(?![后前内以之])"
+)
+_RELATIVE_DAYS_BEFORE = re.compile(
+    r"(?:多|少|加|减|延长|缩短|再|推迟|提前|延后|延期|往后推|往前挪)(?:玩|待|呆|住|留|出|去)?\s*$"
 )
 _NOT_DAYS_AFTER_RE = re.compile(r"^(?:以后|之后|以前|之前|以内|之内|后|前|内)")
 _WEEK_ZH_RE = re.compile(r"(?<![这本下上])(?P<n>[一两二三1-3])\s*(?:个)?\s*(?:周|星期|礼拜)(?![一二三四五六日天末])")
@@ -239,6 +243,8 @@ def extract_days(text: str) -> Days | None:
         if _NOT_DAYS_AFTER_RE.match(text[match.end() :]):
             continue
         # "N天后" is a date; "第N天" handled by the look-behind; "N日" right after a month is a date.
+        if _RELATIVE_DAYS_BEFORE.search(text[max(0, match.start() - 4) : match.start()]):
+            continue  # "多玩一天" changes a length, it is not one
         value = int(raw) if raw.isdigit() else cn_to_int(raw)
         if value and 0 < value <= 60:
             return Days(value, match.start(), match.end())

@@ -1,0 +1,294 @@
+"""What a sentence says about the conversation rather than about the trip: which option it picks, whether it
+corrects or excludes a place, whether it only changes slots of the task at hand, a greeting or thanks, a change of
+an existing booking (改签), and why the traveller wants their money back.
+
+Each reader is a grammar over the normalised sentence; the engine decides what the findings mean for the intent.
+The dialogue state (what to carry between turns) is not decided here: the sentence only reports what it says.
+"""
+
+import re
+
+from assistant.llm.rules.numbers import cn_to_int
+
+Span = tuple[int, int]
+
+# -- picking one of the options shown -------------------------------------------------------------------------------
+
+_ORDINAL_EN = {
+    "first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5, "5th": 5,
+    "sixth": 6, "6th": 6, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+}  # fmt: skip
+_PICK_UNIT = r"(?:个|家|班|趟|条|种|项|款|套|间|位|个方案|个选项|号|选项|方案|航班|车次|酒店|张)"
+PICK_PATTERNS = (
+    re.compile(rf"第\s*(?P<n>\d{{1,2}}|[一二两三四五六七八九十]{{1,2}})\s*{_PICK_UNIT}"),
+    re.compile(r"(?<![\d月])(?P<n>\d{1,2}|[一二三四五六七八九十])\s*号\s*(?:方案|选项|套餐|option)"),
+    re.compile(r"(?:方案|选项|套餐)\s*(?P<n>\d{1,2}|[一二三四五六七八九十])(?![\d号月日天])"),
+    re.compile(r"(?:选|要|订|就|来)\s*(?P<n>[1-9])\s*(?:吧|号|个)?\s*$"),
+    re.compile(r"\b(?:option|choice|number|no\.|#)\s*(?P<n>\d{1,2})\b", re.I),
+    re.compile(
+        r"\b(?:the\s+)?(?P<o>first|second|third|fourth|fifth|sixth|1st|2nd|3rd|4th|5th|6th)\s+"
+        r"(?:one|option|choice|plan|result|room|combo|combination)\b",
+        re.I,
+    ),
+    # "the second flight" picks; "the first flight out" is the earliest one (a sort, not a pick).
+    re.compile(
+        r"\b(?:the\s+)?(?P<o>second|third|fourth|fifth|sixth|2nd|3rd|4th|5th|6th)\s+(?:flight|train|hotel)\b", re.I
+    ),
+    re.compile(
+        r"\b(?:take|pick|choose|select|go with|book|want|i'?ll take|i'?ll have|give me|let'?s do|let'?s go with)\s+"
+        r"(?:the\s+)?(?P<o>first|second|third|fourth|fifth|sixth|1st|2nd|3rd|4th|5th|6th)\b(?![- ]class)",
+        re.I,
+    ),
+    re.compile(r"\b(?:option|choice|plan|number)\s+(?P<o>one|two|three|four|five|six)\b", re.I),
+    # "that one, the third" / "the second, please": an ordinal standing alone.
+    re.compile(
+        r"\bthe\s+(?P<o>first|second|third|fourth|fifth|sixth|1st|2nd|3rd|4th|5th|6th)\b(?=\s*(?:[,.!?]|please|$))",
+        re.I,
+    ),
+)
+
+
+def read_pick(text: str) -> tuple[int | None, Span | None]:
+    """The 1-based position of the option the sentence picks ("第二个", "option 2", "the second one")."""
+    for pattern in PICK_PATTERNS:
+        match = pattern.search(text)
+        if not match:
+            continue
+        groups = match.groupdict()
+        if groups.get("o"):
+            value = _ORDINAL_EN.get(groups["o"].lower())
+        else:
+            raw = groups["n"]
+            value = int(raw) if raw.isdigit() else cn_to_int(raw)
+        if value and 0 < value <= 20:
+            return value, match.span()
+    return None, None
+
+
+# -- corrections and exclusions -------------------------------------------------------------------------------------
+
+CORRECTION_RE = re.compile(
+    r"(?:^|[,，.。!！?？\s])(?:不对|不是不是|错了)+(?=[,，.。!！?？\s啊呀哦]|$)|说错|搞错|弄错|写错了|打错了|看错了|记错了|口误|"
+    r"更正|纠正一下|我是说|我说的是|我的意思是|我是想说|应该是|其实是|"
+    r"\b(?:i meant|i mean|sorry,? (?:i meant|it'?s|make that|not)|correction|my (?:bad|mistake)|wrong (?:city|place|date|one)|"
+    r"actually,? (?:it'?s|i meant|i want|make it)|not that one)\b",
+    re.I,
+)
+# "不是X是Y" / "是Y不是X" / "not X, Y" / "Y, not X": a place said right and one said wrong.
+NOT_THIS_BUT_THAT_ZH = re.compile(r"不是\s*$")
+_NEG_BEFORE_ZH = re.compile(
+    r"(?:不想|不要|不愿意?|不打算|不考虑|不太想|不喜欢|不去|别去|别再去|别推荐|别|甭|除了|除开|排除|避开|不用|不是|没兴趣去|不包括|不含|"
+    r"除去|不选|不订|不飞)\s*(?:再|去|到)?\s*(?:去|到|飞|推荐|考虑|选|要|看|玩)?\s*(?:了)?\s*$"
+)
+_NEG_AFTER_ZH = re.compile(
+    r"^\s*(?:以外|之外|除外|就不去了|不去了?|不想去|不要了?(?!太|过|超)|不考虑|就算了|算了|pass|去过了|去腻了|玩过了|"
+    r"太(?:远|贵|冷|热|挤|累|晒|远了|贵了)了?|人太多|不行|不合适|不感兴趣|没意思|排除)"
+)
+_NEG_BEFORE_EN = re.compile(
+    r"\b(?:not|no|except|excluding|exclude|but|other than|rather than|instead of|avoid|avoiding|skip|never|"
+    r"anywhere but|anything but|somewhere other than|don'?t (?:want to |wanna |like to )?(?:go to|visit|like|want)|"
+    r"do not (?:want to )?(?:go to|visit)|not (?:to|in)|no more|not interested in|without|"
+    r"(?:not|never|don'?t|do not|won'?t|wouldn'?t)\s+(?:want to\s+|wanna\s+|like to\s+)?"
+    r"(?:go(?:ing)? (?:to|back to)|visit(?:ing)?|travel(?:l?ing)? to|fly(?:ing)? to|see))\s*$",
+    re.I,
+)
+_NEG_AFTER_EN = re.compile(r"^\s*(?:is out|excluded|not please|no thanks|is off the list)\b", re.I)
+
+
+def is_correction(text: str) -> bool:
+    return bool(CORRECTION_RE.search(text))
+
+
+def correction_spans(text: str) -> list[Span]:
+    return [m.span() for m in CORRECTION_RE.finditer(text)]
+
+
+# "除了北京、上海" / "not Beijing or Shanghai": the places listed right after an excluded one are excluded too.
+EXCLUSION_LIST_SEP = re.compile(r"\s*(?:、|和|跟|与|及|或|或者|还有|/|\bor\b|\band\b|\bnor\b)?\s*", re.I)
+
+
+def negation_span(text: str, start: int, end: int) -> Span | None:
+    """The span of the exclusion around the place at text[start:end] ("不想去三亚", "三亚以外", "not Sanya"), or None
+    when the place is not excluded."""
+    window = max(0, start - 24)
+    before = text[window:start]
+    after = text[end : end + 8]
+    for pattern in (_NEG_BEFORE_ZH, _NEG_BEFORE_EN):
+        match = pattern.search(before)
+        if match:
+            return window + match.start(), end
+    for pattern in (_NEG_AFTER_ZH, _NEG_AFTER_EN):
+        match = pattern.match(after)
+        if match:
+            return start, end + match.end()
+    return None
+
+
+def negated_place(text: str, start: int, end: int) -> bool:
+    """Whether the place at text[start:end] is excluded by the words around it."""
+    return negation_span(text, start, end) is not None
+
+
+# -- follow-ups -------------------------------------------------------------------------------------------------
+
+FOLLOW_UP_RE = re.compile(
+    r"^\s*(?:那|那么|那要是|要是|如果是)[^,，.。!！?？]{0,12}(?:呢|的话)\s*[?？]?\s*$"
+    r"|^\s*(?:换成|改成|改为|换个|换一个|改到|换到)"
+    r"|改成|换成|改为|换为|换个|换一个|改一下|换一下|变成|调成|调整为|调到|延长|缩短|多(?:玩|待|住|呆)?一天|少(?:玩|待|住|呆)?一天|"
+    r"加一天|减一天|再便宜|再早|再晚|再快|再(?:多|少)|算了[,，\s]*(?:还是|那就|就|换|改)|还是.{1,12}吧|"
+    r"(?:^|[\s,，])(?:那就|那还是|那)[^,，.。!！?？]{1,12}吧"
+    r"|^\s*(?:and|what about|how about|what if|ok(?:ay)?,?\s+(?:now|then|so)|now|then|instead|actually|so)\b"
+    r"|\b(?:make it|change (?:it|that) to|switch to|instead|rather|what about|how about|same but|but cheaper|"
+    r"one more day|one day (?:more|less|fewer))\b",
+    re.I,
+)
+# "算了还是高铁吧": a change of mind about the transport, not a cancellation.
+CHANGE_OF_MIND_RE = re.compile(r"算了(?=[,，.。!！\s]*(?:还是|那就|就|换|改|要|坐|订|去|选|用|直接))", re.I)
+
+
+# A comparison with what was shown ("要便宜一点的", "an earlier one"): a follow-up when nothing else is said.
+COMPARATIVE_RE = re.compile(
+    r"(?:便宜|早|晚|快|近|好)一?点(?:的|儿)?(?!.{0,2}(?:处理|退|回复|给|办))|更(?:便宜|早|晚|快|近|好)|"
+    r"\b(?:cheaper|earlier|later|faster|quicker|closer|better|the cheapest one|the fastest one|the earliest one)\b",
+    re.I,
+)
+# A question names a request of its own ("What's fun in Guangzhou?"); bare slots answer one ("Lijiang, 3 days").
+QUESTION_RE = re.compile(
+    r"[?？吗]|什么|哪|怎么|多少|几|如何|\b(?:what|which|how|where|when|who|is it|are there|any|worth|can i|could)\b",
+    re.I,
+)
+
+
+def has_follow_up_marker(text: str) -> bool:
+    return bool(FOLLOW_UP_RE.search(text))
+
+
+def change_of_mind_spans(text: str) -> list[Span]:
+    return [m.span() for m in CHANGE_OF_MIND_RE.finditer(text)]
+
+
+# -- greetings, thanks, help, goodbye ----------------------------------------------------------------------------
+
+SOCIAL = (
+    ("HELP", re.compile(
+        r"^\s*(?:help|帮助|求助|菜单|menu|使用帮助|帮忙)\s*[!?.！？。~]*\s*$|"
+        r"你(?:都)?(?:能|会|可以)(?:帮我|为我|给我)?(?:做|干|办|帮|提供)?(?:些)?(?:什么|啥|哪些|嘛)|你有(?:什么|哪些|啥)(?:功能|本事|能力|服务)|"
+        r"怎么用|如何使用|使用说明|能帮(?:我|上)?(?:做|干)?(?:什么|啥)|可以帮(?:我)?(?:做)?(?:什么|啥)|你是谁|你是干(?:什么|啥)的|你是做什么的|"
+        r"\b(?:what (?:can|do|could) you (?:do|help with|help me with)|what are you able to do|how (?:do i|can i|to) use (?:this|you|it)|"
+        r"how (?:can|could|do) you help|what can i (?:ask|do here)|i need (?:some )?help|can you help(?: me)?\s*[?.!]*$|"
+        r"who are you|what are you|what is this)\b",
+        re.I)),
+    ("GOODBYE", re.compile(
+        r"再见|拜拜|拜了|回见|下次见|回头见|晚安|\b(?:bye|byebye|goodbye|good bye|see you|see ya|cya|good night|farewell|"
+        r"that'?s all|that is all)\b",
+        re.I)),
+    ("THANKS", re.compile(r"谢谢|多谢|感谢|谢了|谢啦|辛苦了|\b(?:thanks|thank you|thank u|thx|ty|cheers|appreciate it|much appreciated)\b", re.I)),
+    ("GREETING", re.compile(
+        r"你好|您好|嗨|哈喽|哈啰|早上好|早安|上午好|中午好|下午好|晚上好|^\s*早\s*[!！~。.]*\s*$|^\s*在吗|^\s*在不在|"
+        r"\b(?:hello|hi|hey|hiya|howdy|good (?:morning|afternoon|evening)|greetings)\b|^\s*yo\b",
+        re.I)),
+)  # fmt: skip
+
+
+def read_social(text: str) -> tuple[str | None, list[Span]]:
+    """The social act of the sentence (HELP before GOODBYE before THANKS before GREETING) and the spans of every
+    social phrase (masked before the other readers: "早上好" is not a time of day)."""
+    found: str | None = None
+    spans: list[Span] = []
+    for name, pattern in SOCIAL:
+        matches = list(pattern.finditer(text))
+        if matches and found is None:
+            found = name
+        spans += [m.span() for m in matches]
+    return found, spans
+
+
+# -- changing an existing booking (改签) ----------------------------------------------------------------------------
+
+_BOOKED = r"(?:机票|航班|飞机票?|车票|火车票|高铁票?|动车票?|车次|票|酒店|房间|预订|预定|订单|行程)"
+REBOOK_RE = re.compile(
+    r"(?<!退)改签(?!(?:费|政策|规则|手续费|多少钱|要钱|收费))|改期|改日期|改个日期|换(?:个)?日期|改(?:一下)?时间|"
+    r"(?:原来|原先|本来|之前|已经)(?:订|买|定)(?:好)?的.{0,24}(?:改|换|推迟|提前|延后|挪)(?:到|成|为|至)|"
+    rf"{_BOOKED}.{{0,4}}(?:推迟|提前|延后|延期|往后推|往前挪)(?:一|两|几|\d)?(?:天|日|个小时|小时)|"
+    rf"(?:把|将).{{0,24}}{_BOOKED}.{{0,8}}(?:改|换|推迟|提前|延后|延期|挪|调)(?:到|成|为|去|至)|"
+    rf"{_BOOKED}(?:能|可以|想|要)?(?:改|换|推迟|提前|延后|延期|挪|调)(?:一下)?(?:到|成|为|至)|"
+    r"\b(?:reschedul\w*|rebook\w*|change (?:the )?date|move (?:the )?date)\b|"
+    r"\b(?:change|move|switch|shift|push|modify|postpone|bring forward)\b.{0,25}\b(?:my|our|the|this|that)\b.{0,12}"
+    r"\b(?:flight|train|booking|reservation|ticket|trip|hotel|stay)s?\b",
+    re.I,
+)
+# "改到20号的航班" changes a booking when a date is inside; "换成下午的" only changes what is searched.
+REBOOK_TO_DATED_RE = re.compile(r"(?:改|换)(?:到|成)(?P<x>.{1,14}?)的(?:航班|机票|飞机|车次|高铁|火车|动车|票)")
+NEW_DATE_BEFORE = re.compile(
+    r"(?:改签|改|换|推迟|提前|延后|延期|挪|调)(?:一下)?(?:到|成|为|至|去)\s*(?:了)?\s*$|"
+    r"\b(?:to|for|until|till|onto|into)\s*(?:the\s+)?$|(?:新的?|new)\s*(?:日期|date)?\s*(?:是|[:：]|is)?\s*$",
+    re.I,
+)
+OLD_DATE_BEFORE = re.compile(
+    r"(?:从|原来|原定|原本|本来|之前|订的是|from|on|originally|of)\s*(?:the\s+)?(?:是)?\s*$", re.I
+)
+OLD_DATE_AFTER = re.compile(
+    rf"^\s*(?:的|那天的?|出发的?)\s*{_BOOKED}|^\s*(?:的)?(?:那班|那趟|那个)|^\s*(?:flight|train|booking|reservation|ticket)s?\b",
+    re.I,
+)
+
+
+def is_rebook(text: str) -> bool:
+    return bool(REBOOK_RE.search(text))
+
+
+def rebook_to_dated(text: str) -> re.Match | None:
+    return REBOOK_TO_DATED_RE.search(text)
+
+
+# -- why the traveller wants money back -----------------------------------------------------------------------------
+
+REASONS = (
+    ("NOT_RECEIVED", re.compile(
+        r"(?:没|未|没有|还没|一直没|迟迟没|始终没)(?:有)?(?:收到|到货|发货|送到|送达|寄到|到)(?!\s*(?:退款|钱|款|账|回复|消息|通知))|"
+        r"快递丢|丢件|包裹丢|物流(?:不动|没更新|停了)|"
+        r"\b(?:never (?:arrived|came|received|got)|not (?:received|arrived|delivered)|(?:didn'?t|did not|haven'?t|have not|hasn'?t|"
+        r"has not|never) (?:receive|received|arrive|arrived|get|got|come|came|been delivered|shown up|showed up|turned up)|"
+        r"lost in (?:the )?(?:post|mail|transit)|"
+        r"still (?:hasn'?t|not) (?:arrived|come))\b(?!\s*(?:the |my )?(?:refund|money))",
+        re.I)),
+    ("QUALITY", re.compile(
+        r"坏了|坏的|破了|破的|破损|损坏|弄坏|摔坏|质量问题|质量(?:不好|差|太差|很差|有问题|不行)|瑕疵|发错|寄错|送错|发的不对|"
+        r"不能用|用不了|没法用|无法使用|开线|掉色|褪色|漏水|漏气|有问题|残次|次品|划痕|裂了|裂开|断了|故障|不工作|假货|"
+        r"少了(?:一|个|件|零件)|缺(?:零件|配件)|脏了|有污渍|发霉|有(?:个|一个)?(?:洞|破洞|裂缝|划痕|污渍)|不一样大|大小不一|"
+        r"(?:颜色|型号|款式|尺码)(?:发)?(?:不对|错了)|(?:与|和|跟)描述不符|货不对板|不是我(?:买|订|要)的|"
+        r"\b(?:broken|broke|damaged|defective|faulty|cracked|torn|ripped|scratched|stained|leak(?:s|ing|y)?|"
+        r"doesn'?t work|does not work|not working|stopped working|wrong (?:item|product|size sent|colou?r sent|one)|"
+        r"quality (?:issue|problem)s?|poor quality|bad quality|missing parts?|fake|counterfeit|sent (?:me )?the wrong|"
+        r"(?:has|have|with|got) (?:a |an )?(?:hole|holes|tear|rip|crack|stain|dent)s?|not as described|"
+        r"doesn'?t match the (?:description|picture|photo)|falling apart|fell apart)\b",
+        re.I)),
+    ("TICKET", re.compile(
+        r"去不了|去不成|来不了|走不了|行程(?:取消|有变|变了|变动|改了)|计划(?:有变|变了|取消)|"
+        r"(?:团|活动|演出|比赛|航班|项目|课程|旅行|旅游|行程|门票)[^，,。!！?？]{0,3}(?:被)?(?:取消|停办|延期|改期|停了)|"
+        r"时间冲突|临时有事|有事去不|生病|病了|住院|航班取消|天气原因|封路|景区关闭|闭园|"
+        r"\b(?:can'?t go|cannot go|can'?t make it|cannot make it|won'?t be able to (?:go|come|attend|make it)|"
+        r"(?:trip|tour|event|activity|flight|show) (?:was |got |has been |is )?(?:cancell?ed|called off|postponed)|"
+        r"plans? (?:changed|fell through)|change of plans|schedule conflict|fell ill|got sick|i'?m sick)\b",
+        re.I)),
+    ("NO_REASON", re.compile(
+        r"不想要了?|不要了|无理由|不喜欢|不合适|不合身|尺码|太大|太小|买多了|买错了|拍错了|多买了|改变主意|不需要了|用不上|用不着|"
+        r"\b(?:changed my mind|change of mind|don'?t want (?:it|them|this|these)|do not want|no longer (?:want|need)|"
+        r"don'?t like|didn'?t like|do not like|doesn'?t fit|don'?t fit|wrong size|too (?:big|small|large|tight)|"
+        r"don'?t need (?:it|them)|ordered (?:the wrong|by mistake|too many)|no reason)\b",
+        re.I)),
+)  # fmt: skip
+
+
+# "退款还没收到" / "my refund hasn't arrived": the money is late, the goods are not missing.
+_MONEY_BEFORE = re.compile(r"(?:退款|钱|款|账|refund|money)\S{0,2}\s*(?:还|也|都|is|has|have)?\s*$", re.I)
+
+
+def read_reason(text: str) -> tuple[str | None, Span | None]:
+    """The after-sale reason the sentence gives (the first found in REASONS' order), and its span."""
+    for name, pattern in REASONS:
+        for match in pattern.finditer(text):
+            if name == "NOT_RECEIVED" and _MONEY_BEFORE.search(text[max(0, match.start() - 12) : match.start()]):
+                continue
+            return name, match.span()
+    return None, None

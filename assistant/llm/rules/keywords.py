@@ -1,0 +1,159 @@
+"""Place phrases the gazetteer does not know, read from the place slot of a travel frame.
+
+"日照金山有什么活动", "火星上有什么活动", "去呀诺达玩", "things to do on Mars": the words in the place slot of a
+frame ("X有什么活动", "去X玩", "things to do in X") are kept whole as a keyword when the gazetteer does not cover
+them. A known place at the front of an unknown phrase is not the destination ("日照金山" is not the city 日照); a
+known place followed by a generic word ("三亚海边", "成都周边") stays the place.
+"""
+
+import re
+from dataclasses import dataclass
+
+Span = tuple[int, int]
+
+_CJK = r"[\u3400-\u9fff]"
+# "X有什么活动" / "X上有什么好玩的" / "X有没有团": the CJK run right before the tail is the slot.
+_ZH_TAIL = re.compile(
+    r"(?:上|里|那边|那儿|那里|这边)?(?:有(?:什么|啥|哪些|没有)|有无|能玩|可以玩|怎么玩|好玩吗|好玩不|值得去|的活动|的景点|"
+    r"的攻略|的行程|的天气|的团|天气)"
+)
+# "去X玩" / "到X旅游": between a verb of going and a verb of doing.
+_ZH_GO = re.compile(rf"(?:去|到|飞去|飞到|前往)(?P<x>{_CJK}{{2,8}}?)(?:玩|旅游|旅行|度假|看看|逛逛|走走|转转|游玩)")
+_LEADING_WORDS = re.compile(
+    r"^(?:看看|看下|看一下|查查|查一下|查下|问问|问一下|请问|想知道|知道|推荐|推荐一下|介绍|介绍一下|告诉|说说|了解|了解一下|"
+    r"搜|搜索|搜一下|找|找找|帮忙|麻烦|请|关于|听说|据说|去|到|在|想去)+"
+)
+_EN_FRAMES = (
+    re.compile(
+        r"\b(?:things to do|what to do|activities|tours?|trips?|fun|weather|places to visit|what'?s there to do)\s+"
+        r"(?:in|on|at|around|near)\s+(?P<x>[A-Za-z][A-Za-z'-]*(?:\s+[A-Za-z][A-Za-z'-]*){0,2})",
+        re.I,
+    ),
+    re.compile(
+        r"\b(?:go|going|travel|travell?ing|fly|flying|head|heading|trip|vacation|holiday)\s+to\s+"
+        r"(?P<x>[A-Za-z][A-Za-z'-]*(?:\s+[A-Za-z][A-Za-z'-]*){0,2})",
+        re.I,
+    ),
+)
+# A phrase made of these is not a place of its own.
+_FUNCTION_CHARS = set(
+    "我你他她它们的了吗呢吧啊么也都还很太最更就才要想去到在是和跟与或个些点下这那哪谁几多少什么怎样好有没不"
+)
+_GENERIC = re.compile(
+    r"^(?:周末|周边|附近|国内|国外|海外|境外|外地|本地|当地|市区|市内|郊区|郊外|城里|城区|景区|古城|老城|一带|地区|那边|这边|"
+    r"冬天|夏天|春天|秋天|冬季|夏季|春季|秋季|寒假|暑假|假期|节假日|节日|白天|晚上|今天|明天|最近|平时|亲子|情侣|老人|小孩|"
+    r"孩子|学生|公司|团建|户外|室内|免费|便宜|城市|山里|山上|海边|岛上|乡下|农村|北方|南方|东北|西北|西南|华东|华南|华北|"
+    r"其他|别的|另外|一般|这里|那里|这儿|那儿|家里|家附近|旅游|旅行|活动|景点|项目|套餐|行程|攻略|天气|温泉|滑雪|徒步|露营|"
+    r"爬山|登山|潜水|冲浪|骑行|自驾|看雪|赏雪|看海|赏花|赏枫|漂流|观星|摄影|拍照|看日出|游船|骑马|草原|古镇|海岛|沙漠|"
+    r"雪山|湖边|江边|河边|森林|公园|博物馆|乐园|游乐园|动物园|年底|月底|下周|本周|这周|下个月|元旦|春节|国庆|五一|圣诞|跨年)$"
+)
+# After a known place, a generic word keeps the place ("三亚海边", "成都周边", "杭州西湖边").
+_GENERIC_AFTER_PLACE = re.compile(
+    r"^(?:环线|大环线|小环线|环湖|环岛|线路|路线|一线|自驾|徒步|深度游|之旅|游|美食|小吃|夜景|夜市|酒吧|购物|玩法|特产|民俗|文化|"
+    r"风景|风光|老街|步行街|商圈|市场|雪景|红叶|樱花|花海|周末|冬天|夏天|春天|秋天|冬季|夏季|春季|秋季|"
+    r"市|县|区|省|州|镇|乡|村|的?周边|附近|一带|地区|市区|市内|城区|郊区|郊外|当地|本地|那边|这边|边上|边|海边|山上|山里|岛上|"
+    r"古城|老城|新区|景区|周围|附近的?|地方|这里|那里|城|站|机场|火车站|高铁站|湖边|江边|河边|沿海|沿线)$"
+)
+_EN_STOP = {
+    "the", "a", "an", "my", "our", "this", "that", "next", "winter", "summer", "spring", "autumn", "fall", "town",
+    "city", "there", "here", "china", "the city", "area", "nearby", "weekend", "holiday", "vacation", "december",
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "tomorrow", "today", "see",
+    "be", "do", "go", "get", "somewhere", "anywhere", "places", "place", "it", "them", "you", "me", "with", "for",
+    "from", "and", "or", "under", "budget", "days", "day", "week", "weeks", "month", "night", "nights", "cheap",
+    "book", "plan", "visit", "travel", "beach", "mountains", "mountain", "countryside", "abroad", "overseas",
+    "local", "downtown", "hotel", "flight", "train", "airport", "station", "family", "kids", "friends",
+    "christmas", "new", "year", "what", "which", "where", "is", "are", "will", "would", "please", "some", "any",
+    "in", "on", "at", "to", "of", "about", "around", "near", "by", "now", "then", "also", "too", "again",
+}  # fmt: skip
+
+
+_EN_NAME_WORDS = {"mountain", "mountains", "lake", "beach", "island", "park", "river", "valley", "town", "city"}
+_EN_GENERIC = {
+    "area", "city", "centre", "center", "downtown", "district", "region", "province", "old", "town", "county",
+    "suburbs", "outskirts", "nearby", "surroundings", "side", "coast", "beach", "lake", "park",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Phrase:
+    text: str
+    start: int
+    end: int
+
+
+_NOT_PLACE_WORDS = re.compile(
+    r"^[一二两三四五六七八九十几半]|夜|顺便|顺带|顺道|另外|同时|然后|帮忙|麻烦|查|问|告诉|了解|知道|推荐|介绍|以内|以下|之内|左右|"
+    r"预算|块钱|元|人均|价格|便宜|贵|星级"
+)
+
+
+def _zh_ok(phrase: str) -> bool:
+    return (
+        2 <= len(phrase) <= 8
+        and not any(ch in _FUNCTION_CHARS for ch in phrase)
+        and not _NOT_PLACE_WORDS.search(phrase)
+        and not _GENERIC.match(phrase)
+        and re.fullmatch(rf"{_CJK}+", phrase) is not None
+    )
+
+
+def unknown_phrases(text: str, known: list[Span]) -> list[Phrase]:
+    """Phrases in a place slot that the gazetteer does not cover (`known` = spans of its matches); a phrase that
+    starts with a known place and goes on with a word of its own is returned whole."""
+    found: list[Phrase] = []
+    slots: list[tuple[int, int]] = []
+    for match in _ZH_TAIL.finditer(text):
+        start = end = match.start()
+        while start > 0 and re.match(_CJK, text[start - 1]):
+            start -= 1
+        slots.append((start, end))
+    slots += [m.span("x") for m in _ZH_GO.finditer(text)]
+    for start, end in slots:
+        run = text[start:end]
+        cut = max((i + 1 for i, ch in enumerate(run) if ch in _FUNCTION_CHARS), default=0)
+        first_known = min((s for s, e in known if start <= s < end), default=None)
+        if first_known is not None and first_known - start >= cut:
+            cut = first_known - start  # a known place starts the phrase: what stands before it is not the place
+        run = run[cut:]
+        lead = _LEADING_WORDS.match(run)
+        if lead and first_known is None:
+            run = run[lead.end() :]
+        start = end - len(run)
+        phrase = run
+        if not _zh_ok(phrase):
+            continue
+        inside = [(s, e) for s, e in known if s < end and e > start]
+        if inside:
+            covered = sum(min(e, end) - max(s, start) for s, e in inside)
+            rest = "".join(text[i] for i in range(start, end) if not any(s <= i < e for s, e in inside))
+            if covered >= end - start or len(rest) < 2 or _GENERIC_AFTER_PLACE.match(rest) or _GENERIC.match(rest):
+                continue
+            if not any(s == start for s, _ in inside):
+                continue  # the unknown part comes first ("呀诺达三亚"): not a phrase we can trust
+        if all(p.start != start for p in found):
+            found.append(Phrase(phrase, start, end))
+    if re.search(r"[A-Za-z]", text):
+        for pattern in _EN_FRAMES:
+            for match in pattern.finditer(text):
+                words = []
+                for word in match.group("x").split():
+                    if words and not word[:1].isupper():
+                        break  # a name goes on in capitals ("Rizhao Golden Mountain"), not into "below 2000"
+                    if word.lower() in _EN_STOP and not (words and word.lower() in _EN_NAME_WORDS):
+                        break
+                    words.append(word)
+                if not words:
+                    continue
+                start = match.start("x")
+                end = start + len(" ".join(words))
+                inside = [(s, e) for s, e in known if s < end and e > start]
+                if inside:
+                    # "Rizhao Golden Mountain": a known place followed by words of its own is a phrase of its own.
+                    rest = text[max(e for _, e in inside) : end].split()
+                    if inside[0][0] != start or not rest or all(w.lower() in _EN_GENERIC for w in rest):
+                        continue
+                phrase = " ".join(w.capitalize() if w.islower() else w for w in words)
+                found.append(Phrase(phrase, start, end))
+    found.sort(key=lambda p: p.start)
+    return found
