@@ -1,7 +1,11 @@
-"""A conversation's memory between turns: the last intent and its slots, in the cache (Redis), 30 min TTL.
+"""A conversation's memory between turns, in the cache (Redis), 30 min TTL.
+
+The memory keeps the conversation's current task (the intent being worked on) apart from its slots, what the last
+reply asked for, the options it offered, a task put aside by a side question and the places the traveller excluded.
+The rules that move from one turn's memory to the next are `assistant.dialogue`'s.
 
 If the cache is down the assistant degrades to single-turn and says nothing to the user: every failure here is
-logged and swallowed.
+logged and swallowed. A memory cached by an older version (`intent` instead of `task`) still loads.
 """
 
 import logging
@@ -15,31 +19,68 @@ logger = logging.getLogger(__name__)
 
 # Slots that stay meaningful when the user moves to another intent ("大理有什么活动" → "那边天气怎么样").
 PLACE_AND_TIME_SLOTS = ("destination_keywords", "province", "city", "origin", "date_start", "date_end", "days")
+PLACE_SLOTS = ("destination_keywords", "province", "city")
+
+MAX_REQUEST_CHARS = 2000  # the traveller's words kept for the task (a booking agent and the comparison read them)
+MAX_OFFERED = 20
+MAX_EXCLUDED = 10
 
 
 @dataclass
 class Memory:
-    intent: str | None = None
-    slots: dict[str, Any] = field(default_factory=dict)
+    task: str | None = None  # the intent being worked on
+    slots: dict[str, Any] = field(default_factory=dict)  # the task's slots (and its flags: rebook, pick, …)
     awaiting: str | None = None  # what the last reply asked for, if it asked
-    request: str = ""  # the user's words so far while a question is open (the booking agent reads them)
+    request: str = ""  # the traveller's words for the task so far (the booking agent and the comparison read them)
+    offered: list[str] = field(default_factory=list)  # option refs the last reply offered, in the order shown
+    suspended: dict[str, Any] | None = None  # a task put aside by a side question: {task, slots, awaiting, …}
+    excluded: list[str] = field(default_factory=list)  # places the traveller excluded for the task
 
-    def merged_with(self, intent: str, new_slots: dict[str, Any]) -> dict[str, Any]:
-        """The slots of this turn: the new ones over the remembered ones that still apply."""
-        if self.intent == intent or self.awaiting:
-            carried = dict(self.slots)
-        else:
-            carried = {k: v for k, v in self.slots.items() if k in PLACE_AND_TIME_SLOTS}
-        if "destination_keywords" in new_slots or "province" in new_slots or "city" in new_slots:
-            # A new place replaces the old place entirely, not partly.
-            for key in ("destination_keywords", "province", "city"):
-                carried.pop(key, None)
-        carried.update(new_slots)
-        return carried
+    @property
+    def intent(self) -> str | None:
+        """The task (the name older code reads)."""
+        return self.task
+
+    def as_data(self) -> dict[str, Any]:
+        return {
+            "task": self.task,
+            "slots": self.slots,
+            "awaiting": self.awaiting,
+            "request": self.request[-MAX_REQUEST_CHARS:],
+            "offered": list(self.offered)[:MAX_OFFERED],
+            "suspended": self.suspended,
+            "excluded": list(self.excluded)[:MAX_EXCLUDED],
+        }
 
 
 def _key(conversation_id: str) -> str:
     return f"conv:{conversation_id}:memory"
+
+
+def _strings(value: Any, limit: int) -> list[str]:
+    if not isinstance(value, list | tuple):
+        return []
+    return [item for item in value if isinstance(item, str) and item][:limit]
+
+
+def memory_from(raw: Any) -> Memory:
+    """A memory from cached data, tolerant of older or damaged entries (a missing or odd field is empty)."""
+    if not isinstance(raw, dict):
+        return Memory()
+    task = raw.get("task") if "task" in raw else raw.get("intent")
+    suspended = raw.get("suspended")
+    if not (isinstance(suspended, dict) and isinstance(suspended.get("task"), str)):
+        suspended = None
+    slots = raw.get("slots")
+    return Memory(
+        task=task if isinstance(task, str) and task else None,
+        slots=slots if isinstance(slots, dict) else {},
+        awaiting=raw.get("awaiting") if isinstance(raw.get("awaiting"), str) else None,
+        request=raw.get("request") if isinstance(raw.get("request"), str) else "",
+        offered=_strings(raw.get("offered"), MAX_OFFERED),
+        suspended=suspended,
+        excluded=_strings(raw.get("excluded"), MAX_EXCLUDED),
+    )
 
 
 def memory_load(conversation_id: str) -> Memory:
@@ -48,20 +89,12 @@ def memory_load(conversation_id: str) -> Memory:
     except Exception as exc:  # Redis down: single-turn
         logger.warning("conversation memory unavailable, answering single-turn", extra={"error": repr(exc)})
         return Memory()
-    if not isinstance(raw, dict):
-        return Memory()
-    return Memory(
-        intent=raw.get("intent"),
-        slots=raw.get("slots") or {},
-        awaiting=raw.get("awaiting"),
-        request=raw.get("request") or "",
-    )
+    return memory_from(raw)
 
 
 def memory_save(conversation_id: str, memory: Memory) -> bool:
-    data = {"intent": memory.intent, "slots": memory.slots, "awaiting": memory.awaiting, "request": memory.request}
     try:
-        cache.set(_key(conversation_id), data, timeout=settings.ASSISTANT_SESSION_TTL)
+        cache.set(_key(conversation_id), memory.as_data(), timeout=settings.ASSISTANT_SESSION_TTL)
     except Exception as exc:
         logger.warning("conversation memory not saved", extra={"error": repr(exc)})
         return False

@@ -43,12 +43,16 @@ class ActivityQuery:
     date_start: dt.date | None = None
     date_end: dt.date | None = None
     max_price: int | None = None
+    exclude_places: tuple[str, ...] = ()  # places the traveller does not want (city, province or title)
+    cheapest_first: bool = False
     defaulted_window: bool = field(default=False, compare=False)
 
     def __post_init__(self):
         # However the query was made, its terms are bounded (and keywords unique, blanks dropped).
         keywords = dict.fromkeys(k for k in map(bounded_term, self.keywords) if k)
         object.__setattr__(self, "keywords", tuple(keywords)[:MAX_KEYWORDS])
+        excluded = dict.fromkeys(k for k in map(bounded_term, self.exclude_places) if k)
+        object.__setattr__(self, "exclude_places", tuple(excluded)[:MAX_KEYWORDS])
         object.__setattr__(self, "province", bounded_term(self.province))
         object.__setattr__(self, "city", bounded_term(self.city))
 
@@ -63,6 +67,8 @@ class ActivityQuery:
         date_start: dt.date | None = None,
         date_end: dt.date | None = None,
         max_price: int | None = None,
+        exclude_places: list[str] | tuple[str, ...] = (),
+        cheapest_first: bool = False,
     ) -> "ActivityQuery":
         """Fill the date window: a single day stays a day; no dates → the next 30 days."""
         defaulted = False
@@ -81,13 +87,16 @@ class ActivityQuery:
             date_start=date_start,
             date_end=date_end,
             max_price=max_price,
+            exclude_places=tuple(exclude_places),
+            cheapest_first=cheapest_first,
             defaulted_window=defaulted,
         )
 
 
 def activity_search(query: ActivityQuery) -> QuerySet[Activity]:
     """Published activities matching every condition: a keyword (title, city, province or tag), the place,
-    a window that overlaps the dates, and a price within the budget. Most popular first, then cheapest."""
+    a window that overlaps the dates, a price within the budget, none of the excluded places (as city, province
+    or in the title). Most popular first, then cheapest; or cheapest first when asked."""
     qs = Activity.objects.filter(is_published=True)
     if query.keywords:
         match = Q()
@@ -108,6 +117,10 @@ def activity_search(query: ActivityQuery) -> QuerySet[Activity]:
         qs = qs.filter(start_date__lte=query.date_end, end_date__gte=query.date_start)
     if query.max_price is not None:
         qs = qs.filter(price__lte=Decimal(query.max_price))
+    for place in query.exclude_places:
+        qs = qs.exclude(Q(city__icontains=place) | Q(province__icontains=place) | Q(title__icontains=place))
+    if query.cheapest_first:
+        return qs.order_by("price", "-popularity", "id")
     return qs.order_by("-popularity", "price", "id")
 
 

@@ -6,7 +6,7 @@ fact the reply shows (ids, titles, prices, dates, weather days, the plan's days)
 """
 
 import datetime as dt
-from typing import Annotated
+from typing import Annotated, Literal
 
 from django.utils import timezone
 from pydantic import Field
@@ -57,6 +57,14 @@ City = Annotated[str | None, Field(max_length=PLACE_CHARS, description="City nam
 DateStart = Annotated[dt.date | None, Field(description="First day, YYYY-MM-DD")]
 DateEnd = Annotated[dt.date | None, Field(description="Last day, YYYY-MM-DD")]
 MaxPrice = Annotated[int | None, Field(ge=1, le=MAX_PRICE, description="Budget per activity, yuan")]
+ExcludePlaces = Annotated[
+    list[PlaceName] | None,
+    Field(max_length=MAX_KEYWORDS, description='Places the traveller does not want, e.g. ["三亚"] (不想去三亚)'),
+]
+ActivitySort = Annotated[
+    Literal["POPULAR", "CHEAPEST"] | None,
+    Field(description="POPULAR (default: their interests first) or CHEAPEST (price ascending)"),
+]
 
 
 def _today(context: ToolContext) -> dt.date:
@@ -94,7 +102,14 @@ def _query(result: ActivitySearchResult) -> dict:
         "date_end": query.date_end.isoformat(),
         "defaulted_window": query.defaulted_window,
         "max_price": query.max_price,
+        **_narrowing(query),
     }
+
+
+def _narrowing(query) -> dict:
+    """What narrowed or ordered the search beyond place, dates and budget, when something did."""
+    narrowing = {"exclude_places": list(query.exclude_places)} if query.exclude_places else {}
+    return narrowing | ({"sort": "CHEAPEST"} if query.cheapest_first else {})
 
 
 @tool(risk=Risk.READ, tags=("activities",))
@@ -106,9 +121,12 @@ def search_activities(
     date_start: DateStart = None,
     date_end: DateEnd = None,
     max_price: MaxPrice = None,
+    exclude_places: ExcludePlaces = None,
+    sort: ActivitySort = None,
 ) -> dict:
     """Search the published activity catalogue by place (keywords such as a scenic spot, else a city or a
-    province), dates (default: the next 30 days) and budget. Give at least one of keywords, city, province."""
+    province), dates (default: the next 30 days) and budget, leaving out the places the traveller excluded. Give
+    at least one of keywords, city, province, exclude_places (alone: everywhere but those places)."""
     asked = {"mode": "search", "query": {"keywords": keywords or [], "province": province, "city": city}}
     try:
         found = activity_search_for(
@@ -120,6 +138,8 @@ def search_activities(
             date_start=date_start,
             date_end=date_end,
             max_price=max_price,
+            exclude_places=exclude_places,
+            cheapest_first=sort == "CHEAPEST",
             limit=MAX_RESULTS,
         )
     except ActivityError as exc:
@@ -129,13 +149,27 @@ def search_activities(
 
 
 @tool(risk=Risk.READ, tags=("activities",))
-def recommend_activities(context: ToolContext, date_start: DateStart = None, date_end: DateEnd = None) -> dict:
-    """The most popular published activities open in the window (default: the next 30 days), for this traveller."""
+def recommend_activities(
+    context: ToolContext,
+    date_start: DateStart = None,
+    date_end: DateEnd = None,
+    exclude_places: ExcludePlaces = None,
+    sort: ActivitySort = None,
+) -> dict:
+    """The most popular published activities open in the window (default: the next 30 days), for this traveller,
+    leaving out the places they excluded."""
     found = activity_recommend(
-        user=context.user, today=_today(context), date_start=date_start, date_end=date_end, limit=MAX_RESULTS
+        user=context.user,
+        today=_today(context),
+        date_start=date_start,
+        date_end=date_end,
+        exclude_places=exclude_places,
+        cheapest_first=sort == "CHEAPEST",
+        limit=MAX_RESULTS,
     )
     query = found.query
     dates = {"date_start": query.date_start.isoformat(), "date_end": query.date_end.isoformat()}
+    dates |= _narrowing(query)
     data = _activities({"mode": "recommend", "query": {**dates, "asked_dates": found.asked_dates}}, found.activities)
     return ok({**data, "total": len(found.activities)}, f"{len(found.activities)} found")
 

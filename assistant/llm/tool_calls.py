@@ -10,7 +10,7 @@ first) are flows of their own and are not mapped here.
 from dataclasses import dataclass, field
 from typing import Any
 
-from assistant.llm.schema import Intent, IntentName
+from assistant.llm.schema import Intent, IntentName, SortName
 
 SEARCH_ACTIVITIES_TOOL = "search_activities"
 RECOMMEND_TOOL = "recommend_activities"
@@ -43,12 +43,14 @@ def tool_call_for(intent: Intent) -> ToolCallPlan | None:
     name = intent.intent
     places = {"keywords": intent.destination_keywords or None, "city": intent.city, "province": intent.province}
     dates = {"date_start": intent.date_start, "date_end": intent.date_end}
+    # Places the traveller excluded ("不想去三亚", "not Sanya") and the order asked ("最便宜的") of a search.
+    narrowing = {"exclude_places": intent.exclude_places or None, "sort": activity_sort(intent)}
     if name == IntentName.SEARCH_ACTIVITIES:
-        if not any(places.values()):
+        if not (any(places.values()) or intent.exclude_places):
             return None
-        return ToolCallPlan(SEARCH_ACTIVITIES_TOOL, {**places, **dates, "max_price": intent.max_price})
+        return ToolCallPlan(SEARCH_ACTIVITIES_TOOL, {**places, **dates, "max_price": intent.max_price, **narrowing})
     if name == IntentName.RECOMMEND:
-        return ToolCallPlan(RECOMMEND_TOOL, dates)
+        return ToolCallPlan(RECOMMEND_TOOL, {**dates, **narrowing})
     if name == IntentName.QUERY_WEATHER:
         place, city = place_of(intent)
         return ToolCallPlan(WEATHER_TOOL, {"place": place, "city": city, **dates}) if place else None
@@ -66,10 +68,22 @@ def tool_call_for(intent: Intent) -> ToolCallPlan | None:
     if name == IntentName.AFTERSALE:
         if not (intent.order_id and intent.aftersale_action):
             return None
-        return ToolCallPlan(AFTERSALE_TOOL, {"order_id": intent.order_id, "action": intent.aftersale_action})
+        return ToolCallPlan(
+            AFTERSALE_TOOL,
+            {
+                "order_id": intent.order_id,
+                "action": intent.aftersale_action,
+                "reason_kind": intent.aftersale_reason,  # picks the policy; the words come from the turn's text
+            },
+        )
     if name == IntentName.QUERY_PROGRESS:
         return ToolCallPlan(PROGRESS_TOOL, {"order_id": intent.order_id})
     return None
+
+
+def activity_sort(intent: Intent) -> str | None:
+    """The activity search's order for the intent's sort: the cheapest first, else the default."""
+    return "CHEAPEST" if intent.sort == SortName.CHEAPEST else None
 
 
 def missing_for(intent: Intent) -> str:

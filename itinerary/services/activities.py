@@ -59,13 +59,21 @@ def activity_search_for(
     date_start: dt.date | None = None,
     date_end: dt.date | None = None,
     max_price: int | None = None,
+    exclude_places: Sequence[str] | None = None,
+    cheapest_first: bool = False,
     limit: int = DEFAULT_LIMIT,
 ) -> ActivitySearchResult:
     """Published activities of a place (keywords match title, city, province or tags; without keywords the city or
-    the province), overlapping the dates (default: the next 30 days), within the budget, that `user` may join,
-    their interests first. Raises ActivityError (INVALID_PARAM) without any place."""
+    the province), none of the excluded places, overlapping the dates (default: the next 30 days), within the
+    budget, that `user` may join; their interests first, or the cheapest first when asked. Places excluded alone
+    ("不想去三亚") search everywhere else. Raises ActivityError (INVALID_PARAM) without any place or exclusion."""
     keywords = [k for k in (keywords or []) if k]
-    if not (keywords or province or city):
+    excluded = [p for p in (exclude_places or []) if p]
+    # A place the traveller excluded is never searched for, however it came back into the slots.
+    keywords = [k for k in keywords if k not in excluded]
+    province = None if province in excluded else province
+    city = None if city in excluded else city
+    if not (keywords or province or city or excluded):
         raise ActivityError(Code.INVALID_PARAM, "give a place: keywords, a city or a province")
     query = ActivityQuery.build(
         today=today,
@@ -76,8 +84,10 @@ def activity_search_for(
         date_start=date_start,
         date_end=date_end,
         max_price=max_price,
+        exclude_places=excluded,
+        cheapest_first=cheapest_first,
     )
-    shown, total = personalised(activity_search(query), viewer=viewer_for(user=user, today=today), limit=limit)
+    shown, total = _shown(query, user=user, today=today, limit=limit)
     return ActivitySearchResult(
         activities=shown,
         total=total,
@@ -94,13 +104,31 @@ def activity_recommend(
     today: dt.date,
     date_start: dt.date | None = None,
     date_end: dt.date | None = None,
+    exclude_places: Sequence[str] | None = None,
+    cheapest_first: bool = False,
     limit: int = DEFAULT_LIMIT,
 ) -> ActivityRecommendation:
     """The most popular published activities open in the window (default: the next 30 days) that `user` may join,
-    their interests first."""
-    query = ActivityQuery.build(today=today, date_start=date_start, date_end=date_end)
-    shown, _ = personalised(activity_search(query), viewer=viewer_for(user=user, today=today), limit=limit)
+    none of the excluded places; their interests first, or the cheapest first when asked."""
+    query = ActivityQuery.build(
+        today=today,
+        date_start=date_start,
+        date_end=date_end,
+        exclude_places=[p for p in (exclude_places or []) if p],
+        cheapest_first=cheapest_first,
+    )
+    shown, _ = _shown(query, user=user, today=today, limit=limit)
     return ActivityRecommendation(activities=shown, query=query, asked_dates=date_start is not None)
+
+
+def _shown(query: ActivityQuery, *, user, today: dt.date, limit: int) -> tuple[list[Activity], int]:
+    """The activities to show and how many the traveller may join: their interests first among the catalogue's
+    most popular, or (cheapest first) the cheapest ones in price order."""
+    viewer = viewer_for(user=user, today=today)
+    if not query.cheapest_first:
+        return personalised(activity_search(query), viewer=viewer, limit=limit)
+    shown, total = personalised(activity_search(query), viewer=viewer, limit=limit, window=limit)
+    return sorted(shown, key=lambda a: (a.price, a.pk)), total
 
 
 def activity_detail(*, user, activity_id: int) -> Activity:

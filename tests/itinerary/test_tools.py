@@ -46,8 +46,17 @@ def dali(title="大理扎染体验", **extra):
 def test_the_catalogue_travel_and_weather_tools_are_declared_with_their_contract_arguments():
     arguments = {t.name: set(t.parameters["properties"]) for t in TOOLS}
 
-    assert arguments["search_activities"] == {"keywords", "province", "city", "date_start", "date_end", "max_price"}
-    assert arguments["recommend_activities"] == {"date_start", "date_end"}
+    assert arguments["search_activities"] == {
+        "keywords",
+        "province",
+        "city",
+        "date_start",
+        "date_end",
+        "max_price",
+        "exclude_places",
+        "sort",
+    }
+    assert arguments["recommend_activities"] == {"date_start", "date_end", "exclude_places", "sort"}
     assert arguments["activity_detail"] == {"activity_id"}
     assert arguments["weather_report"] == {"place", "city", "date_start", "date_end"}
     assert arguments["make_travel_plan"] == {

@@ -1,0 +1,354 @@
+"""The dialogue state: what a turn is about, given the conversation's memory and what the sentence said.
+
+The conversation keeps its current task (the intent being worked on) apart from its slots. One understood sentence
+then does one of these, decided here and nowhere else (pure functions: no database, no cache):
+
+- answers greetings, thanks, help or a refusal and leaves the task as it was;
+- resumes a task a side question put aside (the contact for a booking, a pick among its options, a booking
+  preference the task at hand cannot use);
+- picks one of the options the last reply offered (the BOOK task goes on);
+- answers the question the last reply asked (the task goes on with every slot);
+- follows up: only changes slots of the task (那丽江呢, 改成四天吧, 要便宜一点的, not Sanya, I meant Suzhou);
+- asks a side question while a task waits (the task is suspended and resumes later);
+- or starts a new request: fresh with a place of its own, else with the place and time of the conversation.
+
+A correction replaces the place and excludes the wrong one; a negation excludes places: excluded places are taken
+out of the slots, given to the search as exclusions and remembered for the task.
+"""
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from assistant.llm.schema import PREFERENCE_SLOTS, Intent, IntentName
+from assistant.llm.tool_calls import tool_call_for
+from assistant.memory import MAX_EXCLUDED, MAX_REQUEST_CHARS, PLACE_AND_TIME_SLOTS, PLACE_SLOTS, Memory
+
+BOOK = IntentName.BOOK.value
+OUT_OF_SCOPE = IntentName.OUT_OF_SCOPE.value
+SEARCH = IntentName.SEARCH_ACTIVITIES.value
+RECOMMEND = IntentName.RECOMMEND.value
+WEATHER = IntentName.QUERY_WEATHER.value
+TRAVEL_PLAN = IntentName.MAKE_TRAVEL_PLAN.value
+ROUND_TRIP = IntentName.PLAN_ITINERARY.value
+AFTERSALE = IntentName.AFTERSALE.value
+PROGRESS = IntentName.QUERY_PROGRESS.value
+CANCEL = IntentName.CANCEL_BOOKING.value
+
+# Facts of a task that are not slots of the schema but belong to the task while it lasts.
+TASK_FLAGS = ("rebook", "original_date", "aftersale_reason", "pick")
+DATES = ("date_start", "date_end")
+BOOKING_FACTS = ("biz_type", "origin", *PLACE_SLOTS, *DATES, "nights", "max_price", "passengers", "booking_id")
+
+# What each task reads of a follow-up: a slot a task cannot use does not continue it.
+TASK_TAKES: dict[str, frozenset[str]] = {
+    WEATHER: frozenset((*PLACE_SLOTS, *DATES)),
+    SEARCH: frozenset((*PLACE_SLOTS, *DATES, "max_price", "sort", "exclude_places")),
+    RECOMMEND: frozenset((*PLACE_SLOTS, *DATES, "max_price", "sort", "exclude_places")),
+    TRAVEL_PLAN: frozenset((*PLACE_SLOTS, *DATES, "days", "max_price", "exclude_places")),
+    ROUND_TRIP: frozenset(("origin", *PLACE_SLOTS, *DATES, "max_price", "biz_type", *PREFERENCE_SLOTS)),
+    BOOK: frozenset((*BOOKING_FACTS, *PREFERENCE_SLOTS, "pick", "rebook", "original_date")),
+    CANCEL: frozenset(("booking_id", "biz_type", *DATES)),
+    AFTERSALE: frozenset(("order_id", "aftersale_action", "aftersale_reason")),
+    PROGRESS: frozenset(("order_id", "aftersale_action")),
+}
+TAKES_EXCLUSIONS = frozenset((SEARCH, RECOMMEND))
+# Questions answered on the side while a task waits; the task resumes afterwards.
+SIDE_QUESTIONS = frozenset((WEATHER, SEARCH, RECOMMEND, TRAVEL_PLAN, PROGRESS))
+# Tasks that go on over several turns even when the last reply asked nothing (options to pick, a comparison).
+LASTING_TASKS = frozenset((BOOK, ROUND_TRIP))
+# Requests a handler answers with a question when a slot is missing (the replay counts that as a question asked).
+ASKS_WHEN_INCOMPLETE = frozenset((WEATHER, SEARCH, TRAVEL_PLAN, ROUND_TRIP, AFTERSALE))
+# Slots that name one option of a search: a new search (another product, other dates) drops them.
+OPTION_SLOTS = ("vendor", "number", "seat_class", "star", "star_or_above", "pick")
+
+MOBILE = re.compile(r"(?<!\d)1[3-9]\d{9}(?!\d)")
+# The sentence points back at the task's time ("杭州那天天气怎么样", "that day").
+TIME_BACK_REFERENCE = re.compile(r"那天|当天|那几天|那时|到时|那个时候|that day|those days|then\b", re.I)
+# What a sentence that only changes the task's slots sounds like, when the understanding did not flag it.
+FOLLOW_UP_GRAMMAR = re.compile(
+    r"^(?:那|那么|那就|换成|换到|改成|改为|改到|还是|再)|呢[？?！!。.]*$|(?:便宜|贵|早|晚|快|近|远)一?(?:点|些)"
+    r"|^(?:ok(?:ay)?|and|so|then)?[ ,]*(?:what|how) about\b|^and\b|\binstead\b|\b(?:cheaper|cheapest|faster|fastest|"
+    r"earlier|later)\b|^(?:ok(?:ay)?|so)?[ ,]*(?:now|then)\b",
+    re.I,
+)
+# Words that make a sentence a request for activities of its own (not a follow-up of another task).
+ACTIVITY_WORDS = re.compile(r"活动|好玩|玩什么|玩的|景点|推荐|activit|things to do|\bfun\b|\btours?\b", re.I)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One turn's decision: the intent to dispatch and the memory before the reply (task, slots, request, the
+    options the turn may pick from, the suspended task, the exclusions). `keep`: the turn leaves the memory as
+    it was (greetings, thanks, a refusal)."""
+
+    intent: Intent
+    memory: Memory
+    keep: bool = False
+
+    @property
+    def request_text(self) -> str:
+        return self.memory.request
+
+
+def next_state(memory: Memory, understood: Intent, text: str) -> Step:
+    """The intent to answer and the memory it is answered in, from the previous memory and the understood
+    sentence (see the module's docstring for the rules)."""
+    new = own_slots(understood)
+    name = understood.intent
+    if memory.suspended and _resumes(memory, understood, new, text):
+        memory = _restored(memory)
+    if name == OUT_OF_SCOPE and not (new or understood.exclude_places or understood.follow_up):
+        answer = memory.awaiting and MOBILE.search(text)  # "13800000000" alone answers the booking question
+        if not answer:
+            return Step(understood, memory, keep=True)  # a greeting, thanks, a refusal: the task stays
+    if understood.pick and memory.offered and name in (OUT_OF_SCOPE, BOOK, SEARCH):
+        return _continued(memory, BOOK, understood, new, text)
+    if memory.task and memory.awaiting and _answers(memory, understood, new, text):
+        return _continued(memory, memory.task, understood, new, text)
+    if memory.task and _follows_up(memory, understood, new, text):
+        return _continued(memory, _followed_task(memory.task, new), understood, new, text)
+    if memory.task and name in SIDE_QUESTIONS and name != memory.task and task_waits(memory):
+        return _side_question(memory, understood, new, text)
+    return _new_request(memory, understood, new, text)
+
+
+def remembered(step: Step, *, awaiting: str | None, offered: list[str]) -> Memory:
+    """The memory after the reply: the step's, with what the reply asked for and the options it offered (a booking
+    keeps its options while the reply offers no new ones, so "第二个" still picks)."""
+    if step.keep:
+        return step.memory
+    memory = step.memory
+    slots = dict(memory.slots)
+    if offered:
+        slots.pop("pick", None)  # new options: an earlier pick meant one of the old ones
+    kept = list(offered) or (list(memory.offered) if memory.task == BOOK else [])
+    return replace(memory, slots=slots, awaiting=awaiting, offered=kept)
+
+
+def replayed(understand: Callable[[str, str | None], Intent], texts: list[str]) -> Intent:
+    """The intent of the newest of `texts` (oldest first) read in its conversation, for a caller that keeps no
+    memory (channel 2's rules policy sees only the messages): every earlier message is replayed through the same
+    rules. An earlier request whose tool call lacked a slot counts as a question asked (its answer continues it);
+    what the replies offered is not known here. `understand(text, pending_intent)` is the engine."""
+    memory, step = Memory(), None
+    for text in texts:
+        step = next_state(memory, understand(text, memory.task if memory.awaiting else None), text)
+        asked = step.intent.intent in ASKS_WHEN_INCOMPLETE and tool_call_for(step.intent) is None
+        memory = remembered(step, awaiting="question" if asked else None, offered=[])
+    return step.intent if step else Intent(intent=OUT_OF_SCOPE)
+
+
+def own_slots(intent: Intent) -> dict[str, Any]:
+    """The sentence's slots and task facts (without the exclusions, kept apart)."""
+    slots = intent.slots()
+    slots.pop("exclude_places", None)
+    dumped = intent.model_dump(mode="json", include=set(TASK_FLAGS))
+    slots.update({key: value for key, value in dumped.items() if value not in (None, [], "", False)})
+    return slots
+
+
+# --- which rule applies -------------------------------------------------------------------------------------------
+
+
+def _resumes(memory: Memory, understood: Intent, new: dict, text: str) -> bool:
+    """Whether the sentence answers or continues the task a side question put aside."""
+    task = memory.suspended or {}
+    name = understood.intent
+    if name == task.get("task"):
+        return True
+    if understood.pick and task.get("offered"):
+        return True
+    if task.get("awaiting") and name in (OUT_OF_SCOPE, SEARCH) and (understood.passengers or MOBILE.search(text)):
+        return True
+    preferences = set(new) - {"pick"}
+    current = TASK_TAKES.get(memory.task or "", frozenset())
+    aside = TASK_TAKES.get(task.get("task") or "", frozenset())
+    return bool(preferences) and preferences <= aside and not preferences & current and name in (OUT_OF_SCOPE, SEARCH)
+
+
+def _answers(memory: Memory, understood: Intent, new: dict, text: str) -> bool:
+    """Whether the sentence answers the question the last reply asked (the contact for a booking, a missing
+    place or date): the same task, or a sentence whose only content is slots."""
+    name = understood.intent
+    if name == memory.task:
+        return True
+    if name == OUT_OF_SCOPE:
+        return bool(new) or bool(MOBILE.search(text))
+    return memory.task == BOOK and bool(understood.passengers or MOBILE.search(text)) and name == SEARCH
+
+
+def _follows_up(memory: Memory, understood: Intent, new: dict, text: str) -> bool:
+    """Whether the sentence only changes slots of the task at hand."""
+    name = understood.intent
+    takes = TASK_TAKES.get(memory.task or "", frozenset())
+    given = set(new) | ({"exclude_places"} if understood.exclude_places else set())
+    fits = bool(given & takes) or not given
+    if understood.correction:
+        return fits or name == OUT_OF_SCOPE
+    new_place = _names_a_place(new) and not set(_places(new)) <= set(_places(memory.slots))
+    if new_place and ACTIVITY_WORDS.search(text):
+        return False  # "三亚 1块钱以内的活动": a request of its own for another place, not "那丽江呢"
+    if understood.follow_up:
+        return fits or name == OUT_OF_SCOPE
+    if name == OUT_OF_SCOPE:
+        return bool(given)  # slots alone, no request of their own
+    if name == memory.task:
+        # The same request again goes on, unless it names a place of its own (then it is a new one).
+        same_place = set(_places(new)) <= set(_places(memory.slots))
+        return not _names_a_place(new) or same_place or _only_exclusions(understood, new)
+    if name == SEARCH and memory.task != SEARCH and not ACTIVITY_WORDS.search(text):
+        # The engine's guess from slots alone ("那丽江呢", "改成四天吧", "要便宜一点的", "not Sanya").
+        return fits and (bool(FOLLOW_UP_GRAMMAR.search(text)) or _only_exclusions(understood, new))
+    return False
+
+
+def task_waits(memory: Memory) -> bool:
+    """Whether the task at hand waits for the traveller (a question, options to pick, a comparison)."""
+    return bool(memory.awaiting or memory.offered) or memory.task in LASTING_TASKS
+
+
+def _followed_task(task: str, new: dict) -> str:
+    """The task a follow-up continues: a recommendation given a place becomes a search of it."""
+    if task == RECOMMEND and _names_a_place(new):
+        return SEARCH
+    return task
+
+
+# --- the new state ------------------------------------------------------------------------------------------------
+
+
+def _continued(memory: Memory, task: str, understood: Intent, new: dict, text: str) -> Step:
+    """The task goes on: the new slots over the task's own, the wrong place replaced, exclusions applied."""
+    slots = _merged(dict(memory.slots), new)
+    excluded = _exclusions(memory.excluded, understood, before=memory.slots, new=new)
+    request = _joined(memory.request, text)
+    state = replace(memory, task=task, request=request, excluded=excluded)
+    return _step(state, task, slots, understood)
+
+
+def _side_question(memory: Memory, understood: Intent, new: dict, text: str) -> Step:
+    """Answer a question on the side and put the waiting task aside (it resumes with all its slots)."""
+    aside = {
+        "task": memory.task,
+        "slots": memory.slots,
+        "awaiting": memory.awaiting,
+        "request": memory.request,
+        "offered": list(memory.offered),
+        "excluded": list(memory.excluded),
+    }
+    carried = {k: v for k, v in memory.slots.items() if k in PLACE_AND_TIME_SLOTS}
+    if _names_a_place(new):
+        carried = {k: v for k, v in carried.items() if k in DATES} if TIME_BACK_REFERENCE.search(text) else {}
+    slots = _merged(carried, new)
+    excluded = _exclusions([], understood, before={}, new=new)
+    state = Memory(task=understood.intent, request=text, suspended=aside, excluded=excluded)
+    return _step(state, understood.intent, slots, understood)
+
+
+def _new_request(memory: Memory, understood: Intent, new: dict, text: str) -> Step:
+    """A request of its own: fresh when it names a place (no stale dates, budget or keywords); without one, the
+    place and time of the conversation. An after-sale question keeps its order."""
+    name = understood.intent
+    fresh = _names_a_place(new) or not memory.task
+    carried = {} if fresh else {k: v for k, v in memory.slots.items() if k in PLACE_AND_TIME_SLOTS}
+    if name in (PROGRESS, AFTERSALE) and memory.task in (AFTERSALE, PROGRESS) and "order_id" not in new:
+        carried.update({k: v for k, v in memory.slots.items() if k in ("order_id", "aftersale_action")})
+    slots = _merged(carried, new)
+    previous = [] if fresh else memory.excluded
+    excluded = _exclusions(previous, understood, before={}, new=new)
+    # A read question on the side of a task keeps the task aside; a new task of its own replaces it.
+    suspended = memory.suspended if name in SIDE_QUESTIONS else None
+    state = Memory(task=name, request=text, suspended=suspended, excluded=excluded)
+    return _step(state, name, slots, understood)
+
+
+def _step(state: Memory, task: str, slots: dict, understood: Intent) -> Step:
+    slots = _without_places(slots, state.excluded)
+    takes_exclusions = task in TAKES_EXCLUSIONS
+    data = {
+        "intent": task,
+        **slots,
+        "exclude_places": state.excluded if takes_exclusions else [],
+        "also": understood.also,  # this sentence only
+        "social": understood.social,
+        "correction": understood.correction,
+        "follow_up": understood.follow_up,
+    }
+    intent = Intent.model_validate(data)
+    return Step(intent, replace(state, task=task, slots=own_slots(intent)))
+
+
+def _merged(carried: dict, new: dict) -> dict:
+    """The new slots over the carried ones: a new place replaces the whole place, a new start date or length
+    its end, a new product the option it named."""
+    if _names_a_place(new):
+        for key in PLACE_SLOTS:
+            carried.pop(key, None)
+    if ("date_start" in new or "days" in new or "nights" in new) and "date_end" not in new:
+        carried.pop("date_end", None)
+    if "biz_type" in new and new["biz_type"] != carried.get("biz_type"):
+        for key in OPTION_SLOTS:
+            carried.pop(key, None)
+    if set(new) - {"pick", "passengers"} and "pick" not in new:
+        carried.pop("pick", None)  # a new search: the earlier pick meant one of the old options
+    carried.update(new)
+    return carried
+
+
+def _exclusions(previous: list[str], understood: Intent, *, before: dict, new: dict) -> list[str]:
+    """The task's excluded places: the earlier ones and the sentence's, and in a correction the replaced place;
+    a place the traveller names again (not as an exclusion) is no longer excluded."""
+    excluded = [*previous, *understood.exclude_places]
+    if understood.correction and _names_a_place(new):  # "actually make it 4 nights" corrects no place
+        excluded += [p for p in _places(before) if p not in _places(new)]
+    named = set(_places(new)) - set(understood.exclude_places)
+    return [p for p in dict.fromkeys(excluded) if p not in named][:MAX_EXCLUDED]
+
+
+def _without_places(slots: dict, excluded: list[str]) -> dict:
+    if not excluded:
+        return slots
+    slots = dict(slots)
+    keywords = [k for k in slots.get("destination_keywords") or [] if k not in excluded]
+    if keywords:
+        slots["destination_keywords"] = keywords
+    else:
+        slots.pop("destination_keywords", None)
+    for key in ("city", "province"):
+        if slots.get(key) in excluded:
+            slots.pop(key)
+    return slots
+
+
+def _places(slots: dict) -> list[str]:
+    return [*(slots.get("destination_keywords") or []), *(p for p in (slots.get("city"), slots.get("province")) if p)]
+
+
+def _names_a_place(slots: dict) -> bool:
+    return any(slots.get(key) for key in PLACE_SLOTS)
+
+
+def _only_exclusions(understood: Intent, new: dict) -> bool:
+    """ "不想去三亚": the only places the sentence names are the excluded ones."""
+    return bool(understood.exclude_places) and set(_places(new)) <= set(understood.exclude_places)
+
+
+def _restored(memory: Memory) -> Memory:
+    aside = memory.suspended or {}
+    return Memory(
+        task=aside.get("task"),
+        slots=dict(aside.get("slots") or {}),
+        awaiting=aside.get("awaiting"),
+        request=aside.get("request") or "",
+        offered=list(aside.get("offered") or []),
+        excluded=list(aside.get("excluded") or []),
+    )
+
+
+def _joined(request: str, text: str) -> str:
+    return (f"{request}\n{text}" if request else text)[-MAX_REQUEST_CHARS:]
+
+
+__all__ = ["Step", "next_state", "own_slots", "remembered", "replayed"]
