@@ -2,13 +2,16 @@
 handler) and through channel 2 (`ASSISTANT_AGENT_ENABLED`: the rules provider's tool-calling policy) shows the same
 cards and makes the same database changes.
 
-Each channel runs on the same fresh demo data (`seed_demo`, then a savepoint rolled back after the channel's turn)
-with its own empty sandbox supplier store. Cards are compared without what is new on every run (plan, booking and
+Each channel runs on the same fresh demo data (`seed_demo`, then a savepoint rolled back after the channel's turns)
+with its own empty sandbox supplier store. A request may go on for more turns in the same conversation (a write is
+a confirmation card, then "确认"): the cards of every turn and the changes after the last one are compared. Cards are compared without what is new on every run (plan, booking and
 ticket numbers, timestamps); database changes are the rows added, changed or removed in bookings, booking events,
 tickets and orders, compared the same way.
 """
 
+import datetime as dt
 import json
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,6 +51,10 @@ VOLATILE = {
     "id",
     "booking",
     "ticket",
+    "pending_id",
+    "expires_at",
+    "expires_label",
+    "rebooked_from",
 }
 
 
@@ -70,6 +77,20 @@ def _flight_booked(user) -> dict:
     return {"booking_id": booking.booking_id}
 
 
+def _flight_booked_for_the_19th(user) -> dict:
+    """A flight booked as `book_option` books it after a confirmation (route and times in its details)."""
+    from bookings.options import BookingWants
+    from bookings.services import booking_create, booking_options
+
+    found = booking_options(
+        user=user, biz_type="FLIGHT", origin="上海", destination="成都", city=None, date=dt.date(2026, 12, 19),
+        check_out=None, wants=BookingWants(), passengers=1,
+    )  # fmt: skip
+    passengers = [{"name": "张三", "mobile": "13800000000"}]
+    booking = booking_create(user=user, option_ref=found["options"][0]["ref"], passengers=passengers, scope="setup")
+    return {"booking_id": booking.booking_id}
+
+
 def _refund_asked(user) -> dict:
     from aftersale.services.workflow import aftersale_request_submit
     from assistant.llm.factory import get_llm_port
@@ -83,6 +104,7 @@ class Request:
     name: str
     message: str  # formatted with what `setup` returns
     setup: Callable[..., dict] | None = None
+    then: tuple[str, ...] = ()  # the next messages of the same conversation
 
     def __str__(self) -> str:
         return self.name
@@ -95,7 +117,15 @@ REQUESTS = [
     Request("travel plan", "帮我安排三天丽江行程"),
     Request("round trip", "下周五从上海去北京，下周日回来，比较一下往返方案"),
     Request("book", "帮我订12月5日上海到杭州最便宜的航班，乘机人张三 13800000000"),
+    Request("book, confirmed", "帮我订12月5日上海到杭州最便宜的航班，乘机人张三 13800000000", then=("确认",)),
+    Request("morning flight, confirmed", "上海飞成都 12月19号 要早上的 张三 13800000000", then=("确认",)),
+    Request("hotel stay, confirmed", "帮我订大理的酒店，12月10日入住，12日退房，张三 13800000000", then=("确认",)),
+    Request("second option, confirmed", "上海飞成都 12月19号的机票 张三 13800000000", then=("第二个", "确认")),
+    Request("contact later", "帮我订12月19号上海飞成都的机票", then=("张三 13800000000", "确认")),
+    Request("no 4-star hotel", "订个大理的酒店，12月10日入住，住两晚，四星左右，张三 13800000000", then=("第一个",)),
     Request("cancel", "取消预订 {booking_id}", _flight_booked),
+    Request("cancel, confirmed", "取消预订 {booking_id}", _flight_booked, then=("确认",)),
+    Request("rebook, confirmed", "把12月19号的机票改签到20号", _flight_booked_for_the_19th, then=("确认",)),
     Request("refund", "订单 ORD-001 我要退款"),
     Request("progress", "ORD-001的退款进度怎么样了", _refund_asked),
     Request("two-part", "帮我规划三天丽江行程，顺便查天气"),
@@ -114,7 +144,13 @@ class Seen:
     outcome: str
 
 
+# Numbers new on every run that a text or a card row names (booking numbers, supplier order numbers).
+VOLATILE_IN_TEXT = re.compile(r"\bBK\d{8,}|\b[A-Z]{2}\d{12,}\b")
+
+
 def _without_volatile(value):
+    if isinstance(value, str):
+        return VOLATILE_IN_TEXT.sub("#", value)
     if isinstance(value, dict):
         return {k: _without_volatile(v) for k, v in value.items() if k not in VOLATILE}
     if isinstance(value, list):
@@ -162,7 +198,11 @@ def _through(channel: int, request: Request, user, settings, sandbox, store) -> 
             facts = request.setup(user) if request.setup else {}
             before = _rows()
             turn = chat_turn(user=user, message=request.message.format(**facts), today=TODAY, fresh=True)
-            seen = Seen(_without_volatile(turn.cards), _changes(before, _rows()), turn.reply, turn.outcome)
+            turns = [turn]
+            for message in request.then:
+                turns.append(chat_turn(user=user, message=message, conversation_id=turn.conversation_id, today=TODAY))
+            cards = [_without_volatile(t.cards) for t in turns]
+            seen = Seen(cards, _changes(before, _rows()), turns[-1].reply, turns[-1].outcome)
             raise _RolledBack
     except _RolledBack:
         pass
@@ -180,9 +220,12 @@ def test_the_same_request_shows_the_same_cards_and_makes_the_same_changes_in_bot
     one = _through(1, request_, alice, settings, supplier_sandbox, tmp_path / "channel-1.sqlite3")
     two = _through(2, request_, alice, settings, supplier_sandbox, tmp_path / "channel-2.sqlite3")
 
-    assert one.cards, f"channel 1 showed no card: {one.outcome} {one.reply!r}"
+    assert one.cards[-1], f"channel 1 showed no card: {one.outcome} {one.reply!r}"
     assert two.cards == one.cards, f"channel 2: {two.outcome} {two.reply!r}\nchannel 1: {one.outcome} {one.reply!r}"
     assert two.changes == one.changes
+    # a booking changes only once the traveller confirmed it, and then in both channels alike
+    changed = one.changes["bookings"]["added"] or one.changes["bookings"]["gone"]
+    assert bool(changed) == (request_.then[-1:] == ("确认",)), one.changes["bookings"]
 
 
 def test_in_channel_1_a_question_of_the_main_part_is_the_whole_reply_and_the_other_part_waits(traveller):
@@ -198,5 +241,7 @@ def test_in_channel_1_a_question_of_the_second_part_is_said_but_not_awaited(trav
     turn = chat_turn(user=traveller, message="大理这周末天气怎么样，顺便帮我订个酒店", today=TODAY)
 
     assert turn.intent["intent"] == "QUERY_WEATHER" and turn.intent["also"] == ["BOOK"]
-    assert [card["type"] for card in turn.cards] == ["weather"]
+    # the weather first; the booking part shows its options and asks for the guest, nothing is prepared
+    assert [card["type"] for card in turn.cards][0] == "weather"
+    assert "confirmation" not in [card["type"] for card in turn.cards]
     assert memory_load(turn.conversation_id).awaiting is None  # the next message is a new request, not an answer

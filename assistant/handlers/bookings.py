@@ -1,73 +1,209 @@
-"""Bookings: BOOK runs the booking agent over the supplier skill; CANCEL_BOOKING runs the cancel tool.
+"""Bookings: BOOK finds options and prepares the best (or the picked) one; a rebooking prepares the change of a
+booking; CANCEL_BOOKING prepares the cancel. Nothing is written here: every write is a pending action that the
+traveller confirms ("确认" / the Confirm button), answered by `assistant.actions` before any handler runs.
 
-What a booking needs is decided by `bookings.services.booking_requirements`; what the agent did is told by the
-`platform` presenter from the tools' envelopes and BookingRecord rows, never from the model's own words.
+The same tools as channel 2, with the same arguments (`assistant.llm.rules.policy.booking_search` and friends, so
+both channels search and prepare the same thing): `find_booking_options` → `book_option` / `rebook_booking`, and
+`cancel_booking`. Which option is best is `bookings.options`' rule; what the traveller reads comes from the tools'
+envelopes through the presenters, and the questions from the reply templates.
 """
 
-import json
-from dataclasses import replace
-
-from django.conf import settings
-from django.utils import timezone
+from dataclasses import dataclass, field, replace
 
 from assistant import cards
-from assistant.agent import default_registry, run_agent
-from assistant.handlers.base import answer_with, tool_context
+from assistant.handlers.base import answer_with, run_tool
 from assistant.handlers.registry import handles
-from assistant.llm.audit import audited
+from assistant.llm.rules.policy import (
+    BOOK_TOOL,
+    CANCEL_TOOL,
+    LIST_BOOKINGS_TOOL,
+    OPTIONS_TOOL,
+    REBOOK_TOOL,
+    BookingSearch,
+    booking_search,
+    complete,
+    option_choice,
+    passengers_of,
+    rebook_search,
+    rebook_target,
+)
 from assistant.llm.schema import IntentName
-from assistant.presenters import present_run
-from assistant.presenters.bookings import present_platform
-from assistant.replies import compose
+from assistant.presenters import present
+from assistant.replies import compose, format_day
 from assistant.turn import Reply, TurnContext, chip
-from bookings.selectors import booking_skill_document, bookings_cancellable
-from bookings.services import booking_requirements
-from bookings.tools import cancel_booking, execute_platform_command
+from bookings.selectors import bookings_cancellable
 
 MAX_CHOICES = 10
+AWAITING = "booking"  # the open question (or open choice) of a booking, remembered for the next turn
 
 
-def _agent_messages(context: TurnContext) -> list[dict]:
+@dataclass
+class Found:
+    """What a search answered: its envelope, the refs of the options in the order shown, and the option to
+    prepare (None when nothing can be prepared yet, with why)."""
 
-    understood = context.intent.model_dump(mode="json")
-    system = f"{booking_skill_document()}\n\nUNDERSTOOD: {json.dumps(understood, ensure_ascii=False)}\nTODAY: {context.today}"
-    return [{"role": "system", "content": system}, {"role": "user", "content": context.request_text}]
+    envelope: dict
+    refs: list[str] = field(default_factory=list)
+    option: dict | None = None
+    why: str = ""
+
+
+def _search(context: TurnContext, search: BookingSearch, pick: int | None) -> Found:
+    envelope = run_tool(context, OPTIONS_TOOL, **search.arguments)
+    data = envelope.get("data") if isinstance(envelope.get("data"), dict) else {}
+    refs = [o["ref"] for o in data.get("options") or [] if isinstance(o, dict) and o.get("ref")]
+    if not envelope.get("ok"):
+        return Found(envelope, refs, None, "failed")
+    option, why = option_choice(data, pick)
+    return Found(envelope, refs, option, why)
+
+
+def _offering(reply: Reply, context: TurnContext, refs: list[str], *, skip: int | None = None) -> Reply:
+    """The reply with the options as picks ("第二个" / a chip picks one; the one prepared is no pick), remembered
+    for the next turn."""
+    if not refs:
+        return reply
+    given = {c["message"] for c in reply.suggestions}
+    picks = [compose("option_pick", context.language, n=n) for n in range(1, len(refs) + 1)]
+    chips = [chip(p) for n, p in enumerate(picks, start=1) if p not in given and n != skip]
+    suggestions = [c for c in reply.suggestions if c["message"] != (picks[skip - 1] if skip else None)]
+    asks = reply.outcome == "ANSWERED" and not any(c.get("type") == "confirmation" for c in reply.cards)
+    return replace(
+        reply,
+        offered=list(refs),
+        suggestions=[*suggestions, *chips],
+        awaiting=reply.awaiting or AWAITING,
+        outcome="CLARIFY" if asks else reply.outcome,  # options to pick from, or the contact asked: a question
+    )
+
+
+def _with_text(reply: Reply, *texts: str) -> Reply:
+    return replace(reply, text="\n".join(t for t in (reply.text, *texts) if t))
+
+
+def _choose(context: TurnContext, found: Found) -> Reply:
+    """The options when none can be prepared yet (none met every want, or no such pick): the traveller picks."""
+    intent = context.intent
+    reply = present([found.envelope], context)
+    if not found.refs:
+        return reply  # a failed or empty search: the presenter says so
+    no_such = intent.pick if intent.pick and intent.pick > len(found.refs) else None
+    reply = _with_text(reply, compose("booking_choose", context.language, no_such=no_such, count=len(found.refs)))
+    return _offering(reply, context, found.refs)
 
 
 @handles(IntentName.BOOK)
 def book(context: TurnContext) -> Reply:
     intent = context.intent
-    missing = booking_requirements(
-        biz_type=intent.biz_type,
-        origin=intent.origin,
-        destinations=intent.destination_keywords,
-        city=intent.city,
-        date_start=intent.date_start,
-        date_end=intent.date_end,
-    )
-    if missing:
-        what = compose("booking_what", context.language, biz_type=intent.biz_type)
-        text = compose("booking_need", context.language, what=what, biz_type=intent.biz_type, missing=missing)
-        return Reply(text, "CLARIFY", awaiting="booking")
+    if intent.rebook:
+        return rebook(context)
+    passengers = passengers_of(intent, _texts(context))
+    picked = _offered_pick(context)
+    search = booking_search(intent, today=context.today)
+    if search.missing and not picked:
+        return _ask(context, list(search.missing))
+    found = _search(context, search, intent.pick) if not search.missing else None
+    if found is not None:
+        _keep_earlier_choice(context, found, picked)
+    if found is None or (picked and picked not in found.refs):
+        # The options offered before cannot be searched again: the one picked is prepared as it was offered.
+        prepared = run_tool(context, BOOK_TOOL, option_ref=picked, passengers=passengers)
+        refs = context.offered if complete(passengers) else [picked]
+        return _offering(present([prepared], context), context, refs, skip=intent.pick if len(refs) > 1 else None)
+    if found.option is None:
+        return _choose(context, found)
+    # Without the full contact the tool refuses naming what is missing (the question), and nothing is pending;
+    # a choice the traveller made is then kept (offered alone) until the contact comes.
+    chosen = found.option["ref"]
+    prepared = run_tool(context, BOOK_TOOL, option_ref=chosen, passengers=passengers)
+    reply = present([found.envelope, prepared], context)
+    if not complete(passengers) and chosen != found.refs[0]:
+        return _offering(reply, context, [chosen])
+    return _offering(reply, context, found.refs, skip=found.refs.index(chosen) + 1)
 
-    port = audited(context.port, user=context.user)
-    already_audited = len(port.calls)
-    context = replace(context, port=port, started=context.started or timezone.now())
-    result = run_agent(
-        port=port,
-        registry=default_registry().scoped([execute_platform_command.name]),
-        context=tool_context(context),
-        messages=_agent_messages(context),
-        max_iterations=settings.ASSISTANT_AGENT_MAX_ITERATIONS,
-    )
-    calls = port.calls[already_audited:]
-    # A model that answered without calling the platform gets asked for what a booking still needs.
-    reply = present_run(result, context) if result.steps or result.error is not None else present_platform([], context)
-    return replace(reply, llm_calls=[*reply.llm_calls, *calls])
+
+def _keep_earlier_choice(context: TurnContext, found: Found, picked: str | None) -> None:
+    """The option picked now among those offered, or picked before the contact was given (the previous reply then
+    offered only it), is the one to prepare when the search still finds it."""
+    wanted = picked or (context.offered[0] if not context.intent.pick and len(context.offered) == 1 else None)
+    data = found.envelope.get("data") or {}
+    for option in data.get("options") or []:
+        if isinstance(option, dict) and wanted and option.get("ref") == wanted:
+            found.option = option
+
+
+def _texts(context: TurnContext) -> list[str]:
+    """The traveller's words of this booking, newest first (an earlier question's answers included)."""
+    return [line for line in reversed(context.request_text.splitlines()) if line.strip()]
+
+
+def _offered_pick(context: TurnContext) -> str | None:
+    """The option the traveller picked among those the previous reply offered ("第二个", a chip)."""
+    pick = context.intent.pick
+    if pick and 1 <= pick <= len(context.offered):
+        return context.offered[pick - 1]
+    return None
+
+
+def _ask(context: TurnContext, missing: list[str]) -> Reply:
+    """One question listing only what is still missing."""
+    language, biz_type = context.language, context.intent.biz_type
+    what = compose("booking_what", language, biz_type=biz_type)
+    text = compose("booking_need", language, what=what, biz_type=biz_type, missing=missing)
+    return Reply(text, "CLARIFY", awaiting=AWAITING)
+
+
+# -- rebooking ------------------------------------------------------------------------------------------------------
+
+
+def rebook(context: TurnContext) -> Reply:
+    """Change a booking to another day: find it, show the options on the new day for the same route, and prepare
+    `rebook_booking` for the best (or picked) one. The old booking is cancelled only after the new one is made."""
+    intent, language = context.intent, context.language
+    listed = run_tool(context, LIST_BOOKINGS_TOOL, biz_type=intent.biz_type)  # what channel 2's policy reads too
+    if not listed.get("ok"):
+        return present([listed], context)
+    booking, candidates = rebook_target((listed.get("data") or {}).get("bookings") or [], intent)
+    if booking is None:
+        day = format_day(intent.date_start, language) if intent.date_start else ""
+        text = compose("rebook_choose", language, bookings=candidates, biz_type=intent.biz_type)
+        chips = [chip(compose("rebook_chip", language, booking_id=b["booking_id"], day=day)) for b in candidates]
+        booking_cards = [cards.booking_card(b) for b in _rows(context, candidates)]
+        return Reply(text, "CLARIFY" if candidates else "EMPTY", cards=booking_cards, suggestions=chips)
+    if intent.date_start is None:
+        text = compose("rebook_need", language, booking_id=booking["booking_id"])
+        return Reply(text, "CLARIFY", awaiting=AWAITING)
+    search = rebook_search(booking, intent)
+    if search.missing:
+        as_booked = replace(context, intent=intent.model_copy(update={"biz_type": booking["biz_type"]}))
+        return _ask(as_booked, list(search.missing))
+    picked = _offered_pick(context)
+    found = _search(context, search, intent.pick)
+    if picked and picked not in found.refs:
+        reply = present([run_tool(context, REBOOK_TOOL, booking_id=booking["booking_id"], option_ref=picked)], context)
+        return _offering(reply, context, context.offered, skip=intent.pick)
+    if picked:
+        _keep_earlier_choice(context, found, picked)
+    if found.option is None:
+        return _choose(context, found)
+    prepared = run_tool(context, REBOOK_TOOL, booking_id=booking["booking_id"], option_ref=found.option["ref"])
+    reply = present([listed, found.envelope, prepared], context)
+    return _offering(reply, context, found.refs, skip=found.refs.index(found.option["ref"]) + 1)
+
+
+def _rows(context: TurnContext, summaries: list[dict]) -> list:
+    wanted = [s["booking_id"] for s in summaries]
+    rows = bookings_cancellable(user=context.user).filter(booking_id__in=wanted).in_bulk(field_name="booking_id")
+    return [rows[i] for i in wanted if i in rows]
+
+
+# -- cancelling ------------------------------------------------------------------------------------------------------
 
 
 @handles(IntentName.CANCEL_BOOKING)
 def cancel(context: TurnContext) -> Reply:
+    """Prepare the cancel of one booking (the tool answers with the confirmation card); without an id, the only
+    active booking of the asked type, else the question which one."""
     intent, language = context.intent, context.language
     booking_id = intent.booking_id
     if not booking_id:
@@ -80,4 +216,4 @@ def cancel(context: TurnContext) -> Reply:
             chips = [chip(f"{verb} {b.booking_id}", fresh=True) for b in active]
             booking_cards = [cards.booking_card(b) for b in active]
             return Reply(text, "CLARIFY" if active else "EMPTY", cards=booking_cards, suggestions=chips)
-    return answer_with(context, cancel_booking.name, booking_id=booking_id)
+    return answer_with(context, CANCEL_TOOL, booking_id=booking_id)

@@ -1,15 +1,13 @@
 """The rules adapter's tool-calling policy (channel 2), driven through the real agent loop.
 
 The tools here are test doubles declared like the real ones (`core.tools.tool`, schemas from their signatures) under
-the real names, answering envelopes with a `kind`; the supplier answers the way bookings/skills/booking.md describes.
-So these tests pin what the policy sends, not what the apps do; the last ones check the arguments against the real
-tools' schemas.
+the real names, answering envelopes with a `kind`; the booking writes answer as the pending-action registry does
+(CONFIRMATION_REQUIRED, kind "confirmation": nothing done yet). So these tests pin what the policy sends, not what
+the apps do; the last ones check the arguments against the real tools' schemas.
 """
 
 import datetime as dt
 import json
-import shlex
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Annotated, Literal
 
@@ -25,73 +23,33 @@ from core.tools import Needs, Risk, ToolContext, tool
 TODAY = dt.date(2026, 12, 1)  # a Tuesday
 # A signed-in traveller (the registry lets a write run only for one, in a turn the traveller sent).
 TRAVELLER = SimpleNamespace(pk=1, is_authenticated=True)
-SKILL = (Path(__file__).resolve().parents[2] / "bookings" / "skills" / "booking.md").read_text(encoding="utf-8")
+CONTACT = [{"name": "张三", "mobile": "13800000000"}]
 
-FLIGHTS = [
-    {"flightNo": "MU5101", "from": "上海", "to": "杭州", "departTime": "2026-12-05T07:10", "durationMinutes": 65, "price": 680},
-    {"flightNo": "CA1701", "from": "上海", "to": "杭州", "departTime": "2026-12-05T10:00", "durationMinutes": 80, "price": 540},
-    {"flightNo": "HO1234", "from": "上海", "to": "杭州", "departTime": "2026-12-05T12:00", "durationMinutes": 55, "price": 720},
-]  # fmt: skip
-TRAINS = [
-    {"trainNo": "D305", "from": "北京", "to": "天津", "departTime": "2026-12-02T06:30", "durationMinutes": 50,
-     "seats": [{"seatType": "一等座", "price": 50}]},
-    {"trainNo": "G101", "from": "北京", "to": "天津", "departTime": "2026-12-02T07:00", "durationMinutes": 35,
-     "seats": [{"seatType": "二等座", "price": 55}, {"seatType": "一等座", "price": 93}]},
-    {"trainNo": "G103", "from": "北京", "to": "天津", "departTime": "2026-12-02T08:00", "durationMinutes": 33,
-     "seats": [{"seatType": "二等座", "price": 60}, {"seatType": "一等座", "price": 88}]},
-]  # fmt: skip
-HOTELS = [
-    {"hotelId": "HDL001", "name": "大理洱海客栈", "star": 3, "pricePerNight": 320},
-    {"hotelId": "HDL002", "name": "大理洱海大酒店", "star": 5, "pricePerNight": 900},
-    {"hotelId": "HDL003", "name": "大理古城酒店", "star": 4, "pricePerNight": 280},
-]
+
+def flight(number: str, day: str, depart: str) -> dict:
+    return {"ref": f"FLIGHT|{number}|{day}|上海|杭州|经济舱", "biz_type": "FLIGHT", "number": number,
+            "depart": f"{day}T{depart}"}  # fmt: skip
 
 
 class Supplier:
-    """The supplier platform as the skill document describes it, in memory."""
+    """What `find_booking_options` finds (ranked, as bookings.options would), and what the writes were asked."""
 
     def __init__(self) -> None:
-        self.commands: list[tuple[str, str, dict]] = []
-        self.flights = {("上海", "杭州"): FLIGHTS, ("北京", "三亚"): [dict(FLIGHTS[0], to="三亚")]}
-        self.trains = {("北京", "天津"): TRAINS}
-        self.hotels = {"大理": HOTELS}
-        self.wrap_in_mcp = False
+        self.searches: list[dict] = []
+        self.prepared: list[tuple[str, dict]] = []
+        self.refused: list[dict] = []  # book_option calls refused for a missing contact
+        self.matched = True
         self.fail_search = False
 
-    def run(self, command: str) -> dict:
-        argv = shlex.split(command)
-        assert argv[:2] == ["supplier", "call"] and argv[4] == "-a", command
-        product, action, arguments = argv[2], argv[3], json.loads(argv[5])
-        self.commands.append((product, action, arguments))
-        if self.fail_search and action == "search":
-            return fail(Code.PLATFORM_UNAVAILABLE, "supplier timed out")
-        answer = getattr(self, f"{product}_{action}")(arguments)
-        if self.wrap_in_mcp:
-            answer = {"content": [{"type": "text", "text": json.dumps(answer, ensure_ascii=False)}]}
-        return ok(answer, f"{product} {action} done")
-
-    def flight_search(self, a):
-        return {"flights": self.flights.get((a["from"], a["to"]), [])}
-
-    def train_search(self, a):
-        return {"trains": self.trains.get((a["from"], a["to"]), [])}
-
-    def hotel_search(self, a):
-        nights = (dt.date.fromisoformat(a["checkOutDate"]) - dt.date.fromisoformat(a["checkInDate"])).days
-        return {"hotels": [dict(h, nights=nights, totalPrice=h["pricePerNight"] * nights) for h in self.hotels.get(a["city"], [])]}  # fmt: skip
-
-    def flight_saveOrder(self, a):  # noqa: N802 - the supplier's action name
-        price = next(f["price"] for f in FLIGHTS if f["flightNo"] == a["flightNo"])
-        return {"orderId": "FO-0001", "totalPrice": price, "status": "PENDING_PAYMENT"}
-
-    def train_saveOrder(self, a):  # noqa: N802
-        return {"data": {"orderNo": "TO-0001", "totalPrice": a["resources"][0]["adultPrice"]}}
-
-    def hotel_saveOrder(self, a):  # noqa: N802
-        return {"mainOrderNo": "HO-0001", "status": "PENDING_PAYMENT"}
-
-    def saved(self) -> list[tuple[str, dict]]:
-        return [(product, arguments) for product, action, arguments in self.commands if action == "saveOrder"]
+    def options(self, arguments: dict) -> list[dict]:
+        if arguments["biz_type"] == "HOTEL":
+            city, day, out = arguments.get("city"), arguments.get("date"), arguments.get("check_out")
+            return [{"ref": f"HOTEL|HDL00{i}|{day}|{out}|{city}|", "biz_type": "HOTEL", "number": f"HDL00{i}"}
+                    for i in (1, 2, 3)]  # fmt: skip
+        if (arguments.get("origin"), arguments.get("destination")) == ("上海", "拉萨"):
+            return []
+        day = arguments.get("date")
+        return [flight("CA1701", day, "10:00"), flight("MU5101", day, "07:10"), flight("HO1234", day, "12:00")]
 
 
 @pytest.fixture
@@ -101,11 +59,6 @@ def supplier() -> Supplier:
 
 @pytest.fixture
 def bookings() -> list[dict]:
-    return []
-
-
-@pytest.fixture
-def cancelled() -> list[str]:
     return []
 
 
@@ -125,27 +78,87 @@ Text = Annotated[str, Field(max_length=40)]
 Day = dt.date | None
 
 
+def pending(name: str, arguments: dict) -> dict:
+    """What the registry answers a write that now waits for the traveller (assistant.agent.registry)."""
+    data = {"kind": "confirmation", "pending_id": "p-1", "tool": name, "preview": {"title": name, "rows": []}}
+    return fail(Code.CONFIRMATION_REQUIRED, "Nothing was done yet: the traveller must confirm.", data)
+
+
 @pytest.fixture
-def registry(supplier, bookings, cancelled, calls, failing) -> ToolRegistry:
+def registry(supplier, bookings, calls, failing) -> ToolRegistry:
     def answer(name: str, kind: str, arguments: dict, **data) -> dict:
         calls.append((name, {k: v for k, v in arguments.items() if v is not None}))
         if name in failing:
             return fail(Code.PLATFORM_UNAVAILABLE, f"{name} is down", {"kind": kind})
         return ok({"kind": kind, **data}, f"{name} done")
 
-    @tool(risk=Risk.WRITE)
-    def execute_platform_command(context, command: Annotated[str, Field(max_length=4000)]) -> dict:
-        """Run one supplier command."""
-        done = supplier.run(command)
-        if not done["ok"]:
-            return fail(done["code"], done["message"], {"kind": "platform"})
-        return ok({"kind": "platform", "answer": done["data"]}, done["message"])
+    @tool(risk=Risk.READ)
+    def find_booking_options(
+        context,
+        biz_type: Literal["FLIGHT", "HOTEL", "TRAIN"],
+        origin: Text | None = None,
+        destination: Text | None = None,
+        city: Text | None = None,
+        date: Day = None,
+        check_out: Day = None,
+        time_band: Literal["MORNING", "NOON", "AFTERNOON", "EVENING", "RED_EYE"] | None = None,
+        sort: Literal["CHEAPEST", "FASTEST", "EARLIEST", "LATEST"] | None = None,
+        direct: bool | None = None,
+        seat_class: Literal["ECONOMY", "SECOND", "FIRST", "BUSINESS", "SLEEPER", "HARD_SEAT"] | None = None,
+        star: Annotated[int | None, Field(ge=1, le=5)] = None,
+        star_or_above: bool = False,
+        vendor: Text | None = None,
+        number: Annotated[str | None, Field(max_length=12)] = None,
+        max_price: Annotated[int | None, Field(gt=0)] = None,
+        passengers: Annotated[int, Field(ge=1, le=9)] = 1,
+    ) -> dict:
+        """Find options."""
+        given = {k: v for k, v in locals().items() if k not in ("context", "supplier") and v not in (None, False)}
+        given = {k: v.isoformat() if isinstance(v, dt.date) else v for k, v in given.items() if k != "passengers"}
+        # Like bookings.services: what the search still needs is named before any supplier call.
+        hotel = biz_type == "HOTEL"
+        needs = {
+            "city": hotel and not city,
+            "route": not hotel and not (origin and destination),
+            "date": not date,
+            "check_out": hotel and bool(date) and not check_out,
+        }
+        missing = [name for name, absent in needs.items() if absent]
+        if missing:
+            message = f"still needed to search: {', '.join(missing)}"
+            return fail(Code.INVALID_PARAM, message, {"kind": "booking_options", "missing": missing})
+        supplier.searches.append(given)
+        if supplier.fail_search:
+            return fail(Code.PLATFORM_UNAVAILABLE, "supplier timed out", {"kind": "booking_options"})
+        found = supplier.options(given)
+        unmet = [] if supplier.matched else ["time_band"]
+        data = {"kind": "booking_options", "biz_type": biz_type, "options": found, "matched": supplier.matched}
+        return ok({**data, "unmet": unmet})
 
-    @tool(risk=Risk.WRITE)
+    @tool(risk=Risk.WRITE, needs=Needs.NOTHING)
+    def book_option(
+        context, option_ref: Annotated[str, Field(max_length=200)], passengers: list[dict[str, str | None]]
+    ) -> dict:
+        """Book one option (waits for the confirmation; refused, naming what is missing, without the contact)."""
+        if not passengers or not all(p.get("name") for p in passengers) or not passengers[0].get("mobile"):
+            supplier.refused.append({"option_ref": option_ref, "passengers": passengers})
+            return fail(Code.INVALID_PARAM, "missing the contact's mobile number", {"kind": "booking_created"})
+        supplier.prepared.append(("book_option", {"option_ref": option_ref, "passengers": passengers}))
+        return pending("book_option", {})
+
+    @tool(risk=Risk.WRITE, needs=Needs.NOTHING)
+    def rebook_booking(
+        context, booking_id: Annotated[str, Field(max_length=32)], option_ref: Annotated[str, Field(max_length=200)]
+    ) -> dict:
+        """Change a booking (waits for the confirmation)."""
+        supplier.prepared.append(("rebook_booking", {"booking_id": booking_id, "option_ref": option_ref}))
+        return pending("rebook_booking", {})
+
+    @tool(risk=Risk.WRITE, needs=Needs.NOTHING)
     def cancel_booking(context, booking_id: Annotated[str, Field(max_length=32)]) -> dict:
-        """Cancel a booking."""
-        cancelled.append(booking_id)
-        return ok({"kind": "booking_cancel", "booking_id": booking_id, "status": "CANCELLED"}, "cancelled")
+        """Cancel a booking (waits for the confirmation)."""
+        supplier.prepared.append(("cancel_booking", {"booking_id": booking_id}))
+        return pending("cancel_booking", {})
 
     @tool(risk=Risk.READ)
     def list_my_bookings(context, biz_type: Literal["FLIGHT", "HOTEL", "TRAIN"] | None = None) -> dict:
@@ -223,7 +236,9 @@ def registry(supplier, bookings, cancelled, calls, failing) -> ToolRegistry:
 
     return ToolRegistry(
         [
-            execute_platform_command,
+            find_booking_options,
+            book_option,
+            rebook_booking,
             cancel_booking,
             list_my_bookings,
             search_activities,
@@ -246,195 +261,243 @@ def agent(rules, registry, sentence: str, *, system: str | None = f"TODAY: {TODA
     messages = ([{"role": "system", "content": system}] if system is not None else []) + [
         {"role": "user", "content": sentence}
     ]
-    context = ToolContext(user=TRAVELLER, today=TODAY, request_text=sentence)
+    return run(rules, registry, messages, max_iterations=max_iterations)
+
+
+def conversation(rules, registry, *user_messages: str) -> AgentResult:
+    """The last message after the earlier ones (as channel 2 sends the history: each with the reply it got)."""
+    messages = [{"role": "system", "content": f"TODAY: {TODAY}"}]
+    for text in user_messages[:-1]:
+        messages += [{"role": "user", "content": text}, {"role": "assistant", "content": "(reply)"}]
+    return run(rules, registry, [*messages, {"role": "user", "content": user_messages[-1]}])
+
+
+def run(rules, registry, messages, *, max_iterations=6) -> AgentResult:
+    context = ToolContext(user=TRAVELLER, today=TODAY, request_text=messages[-1]["content"])
     return run_agent(port=rules, registry=registry, context=context, messages=messages, max_iterations=max_iterations)
 
 
-def searched(supplier) -> list[tuple[str, dict]]:
-    return [(product, arguments) for product, action, arguments in supplier.commands if action == "search"]
+ROUTE = {"biz_type": "FLIGHT", "origin": "上海", "destination": "杭州", "date": "2026-12-05"}
 
 
 # -- booking ----------------------------------------------------------------------------------------------------------
 
 
-def test_a_flight_is_searched_then_the_cheapest_is_ordered_for_the_contact_given(rules, registry, supplier):
+def test_a_flight_is_searched_then_the_best_option_prepared_for_the_contact_given(rules, registry, supplier):
     result = agent(rules, registry, "帮我订12月5日上海到杭州最便宜的航班，乘机人张三 13800000000")
 
-    assert searched(supplier) == [("flight", {"from": "上海", "to": "杭州", "date": "2026-12-05"})]
-    assert supplier.saved() == [
-        (
-            "flight",
-            {"flightNo": "CA1701", "date": "2026-12-05", "contactTourist": {"name": "张三", "mobile": "13800000000"}},
-        )
+    assert supplier.searches == [{**ROUTE, "sort": "CHEAPEST"}]
+    assert supplier.prepared == [
+        ("book_option", {"option_ref": "FLIGHT|CA1701|2026-12-05|上海|杭州|经济舱", "passengers": CONTACT})
     ]
-    assert [s.tool for s in result.steps] == ["execute_platform_command", "execute_platform_command"]
-    assert result.steps[0].arguments["command"].startswith("supplier call flight search -a '")
+    assert [s.tool for s in result.steps] == ["find_booking_options", "book_option"]
+    assert result.steps[-1].envelope["code"] == "CONFIRMATION_REQUIRED"
     assert (result.iterations, result.capped, result.error) == (3, False, None)
-    assert "FO-0001" in result.final_text
+    assert "confirmation" in result.final_text
 
 
 @pytest.mark.parametrize(
-    ("preference", "flight_no"),
-    [("最早的", "MU5101"), ("最快的", "HO1234"), ("MU5101", "MU5101"), ("ho1234", "HO1234"), ("", "CA1701")],
+    ("preference", "wanted"),
+    [
+        ("最早的", {"sort": "EARLIEST"}),
+        ("最快的", {"sort": "FASTEST"}),
+        ("MU5101", {"number": "MU5101"}),
+        ("要早上的", {"time_band": "MORNING"}),
+        ("晚上的直飞", {"time_band": "EVENING", "direct": True}),
+        ("东航的", {"vendor": "东航"}),
+        ("", {}),
+    ],
 )
-def test_the_flight_chosen_follows_the_travellers_preference(rules, registry, supplier, preference, flight_no):
+def test_the_travellers_preferences_go_to_the_search_and_the_ranking_is_the_tools(
+    rules, registry, supplier, preference, wanted
+):
     agent(rules, registry, f"订12月5日上海到杭州{preference}航班，乘机人张三 13800000000")
 
-    [(_, order)] = supplier.saved()
-    assert order["flightNo"] == flight_no
+    [search] = supplier.searches
+    assert {k: v for k, v in search.items() if k not in ROUTE} == wanted
+    [(_, prepared)] = supplier.prepared
+    assert prepared["option_ref"].startswith("FLIGHT|CA1701|")  # the tool's first option: its ranking, not ours
 
 
-def test_a_flight_number_not_in_the_results_books_nothing(rules, registry, supplier):
-    result = agent(rules, registry, "订12月5日上海到杭州的CZ3999航班，乘机人张三 13800000000")
+def test_nothing_matching_every_want_prepares_nothing_and_leaves_the_nearest_to_pick(rules, registry, supplier):
+    supplier.matched = False
 
-    assert supplier.saved() == []
-    assert "CZ3999" in result.final_text
+    result = agent(rules, registry, "订12月5日上海到杭州晚上的航班，乘机人张三 13800000000")
+
+    assert len(supplier.searches) == 1 and supplier.prepared == []
+    assert "nearest" in result.final_text
 
 
-def test_a_train_is_ordered_with_the_second_class_seat_and_its_adult_price(rules, registry, supplier):
-    result = agent(rules, registry, "订一张明天北京到天津的高铁票 乘客李四 13900001111")
+def test_a_pick_of_the_options_shown_prepares_that_one(rules, registry, supplier):
+    result = conversation(rules, registry, "订12月5日上海到杭州的航班，乘机人张三 13800000000", "第二个")
 
-    assert searched(supplier) == [("train", {"from": "北京", "to": "天津", "date": "2026-12-02"})]
-    person = {"name": "李四", "mobile": "13900001111"}
-    assert supplier.saved() == [
-        (
-            "train",
-            {
-                "trainNo": "G101",
-                "date": "2026-12-02",
-                "resources": [{"seatType": "二等座", "adultPrice": 55, "passengers": [person]}],
-                "contact": person,
-            },
-        )
+    assert supplier.searches == [ROUTE]
+    assert supplier.prepared == [
+        ("book_option", {"option_ref": "FLIGHT|MU5101|2026-12-05|上海|杭州|经济舱", "passengers": CONTACT})
     ]
-    assert "TO-0001" in result.final_text
+    assert [s.tool for s in result.steps] == ["find_booking_options", "book_option"]
 
 
-def test_a_train_seat_the_traveller_names_is_the_one_ordered(rules, registry, supplier):
-    agent(rules, registry, "订明天北京到天津的高铁一等座，乘客李四 13900001111")
+def test_a_pick_of_a_nearest_option_prepares_it(rules, registry, supplier):
+    supplier.matched = False
 
-    [(_, order)] = supplier.saved()
-    assert (order["trainNo"], order["resources"][0]["seatType"], order["resources"][0]["adultPrice"]) == (
-        "D305",
-        "一等座",
-        50,
+    conversation(rules, registry, "订12月5日上海到杭州晚上的航班，乘机人张三 13800000000", "第一个")
+
+    assert [p["option_ref"] for _, p in supplier.prepared] == ["FLIGHT|CA1701|2026-12-05|上海|杭州|经济舱"]
+
+
+def test_without_a_contact_the_options_are_found_and_nothing_prepared(rules, registry, supplier):
+    result = agent(rules, registry, "帮我订12月5日上海到杭州最便宜的航班，乘机人张三")
+
+    assert len(supplier.searches) == 1 and supplier.prepared == []
+    # the best option is asked for with what is known: the tool's refusal names what is missing (the question)
+    assert supplier.refused == [
+        {"option_ref": "FLIGHT|CA1701|2026-12-05|上海|杭州|经济舱", "passengers": [{"name": "张三", "mobile": None}]}
+    ]
+    assert (result.iterations, result.capped) == (3, False)
+    assert "mobile" in result.final_text
+
+
+def test_the_contact_answered_later_continues_the_booking_asked_for_before(rules, registry, supplier):
+    conversation(rules, registry, "帮我订12月5日上海到杭州的航班", "张三 13800000000")
+
+    assert supplier.searches == [ROUTE]
+    assert supplier.prepared[0][1]["passengers"] == CONTACT
+
+
+@pytest.mark.parametrize(
+    ("follow_up", "wanted"), [("要早上的", {"time_band": "MORNING"}), ("最便宜的", {"sort": "CHEAPEST"})]
+)
+def test_a_follow_up_changes_the_wants_of_the_booking_asked_for_before(rules, registry, supplier, follow_up, wanted):
+    conversation(rules, registry, "订12月5日上海到杭州的航班，乘机人张三 13800000000", follow_up)
+
+    assert supplier.searches == [{**ROUTE, **wanted}]
+    assert supplier.prepared[0][1]["passengers"] == CONTACT
+
+
+def test_a_hotel_follow_up_keeps_the_stay_asked_for_before(rules, registry, supplier):
+    conversation(rules, registry, "大理的酒店，12月10日入住，住两晚，王五 13700002222", "四星左右")
+
+    assert supplier.searches == [
+        {"biz_type": "HOTEL", "city": "大理", "date": "2026-12-10", "check_out": "2026-12-12", "star": 4}
+    ]
+
+
+def test_a_pick_then_the_contact_prepares_the_option_picked(rules, registry, supplier):
+    conversation(rules, registry, "帮我订12月5日上海到杭州的航班", "第三个", "张三 13800000000")
+
+    assert [p["option_ref"] for _, p in supplier.prepared] == ["FLIGHT|HO1234|2026-12-05|上海|杭州|经济舱"]
+
+
+def test_an_answer_after_a_confirmed_booking_starts_nothing_again(rules, registry, supplier):
+    result = conversation(
+        rules, registry, "订12月5日上海到杭州的航班，乘机人张三 13800000000", "确认", "张三 13800000000"
     )
 
-
-def test_a_hotel_is_ordered_with_check_out_after_the_nights_given(rules, registry, supplier):
-    result = agent(rules, registry, "帮我在大理订个酒店，12月10号入住，住两晚，入住人王五 13700002222")
-
-    assert searched(supplier) == [
-        ("hotel", {"city": "大理", "checkInDate": "2026-12-10", "checkOutDate": "2026-12-12"})
-    ]
-    assert supplier.saved() == [
-        (
-            "hotel",
-            {
-                "hotelId": "HDL003",
-                "checkInDate": "2026-12-10",
-                "checkOutDate": "2026-12-12",
-                "guests": [{"name": "王五", "mobile": "13700002222"}],
-            },
-        )
-    ]
-    assert "HO-0001" in result.final_text
+    assert result.steps == [] and supplier.searches == []
 
 
-def test_a_hotel_star_level_filters_the_choice(rules, registry, supplier):
-    agent(rules, registry, "大理订一家五星酒店，12月10号入住住一晚，联系人王五 13700002222")
+def test_the_contact_may_come_from_an_earlier_user_message(rules, registry, supplier):
+    conversation(rules, registry, "乘机人张三 13800000000", "帮我订12月5日上海到杭州的航班")
 
-    [(_, order)] = supplier.saved()
-    assert (order["hotelId"], order["checkOutDate"]) == ("HDL002", "2026-12-11")
+    assert supplier.prepared[0][1]["passengers"] == CONTACT
+
+
+def test_missing_route_and_date_are_all_reported_at_once_before_any_search(rules, registry, supplier):
+    result = agent(rules, registry, "帮我订张机票")
+
+    # The options tool is asked with what is known; it names everything missing at once, with no supplier search.
+    assert supplier.searches == [] and len(result.steps) == 1
+    assert result.steps[0].envelope["data"]["missing"] == ["route", "date"]
+
+
+def test_a_train_search_names_the_seat_class(rules, registry, supplier):
+    agent(rules, registry, "订明天北京到天津的高铁一等座，乘客李四 13900001111")
+
+    [search] = supplier.searches
+    assert search == {
+        "biz_type": "TRAIN",
+        "origin": "北京",
+        "destination": "天津",
+        "date": "2026-12-02",
+        "seat_class": "FIRST",
+    }
+    assert supplier.prepared[0][1]["passengers"] == [{"name": "李四", "mobile": "13900001111"}]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "帮我在大理订个酒店，12月10号入住，住两晚，入住人王五 13700002222",
+        "大理的酒店，12月10日入住，12日退房，王五 13700002222",
+    ],
+)
+def test_a_hotel_stay_is_searched_from_check_in_to_check_out(rules, registry, supplier, sentence):
+    agent(rules, registry, sentence)
+
+    assert supplier.searches == [{"biz_type": "HOTEL", "city": "大理", "date": "2026-12-10", "check_out": "2026-12-12"}]
+    assert supplier.prepared[0][1]["option_ref"] == "HOTEL|HDL001|2026-12-10|2026-12-12|大理|"
+
+
+def test_a_hotel_without_check_out_or_nights_asks_for_it_before_any_search(rules, registry, supplier):
+    result = agent(rules, registry, "大理订个酒店，12月10号入住，王五 13700002222")
+
+    assert supplier.searches == [] and [step.envelope["data"]["missing"] for step in result.steps] == [["check_out"]]
+
+
+def test_a_hotel_star_level_goes_to_the_search(rules, registry, supplier):
+    agent(rules, registry, "大理订一家五星以上的酒店，12月10号入住住一晚，联系人王五 13700002222")
+
+    [search] = supplier.searches
+    assert (search["star"], search["star_or_above"], search["check_out"]) == (5, True, "2026-12-11")
 
 
 def test_an_english_sentence_books_the_same_way(rules, registry, supplier):
     agent(rules, registry, "Book me a flight from Beijing to Sanya on December 20, passenger Tom Lee 13800000000")
 
-    assert searched(supplier) == [("flight", {"from": "北京", "to": "三亚", "date": "2026-12-20"})]
-    [(_, order)] = supplier.saved()
-    assert order["contactTourist"] == {"name": "Tom Lee", "mobile": "13800000000"}
+    assert supplier.searches == [{"biz_type": "FLIGHT", "origin": "北京", "destination": "三亚", "date": "2026-12-20"}]
+    assert supplier.prepared[0][1]["passengers"] == [{"name": "Tom Lee", "mobile": "13800000000"}]
 
 
-def test_a_missing_mobile_ends_without_any_tool_call_and_says_what_is_missing(rules, registry, supplier):
-    result = agent(rules, registry, "帮我订12月5日上海到杭州最便宜的航班，乘机人张三")
-
-    assert result.steps == []
-    assert supplier.commands == []
-    assert (result.iterations, result.capped) == (1, False)
-    assert "mobile" in result.final_text and "name" not in result.final_text
-
-
-def test_missing_route_and_date_are_all_reported_at_once(rules, registry, supplier):
-    result = agent(rules, registry, "帮我订张机票")
-
-    assert result.steps == []
-    assert all(word in result.final_text for word in ("route", "date", "name", "mobile"))
-
-
-def test_an_empty_search_books_nothing(rules, registry, supplier):
+def test_an_empty_search_prepares_nothing(rules, registry, supplier):
     result = agent(rules, registry, "帮我订12月5日上海到拉萨的航班，乘机人张三 13800000000")
 
-    assert len(searched(supplier)) == 1
-    assert supplier.saved() == []
-    assert len(result.steps) == 1 and "found nothing" in result.final_text
+    assert len(supplier.searches) == 1 and supplier.prepared == []
+    assert "nothing found" in result.final_text
 
 
-def test_a_failed_search_books_nothing(rules, registry, supplier):
+def test_a_failed_search_prepares_nothing(rules, registry, supplier):
     supplier.fail_search = True
 
     result = agent(rules, registry, "帮我订12月5日上海到杭州的航班，乘机人张三 13800000000")
 
-    assert supplier.saved() == []
+    assert supplier.prepared == []
     assert "PLATFORM_UNAVAILABLE" in result.final_text
-
-
-def test_answers_wrapped_as_mcp_content_are_read(rules, registry, supplier):
-    supplier.wrap_in_mcp = True
-
-    result = agent(rules, registry, "帮我订12月5日上海到杭州的航班，乘机人张三 13800000000")
-
-    assert supplier.saved()[0][1]["flightNo"] == "CA1701"
-    assert "FO-0001" in result.final_text
 
 
 def test_the_understood_intent_in_the_system_message_is_used(rules, registry, supplier):
     understood = {"intent": "BOOK", "biz_type": "FLIGHT", "origin": "上海", "city": "杭州", "date_start": "2026-12-06"}
-    system = f"{SKILL}\nUNDERSTOOD: {json.dumps(understood, ensure_ascii=False)}\nTODAY: {TODAY}"
+    system = f"UNDERSTOOD: {json.dumps(understood, ensure_ascii=False)}\nTODAY: {TODAY}"
 
     agent(rules, registry, "就订这个吧，乘机人张三 13800000000", system=system)
 
-    assert searched(supplier) == [("flight", {"from": "上海", "to": "杭州", "date": "2026-12-06"})]
-    assert len(supplier.saved()) == 1
+    assert supplier.searches == [{**ROUTE, "date": "2026-12-06"}]
+    assert len(supplier.prepared) == 1
 
 
 def test_without_a_system_message_the_policy_understands_the_sentence_with_todays_date(rules, registry, supplier):
     agent(rules, registry, "订一张明天北京到天津的高铁票 乘客李四 13900001111", system=None)
 
-    [(_, search)] = searched(supplier)
+    [search] = supplier.searches
     assert search["date"] == (dt.date.today() + dt.timedelta(days=1)).isoformat()
 
 
-def test_the_contact_may_come_from_an_earlier_user_message(rules, registry, supplier):
-    messages = [
-        {"role": "system", "content": f"TODAY: {TODAY}"},
-        {"role": "user", "content": "乘机人张三 13800000000"},
-        {"role": "assistant", "content": "好的"},
-        {"role": "user", "content": "帮我订12月5日上海到杭州的航班"},
-    ]
-
-    context = ToolContext(user=TRAVELLER, today=TODAY, request_text=messages[-1]["content"])
-    run_agent(port=rules, registry=registry, context=context, messages=messages, max_iterations=6)
-
-    assert supplier.saved()[0][1]["contactTourist"] == {"name": "张三", "mobile": "13800000000"}
-
-
-def test_a_booking_without_the_platform_tool_offered_calls_nothing(rules, registry, supplier):
+def test_a_booking_without_its_tools_offered_calls_nothing(rules, registry, supplier):
     scoped = registry.scoped(["search_activities"])
 
     result = agent(rules, scoped, "帮我订12月5日上海到杭州的航班，乘机人张三 13800000000")
 
-    assert result.steps == [] and supplier.commands == []
+    assert result.steps == [] and supplier.searches == []
 
 
 def test_the_booking_ends_within_the_cap_and_at_a_smaller_cap_keeps_what_was_done(rules, registry, supplier):
@@ -445,21 +508,63 @@ def test_the_booking_ends_within_the_cap_and_at_a_smaller_cap_keeps_what_was_don
 
     assert (full.iterations, full.capped) == (3, False)
     assert (capped.iterations, capped.capped, len(capped.steps)) == (1, True, 1)
-    assert len(supplier.saved()) == 1
+    assert len(supplier.prepared) == 1  # the capped run only searched
+
+
+# -- rebooking -------------------------------------------------------------------------------------------------------
+
+
+def booked(booking_id: str, day: str, biz_type: str = "FLIGHT", status: str = "PENDING_PAYMENT") -> dict:
+    details = {"origin": "上海", "destination": "杭州", "date": day, "depart": f"{day}T07:10"}
+    return {"booking_id": booking_id, "biz_type": biz_type, "status": status, "details": details}
+
+
+def test_a_rebooking_finds_the_booking_searches_the_new_day_and_prepares_the_change(
+    rules, registry, supplier, bookings
+):
+    bookings += [booked("BK20261201001", "2026-12-19"), booked("BK20261201002", "2026-12-10", status="CANCELLED")]
+
+    result = agent(rules, registry, "我的机票改签到12月20号")
+
+    assert [s.tool for s in result.steps] == ["list_my_bookings", "find_booking_options", "rebook_booking"]
+    assert supplier.searches == [{**ROUTE, "date": "2026-12-20"}]
+    assert supplier.prepared == [
+        ("rebook_booking", {"booking_id": "BK20261201001", "option_ref": "FLIGHT|CA1701|2026-12-20|上海|杭州|经济舱"})
+    ]
+
+
+def test_a_rebooking_picks_the_booking_of_the_original_date(rules, registry, supplier, bookings):
+    bookings += [booked("BK20261201001", "2026-12-18"), booked("BK20261201002", "2026-12-19")]
+
+    agent(rules, registry, "把12月19号的机票改签到20号")
+
+    assert [p["booking_id"] for _, p in supplier.prepared] == ["BK20261201002"]
+    assert supplier.searches[0]["date"] == "2026-12-20"
+
+
+def test_a_rebooking_with_several_bookings_and_no_date_to_tell_them_apart_prepares_nothing(
+    rules, registry, supplier, bookings
+):
+    bookings += [booked("BK20261201001", "2026-12-18"), booked("BK20261201002", "2026-12-19")]
+
+    result = agent(rules, registry, "我的机票改签到12月20号")
+
+    assert supplier.prepared == [] and supplier.searches == []
+    assert "BK20261201001" in result.final_text and "BK20261201002" in result.final_text
 
 
 # -- cancelling ------------------------------------------------------------------------------------------------------
 
 
-def test_a_cancel_with_a_booking_id_calls_cancel_booking(rules, registry, cancelled):
+def test_a_cancel_with_a_booking_id_asks_for_the_confirmation(rules, registry, supplier):
     result = agent(rules, registry, "帮我取消预订 bk20261201001")
 
-    assert cancelled == ["BK20261201001"]
+    assert supplier.prepared == [("cancel_booking", {"booking_id": "BK20261201001"})]
     assert [s.tool for s in result.steps] == ["cancel_booking"]
-    assert result.iterations == 2 and "cancelled" in result.final_text
+    assert result.iterations == 2 and "confirmation" in result.final_text
 
 
-def test_a_cancel_by_type_lists_the_bookings_and_cancels_the_only_active_one(rules, registry, bookings, cancelled):
+def test_a_cancel_by_type_lists_the_bookings_and_cancels_the_only_active_one(rules, registry, bookings, supplier):
     bookings += [
         {"booking_id": "BK20261201001", "biz_type": "TRAIN", "status": "CONFIRMED"},
         {"booking_id": "BK20261201002", "biz_type": "FLIGHT", "status": "CONFIRMED"},
@@ -472,10 +577,9 @@ def test_a_cancel_by_type_lists_the_bookings_and_cancels_the_only_active_one(rul
         ("list_my_bookings", {"biz_type": "TRAIN"}),
         ("cancel_booking", {"booking_id": "BK20261201001"}),
     ]
-    assert cancelled == ["BK20261201001"]
 
 
-def test_a_cancel_by_type_with_several_active_bookings_cancels_nothing(rules, registry, bookings, cancelled):
+def test_a_cancel_by_type_with_several_active_bookings_cancels_nothing(rules, registry, bookings, supplier):
     bookings += [
         {"booking_id": "BK20261201001", "biz_type": "TRAIN", "status": "CONFIRMED"},
         {"booking_id": "BK20261201004", "biz_type": "TRAIN", "status": "PENDING_PAYMENT"},
@@ -483,7 +587,7 @@ def test_a_cancel_by_type_with_several_active_bookings_cancels_nothing(rules, re
 
     result = agent(rules, registry, "取消我的火车票")
 
-    assert cancelled == []
+    assert supplier.prepared == []
     assert [s.tool for s in result.steps] == ["list_my_bookings"]
     assert "BK20261201004" in result.final_text
 
@@ -675,6 +779,8 @@ REAL_TOOL_REQUESTS = [
     "帮我安排三天丽江行程",
     "下周五从上海去北京，下周日回来，比较一下往返方案",
     "取消预订 BK20261201001",
+    "帮我订12月5日上海到杭州最便宜的航班",
+    "大理的酒店，12月10日入住，住两晚",
     "订单 ORD-001 我要退款",
     "ORD-001的退款进度怎么样了",
 ]
@@ -690,6 +796,29 @@ def test_the_first_call_is_valid_for_the_real_tool_of_that_name(rules, sentence)
     [call] = next_turn(rules, messages, real.schemas()).tool_calls
 
     assert real.get(call.name).validate(call.arguments)  # raises ToolArgumentsError on a name or a value it refuses
+
+
+def test_the_booking_calls_are_valid_for_the_real_tools(rules):
+    from assistant.agent import default_registry
+
+    real = default_registry()
+    messages = [
+        {"role": "system", "content": f"TODAY: {TODAY}"},
+        {"role": "user", "content": "帮我订12月5日上海到杭州最便宜的航班，乘机人张三 13800000000"},
+    ]
+    [search] = next_turn(rules, messages, real.schemas()).tool_calls
+    real.get(search.name).validate(search.arguments)
+    found = {"kind": "booking_options", "options": [flight("CA1701", "2026-12-05", "10:00")], "matched": True}
+    call = {"id": "x1", "type": "function", "function": {"name": search.name, "arguments": search.raw_arguments}}
+    messages += [
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "x1", "content": json.dumps(ok(found), ensure_ascii=False)},
+    ]
+
+    [book] = next_turn(rules, messages, real.schemas()).tool_calls
+
+    assert book.name == "book_option"
+    real.get(book.name).validate(book.arguments)
 
 
 def test_anything_else_ends_without_tools(rules, registry, supplier):

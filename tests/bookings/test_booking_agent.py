@@ -1,5 +1,6 @@
 """The booking agent over the OpenAI tool-calling protocol, against a local scripted OpenAI-compatible server,
-with the real sandbox supplier; and channel 2 (ASSISTANT_AGENT_ENABLED) end to end."""
+with the real sandbox supplier; and channel 2 (ASSISTANT_AGENT_ENABLED) end to end. A write the model asks for is a
+confirmation card; it runs (once) when the traveller confirms."""
 
 import json
 
@@ -28,6 +29,7 @@ def openai_settings(settings, fake_openai):
     settings.ASSISTANT_LLM_MODEL = "scripted-model"
     settings.ASSISTANT_LLM_TIMEOUT = 2
     settings.ASSISTANT_AGENT_MAX_ITERATIONS = 4
+    settings.ASSISTANT_AGENT_ENABLED = True  # the model calls the tools (channel 1 is code-driven: no model tools)
     return settings
 
 
@@ -40,25 +42,21 @@ def cheapest_flight(user):
 
 
 def save_order(flight_no):
-    args = {"flightNo": flight_no, "date": "2026-12-05", "contactTourist": {"name": "张三", "mobile": "13800000000"}}
+    args = {
+        "flightNo": flight_no,
+        "from": "上海",
+        "to": "杭州",
+        "date": "2026-12-05",
+        "contactTourist": {"name": "张三", "mobile": "13800000000"},
+    }
     return f"supplier call flight saveOrder -a '{json.dumps(args, ensure_ascii=False)}'"
 
 
-UNDERSTOOD = {
-    "intent": "BOOK",
-    "biz_type": "FLIGHT",
-    "origin": "上海",
-    "destination_keywords": ["杭州"],
-    "date_start": "2026-12-05",
-}
-
-
-def test_the_booking_agent_round_trips_tool_calls_and_the_hook_records_the_booking(
+def test_the_booking_agent_round_trips_tool_calls_and_the_hook_records_the_booking_once_confirmed(
     alice, supplier_sandbox, openai_settings, fake_openai
 ):
     flight = cheapest_flight(alice)
     fake_openai.enqueue(
-        Reply(content=UNDERSTOOD, prompt_tokens=100, completion_tokens=20),
         Reply(
             tool_calls=[{"id": "call_search", "name": "execute_platform_command", "arguments": {"command": SEARCH}}],
             prompt_tokens=200,
@@ -80,25 +78,28 @@ def test_the_booking_agent_round_trips_tool_calls_and_the_hook_records_the_booki
 
     result = chat_turn(user=alice, message="帮我订12月5日上海到杭州最便宜的航班，乘机人张三 13800000000", today=TODAY)
 
+    assert not BookingRecord.objects.exists()  # the saveOrder the model asked for waits for the traveller
+    [card] = [c for c in result.cards if c["type"] == "confirmation"]
+    assert flight["flightNo"] in str(card["rows"]) + card["title"]
+    confirmed = chat_turn(user=alice, message="确认", conversation_id=result.conversation_id, today=TODAY)
     booking = BookingRecord.objects.get(user=alice)
-    assert result.outcome == "ANSWERED"
+    assert confirmed.outcome == "ANSWERED"
     assert booking.details["flightNo"] == flight["flightNo"]
-    assert result.cards[0]["booking_id"] == booking.booking_id
+    assert supplier_sandbox.stats()["orders"]["total"] == 1
     # the tool_call_id round trip: each tool result went back under the id the model gave it
-    second_round = fake_openai.requests[2].messages
+    second_round = fake_openai.requests[1].messages
     tool_messages = [m for m in second_round if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in tool_messages] == ["call_search"]
     assert json.loads(tool_messages[0]["content"])["ok"] is True
     assert second_round[-2]["tool_calls"][0]["id"] == "call_search"
     # every model call audited with its real tokens
-    assert sorted(LLMCall.objects.values_list("prompt_tokens", flat=True)) == [100, 200, 300, 400]
-    assert Turn.objects.get().prompt_tokens == 1000
+    assert sorted(LLMCall.objects.values_list("prompt_tokens", flat=True)) == [200, 300, 400]
+    assert Turn.objects.get(pk=result.meta["turn_id"]).prompt_tokens == 900
 
 
 def test_a_model_that_never_stops_calling_tools_is_capped_and_books_nothing(
     alice, supplier_sandbox, openai_settings, fake_openai
 ):
-    fake_openai.enqueue(Reply(content=UNDERSTOOD))
     for i in range(10):
         command = SEARCH.replace("2026-12-05", f"2026-12-{10 + i}")
         fake_openai.enqueue(
@@ -107,7 +108,7 @@ def test_a_model_that_never_stops_calling_tools_is_capped_and_books_nothing(
 
     result = chat_turn(user=alice, message="帮我订12月5日上海到杭州最便宜的航班，乘机人张三 13800000000", today=TODAY)
 
-    assert len(fake_openai.requests) == 1 + openai_settings.ASSISTANT_AGENT_MAX_ITERATIONS
+    assert len(fake_openai.requests) == openai_settings.ASSISTANT_AGENT_MAX_ITERATIONS
     assert not BookingRecord.objects.exists()
     assert result.outcome == "CLARIFY"  # honest: nothing booked, asks for what it needs
     assert LLMCall.objects.filter(purpose="agent").count() == openai_settings.ASSISTANT_AGENT_MAX_ITERATIONS
@@ -127,14 +128,13 @@ def test_a_composed_command_with_shell_syntax_or_another_program_is_refused(
     alice, supplier_sandbox, openai_settings, fake_openai, command
 ):
     fake_openai.enqueue(
-        Reply(content=UNDERSTOOD),
         Reply(tool_calls=[{"id": "bad", "name": "execute_platform_command", "arguments": {"command": command}}]),
         Reply(content="done"),
     )
 
     chat_turn(user=alice, message="帮我订12月5日上海到杭州最便宜的航班，乘机人张三 13800000000", today=TODAY)
 
-    refused = json.loads(next(m for m in fake_openai.requests[2].messages if m["role"] == "tool")["content"])
+    refused = json.loads(next(m for m in fake_openai.requests[1].messages if m["role"] == "tool")["content"])
     assert refused["ok"] is False and refused["code"] == "INVALID_PARAM"
     assert "refused" in refused["message"]
     assert supplier_sandbox.stats()["orders"]["total"] == 0
@@ -145,29 +145,37 @@ def test_a_composed_refund_is_refused_as_not_the_travellers_to_run(
 ):
     command = 'supplier call order refund -a \'{"orderId": "ORD-001", "amount": 1}\''
     fake_openai.enqueue(
-        Reply(content=UNDERSTOOD),
         Reply(tool_calls=[{"id": "bad", "name": "execute_platform_command", "arguments": {"command": command}}]),
         Reply(content="done"),
     )
 
     result = chat_turn(user=alice, message="帮我订12月5日上海到杭州最便宜的航班，乘机人张三 13800000000", today=TODAY)
 
-    refused = json.loads(next(m for m in fake_openai.requests[2].messages if m["role"] == "tool")["content"])
+    refused = json.loads(next(m for m in fake_openai.requests[1].messages if m["role"] == "tool")["content"])
     assert (refused["ok"], refused["code"]) == (False, "PERMISSION_DENIED")
     assert "refused" in refused["message"]
     assert result.outcome == "REJECTED" and "没有执行任何操作" in result.reply
     assert supplier_sandbox.stats()["refunds"]["total"] == 0
 
 
-def test_channel_two_books_and_cancels_with_the_rules_policy(alice, supplier_sandbox, settings):
+def test_channel_two_books_and_cancels_with_the_rules_policy_each_after_a_confirmation(
+    alice, supplier_sandbox, settings
+):
     settings.ASSISTANT_AGENT_ENABLED = True
 
-    booked = chat_turn(user=alice, message="帮我订12月5日上海到杭州最便宜的航班，乘机人张三 13800000000", today=TODAY)
+    asked = chat_turn(user=alice, message="帮我订12月5日上海到杭州最便宜的航班，乘机人张三 13800000000", today=TODAY)
+    assert [c["type"] for c in asked.cards].count("confirmation") == 1
+    assert not BookingRecord.objects.exists()
+    booked = chat_turn(user=alice, message="确认", conversation_id=asked.conversation_id, today=TODAY)
     booking = BookingRecord.objects.get(user=alice)
-    cancelled = chat_turn(user=alice, message=f"取消预订 {booking.booking_id}", today=TODAY)
+    asked_cancel = chat_turn(user=alice, message=f"取消预订 {booking.booking_id}", today=TODAY)
+    booking.refresh_from_db()
+    assert booking.status == "PENDING_PAYMENT"
+    cancelled = chat_turn(user=alice, message="确认", conversation_id=asked_cancel.conversation_id, today=TODAY)
 
     booking.refresh_from_db()
-    assert booked.outcome == "ANSWERED" and booked.cards[0]["booking_id"] == booking.booking_id
+    assert booked.outcome == "ANSWERED"
+    assert any(c.get("booking_id") == booking.booking_id for c in booked.cards)
     assert cancelled.outcome == "ANSWERED" and booking.status == "CANCELLED"
 
 

@@ -12,8 +12,7 @@ What was understood comes from the first system message when the dispatcher put 
     TODAY: 2026-12-01
 
 otherwise the engine understands the last user message itself (today: the TODAY line, else the system date). The
-contact (name and mobile) and the preferences (cheapest, earliest, fastest, a flight or train number, a seat, a hotel
-star level) are read from the user's own words.
+passengers are the understood ones, else the contact (name and mobile) read from the user's own words.
 
 One flow per intent, with the arguments channel 1's handlers pass for the same intent (so both channels show the
 same cards; dates as YYYY-MM-DD, empty values left out):
@@ -23,12 +22,19 @@ same cards; dates as YYYY-MM-DD, empty values left out):
   city/province when there are no keywords, days, dates, max_price)` (the place: the first destination keyword,
   else the city, else the province; the weather's `city` goes with a keyword).
 - PLAN_ITINERARY → `compare_round_trip(origin, destination, depart_date, return_date, max_price)`.
-- BOOK: `execute_platform_command` search → choose from the result → saveOrder (the fields of
-  bookings/skills/booking.md) → the end. Missing facts, an empty or failed search, or no match → the end, no order.
-- CANCEL_BOOKING: `cancel_booking` with the booking id; without one, `list_my_bookings` and cancel the only active
-  booking of the asked type, if there is exactly one.
+- BOOK: `find_booking_options` (route or city and stay, date, the preference slots: `booking_search`) → the option
+  picked (`pick`), else the best one when it matched → `book_option(option_ref, passengers)`, which only prepares
+  the booking: it waits for the traveller's confirmation (with the contact incomplete the tool refuses, naming what
+  is missing). No match or a failed search → the end, with the options shown and nothing prepared. Which option is best is `bookings.options`' rule, never this policy's.
+- BOOK with `rebook`: `list_my_bookings` → the booking to change (`rebook_target`) → `find_booking_options` on the
+  new date for its route → `rebook_booking(booking_id, option_ref)`, again waiting for the confirmation.
+- CANCEL_BOOKING: `cancel_booking` with the booking id (it asks for the confirmation); without one,
+  `list_my_bookings` and cancel the only active booking of the asked type, if there is exactly one.
 - AFTERSALE → `request_aftersale(order_id, action)`; QUERY_PROGRESS → `query_progress(order_id)`.
 - OUT_OF_SCOPE, or a fact the flow cannot work without (a place, a route, an order id) → the end, no call.
+
+A message that only answers the booking asked for earlier in the conversation ("张三 13800000000", "第二个",
+"要早上的") continues it: its slots go over those of the earlier request (the user messages of the history).
 
 A request in two parts ("帮我规划三天丽江行程，顺便查天气": the intent's `also`) runs the flow of each part in turn,
 one tool call per answer; a part whose envelope failed is over, and the next part still runs (as in channel 1).
@@ -41,7 +47,6 @@ request, and only offered tools are called.
 import json
 import logging
 import re
-import shlex
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -52,9 +57,8 @@ from pydantic import ValidationError
 
 from assistant.llm.messages import ChatResult, ToolCall
 from assistant.llm.port import LLMError, UnderstandContext, Understanding, Usage
-from assistant.llm.rules import dates as dates_mod
+from assistant.llm.rules.confirm import confirmation_answer
 from assistant.llm.rules.ids import PHONE_RE
-from assistant.llm.rules.numbers import cn_to_int
 from assistant.llm.rules.text import normalise
 from assistant.llm.schema import Intent
 from assistant.llm.tool_calls import missing_for, tool_call_for
@@ -62,21 +66,18 @@ from core.ids import normalise_booking_id
 
 logger = logging.getLogger(__name__)
 
-PLATFORM_TOOL = "execute_platform_command"
+OPTIONS_TOOL = "find_booking_options"
+BOOK_TOOL = "book_option"
+REBOOK_TOOL = "rebook_booking"
 CANCEL_TOOL = "cancel_booking"
 LIST_BOOKINGS_TOOL = "list_my_bookings"
-PLATFORM_KIND = "platform"  # the kind of the platform tool's envelope, whose data holds the supplier's `answer`
-# The program name of the command grammar in bookings/skills/booking.md.
-PLATFORM_CLI = "supplier"
+# The code of a write's envelope that only became a pending action (core.envelope.Code.CONFIRMATION_REQUIRED).
+CONFIRMATION_REQUIRED = "CONFIRMATION_REQUIRED"
 
 UNDERSTOOD_RE = re.compile(r"^\s*UNDERSTOOD:\s*(\{.*\})\s*$", re.M)
 TODAY_RE = re.compile(r"^\s*TODAY:\s*(\d{4}-\d{2}-\d{2})\s*$", re.M)
 
 PRODUCTS = {"FLIGHT": "flight", "HOTEL": "hotel", "TRAIN": "train"}
-RESULT_KEYS = {"FLIGHT": "flights", "HOTEL": "hotels", "TRAIN": "trains"}
-NUMBER_KEYS = {"FLIGHT": "flightNo", "TRAIN": "trainNo"}
-ORDER_NUMBER_KEYS = ("orderId", "orderNo", "mainOrderNo")
-DEFAULT_SEAT = "二等座"
 INACTIVE_BOOKING_STATUSES = {"CANCELLED", "CANCELED", "FAILED", "REFUNDED", "EXPIRED", "COMPLETED", "CLOSED"}
 
 
@@ -137,13 +138,10 @@ class Done:
 
     @property
     def data(self) -> Any:
-        """The envelope's data; for the platform tool, the supplier's own answer inside it."""
+        """The envelope's data."""
         if not isinstance(self.envelope, dict):
             return None
-        data = self.envelope.get("data")
-        if isinstance(data, dict) and "answer" in data and data.get("kind") == PLATFORM_KIND:
-            data = data["answer"]
-        return _payload(data)
+        return _payload(self.envelope.get("data"))
 
 
 @dataclass(frozen=True)
@@ -157,9 +155,6 @@ class Turn:
 
     def already_called(self, name: str, arguments: dict) -> bool:
         return any(d.name == name and _same(d.arguments, arguments) for d in self.done)
-
-    def platform_calls(self, product: str, action: str) -> list[Done]:
-        return [d for d in self.done if d.name == PLATFORM_TOOL and parse_command(d.arguments) == (product, action)]
 
     def calls(self, name: str) -> list[Done]:
         return [d for d in self.done if d.name == name]
@@ -187,6 +182,7 @@ def read_turn(engine: Understander, messages: list[dict], tools: list[dict]) -> 
     if intent is None:
         text = user_texts[0] if user_texts else ""
         intent = engine.understand(text, context=UnderstandContext(today=today)).intent
+        intent = continued(engine, intent, user_texts, today)
 
     calls: dict[str, tuple[str, dict]] = {}
     answers: dict[str, dict | None] = {}
@@ -212,6 +208,46 @@ def read_turn(engine: Understander, messages: list[dict], tools: list[dict]) -> 
     return Turn(
         intent=intent, user_texts=user_texts, today=today, done=done, offered=offered, calls_so_far=calls_so_far
     )
+
+
+def continued(engine: Understander, intent: Intent, user_texts: tuple[str, ...], today: date) -> Intent:
+    """The booking an earlier user message asked for, when the newest one only answers it (a contact, a pick, a
+    preference: "张三 13800000000", "第二个", "要早上的"): the earlier request's slots with the new ones over them.
+    Anything else is its own request. The search goes back past other answers, and stops at a confirmation (that
+    booking is done) or at another request."""
+    if not _only_answers(intent, user_texts[0] if user_texts else ""):
+        return intent
+    newer, pick = intent.slots(), intent.pick
+    for text in user_texts[1:]:
+        if _confirms(text):
+            return intent
+        earlier = engine.understand(text, context=UnderstandContext(today=today)).intent
+        if earlier.intent == "BOOK" and earlier.biz_type:
+            merged = {**earlier.slots(), **newer}
+            flags = {"rebook": earlier.rebook or intent.rebook, "original_date": earlier.original_date}
+            return Intent.model_validate({"intent": "BOOK", **merged, **flags, "pick": pick})
+        if not _only_answers(earlier, text):
+            return intent
+        newer, pick = {**earlier.slots(), **newer}, pick or earlier.pick
+    return intent
+
+
+def _only_answers(intent: Intent, text: str) -> bool:
+    """Whether a sentence only answers a booking question: no request of its own (or a BOOK without what to book),
+    and a pick, passengers, a mobile, a preference or a follow-up in it."""
+    if intent.rebook:
+        return False
+    if intent.follow_up and not (intent.destination_keywords or intent.city or intent.province):
+        return True  # "最便宜的" / "要早上的": it changes the task at hand, whichever that was
+    if intent.intent not in ("OUT_OF_SCOPE", "BOOK") or (intent.intent == "BOOK" and intent.biz_type):
+        return False  # a request of its own
+    preferences = any(getattr(intent, name, None) not in (None, False) for name in PREFERENCE_ARGUMENTS)
+    return bool(intent.pick or intent.passengers or PHONE_RE.search(text) or intent.follow_up or preferences)
+
+
+def _confirms(text: str) -> bool:
+    """A yes or no to a confirmation card: what came before it was decided."""
+    return confirmation_answer(text) is not None
 
 
 def _understood(system_text: str) -> Intent | None:
@@ -287,250 +323,266 @@ def _not_offered(name: str) -> End:
     return End(f"The {name} tool is not available here.")
 
 
-# BOOK
+# BOOK (and rebooking: a BOOK with `rebook`)
+
+# What a booking still needs before any supplier search (the codes of the `booking_need` reply template).
+NEEDS_BIZ_TYPE = "biz_type"
+NEEDS_ROUTE = "route"
+NEEDS_HOTEL_CITY = "hotel_city"
+NEEDS_DATE = "date"
+NEEDS_CHECK_OUT = "check_out"
+NEEDS_CONTACT = "contact"
+# The intent's slots that say what the option should be, passed to find_booking_options as they are.
+PREFERENCE_ARGUMENTS = ("time_band", "sort", "direct", "seat_class", "star", "star_or_above", "vendor", "number")
+
+
+@dataclass(frozen=True)
+class BookingSearch:
+    """The `find_booking_options` arguments for an intent (JSON-ready, empty ones left out), or what is missing."""
+
+    arguments: dict[str, Any]
+    missing: tuple[str, ...]
+    check_in: date | None = None
+    check_out: date | None = None
+
+    @property
+    def nights(self) -> int | None:
+        return (self.check_out - self.check_in).days if self.check_in and self.check_out else None
+
+
+def booking_search(intent: Intent, *, today: date | None = None) -> BookingSearch:
+    """What to search for a booking, the same for both channels: the route (flight, train) or the city and the stay
+    (hotel: check-out from the end date, else check-in + nights), the date, and the traveller's preferences. A date
+    before `today` is no date. The ranking of what is found is `bookings.options`' business, not this."""
+    biz = intent.biz_type
+    start = intent.date_start if intent.date_start and (today is None or intent.date_start >= today) else None
+    missing: list[str] = []
+    arguments: dict[str, Any] = {"biz_type": biz}
+    check_out = None
+    if biz is None:
+        missing.append(NEEDS_BIZ_TYPE)
+    elif biz == "HOTEL":
+        city = intent.city or next(iter(intent.destination_keywords), None)
+        if not city:
+            missing.append(NEEDS_HOTEL_CITY)
+        arguments["city"] = city
+    else:
+        origin = intent.origin
+        destination = intent.city or next((k for k in intent.destination_keywords if k != origin), None)
+        if not origin or not destination or origin == destination:
+            missing.append(NEEDS_ROUTE)
+        arguments |= {"origin": origin, "destination": destination}
+    if start is None:
+        missing.append(NEEDS_DATE)
+    elif biz == "HOTEL":
+        check_out = stay_end(start, intent.date_end, intent.nights)
+        if check_out is None:
+            missing.append(NEEDS_CHECK_OUT)
+        arguments["check_out"] = check_out.isoformat() if check_out else None
+    arguments["date"] = start.isoformat() if start else None
+    arguments |= _preferences(intent)
+    people = len(intent.passengers)
+    arguments["passengers"] = people if people > 1 else None
+    given = {k: v for k, v in arguments.items() if v not in (None, "", [], False)}
+    return BookingSearch(given, tuple(missing), start if biz == "HOTEL" else None, check_out)
+
+
+def stay_end(check_in: date, date_end: date | None, nights: int | None) -> date | None:
+    """The check-out day: the understood end day when after check-in, else check-in + the nights said."""
+    if date_end is not None and date_end > check_in:
+        return date_end
+    if nights:
+        return check_in + timedelta(days=nights)
+    return None
+
+
+def _preferences(intent: Intent) -> dict[str, Any]:
+    wanted: dict[str, Any] = {name: getattr(intent, name, None) for name in PREFERENCE_ARGUMENTS}
+    wanted["max_price"] = intent.max_price
+    return {k: v for k, v in wanted.items() if v is not None and v is not False}
+
+
+def passengers_of(intent: Intent, user_texts: Iterable[str]) -> list[dict[str, str | None]]:
+    """Who travels, as far as known: the understood passengers (the first one's mobile may come from the words),
+    else the contact in the traveller's words; empty when nothing is known. `book_option` says what is missing."""
+    contact = find_contact(user_texts)
+    if intent.passengers:
+        people = [{"name": p["name"], "mobile": p.get("mobile")} for p in intent.passengers]
+        if not people[0]["mobile"] and contact.mobile:
+            people[0]["mobile"] = contact.mobile
+        return people
+    if contact.name or contact.mobile:
+        return [{"name": contact.name or "", "mobile": contact.mobile}]
+    return []
+
+
+def complete(passengers: list[dict]) -> bool:
+    """Whether every passenger has a name and the first (the contact) a mobile."""
+    return bool(passengers) and all(p.get("name") for p in passengers) and bool(passengers[0].get("mobile"))
+
+
+def option_choice(data: dict, pick: int | None) -> tuple[dict | None, str]:
+    """The option to prepare from a `booking_options` answer: the one picked (1-based), else the best one when it
+    meets what was asked; None with the reason otherwise (nothing found, no such position, nothing matched: the
+    traveller picks one of the nearest first)."""
+    options = [o for o in data.get("options") or [] if isinstance(o, dict) and o.get("ref")]
+    if not options:
+        return None, "nothing found"
+    if pick:
+        if pick <= len(options):
+            return options[pick - 1], ""
+        return None, f"there is no option {pick} (only {len(options)} shown)"
+    if data.get("matched") is False:
+        unmet = ", ".join(str(u) for u in data.get("unmet") or []) or "what was asked"
+        return None, f"no option meets {unmet}; the nearest are shown for the traveller to pick"
+    return options[0], ""
 
 
 def _book(turn: Turn) -> Decision:
     intent = turn.intent
-    biz = intent.biz_type
-    if biz is None:
+    if intent.rebook:
+        return _rebook(turn)
+    if intent.biz_type is None:
         return End("Missing: what to book (flight, hotel or train).")
-    if PLATFORM_TOOL not in turn.offered:
-        return _not_offered(PLATFORM_TOOL)
-    product = PRODUCTS[biz]
-    saved = turn.platform_calls(product, "saveOrder")
-    if saved:  # one booking per request
-        return End(_order_summary(product, saved[-1]))
-
-    contact = find_contact(turn.user_texts)
-    facts = _booking_facts(turn)
-    missing = list(facts.missing)
-    if not contact.name:
-        missing.append("name")
-    if not contact.mobile:
-        missing.append("mobile")
-    if missing:
-        return End(f"Missing: {', '.join(missing)}.")
-
-    searches = turn.platform_calls(product, "search")
-    if not searches:
-        return Call(PLATFORM_TOOL, {"command": platform_command(product, "search", facts.search)})
-    search = searches[-1]
-    if not search.ok or _supplier_failed(search.data):
-        return End(f"The {product} search failed: {_reason(search)}. Nothing was booked.")
-    items = _items(search.data, RESULT_KEYS[biz])
-    if not items:
-        return End(f"The {product} search found nothing for {facts.describe}. Nothing was booked.")
-    choice = choose(biz, items, turn)
-    if isinstance(choice, End):
-        return choice
-    order = _order_arguments(biz, choice, facts, contact)
-    return Call(PLATFORM_TOOL, {"command": platform_command(product, "saveOrder", order)})
+    for name in (OPTIONS_TOOL, BOOK_TOOL):
+        if name not in turn.offered:
+            return _not_offered(name)
+    prepared = turn.calls(BOOK_TOOL)
+    if prepared:  # one booking per request; it waits for the traveller's confirmation
+        return End(_write_summary(prepared[-1]))
+    search = booking_search(intent, today=turn.today)
+    found = turn.calls(OPTIONS_TOOL)
+    if not found:  # with facts missing too: the tool names what the search still needs (the traveller is asked)
+        return Call(OPTIONS_TOOL, search.arguments)
+    answer = found[-1]
+    if not answer.ok:
+        return End(f"The search failed: {_reason(answer)}. Nothing was prepared.")
+    option, why = option_choice(answer.data if isinstance(answer.data, dict) else {}, intent.pick)
+    if option is None:
+        return End(f"Nothing was prepared: {why}.")
+    # Without the full contact the call is still made: the tool refuses it naming what is missing, nothing pending.
+    return Call(BOOK_TOOL, {"option_ref": option["ref"], "passengers": passengers_of(intent, turn.user_texts)})
 
 
-@dataclass(frozen=True)
-class BookingFacts:
-    search: dict[str, Any]
-    date: str | None
-    check_out: str | None
-    describe: str
-    missing: tuple[str, ...]
+def _write_summary(done: Done) -> str:
+    envelope = done.envelope or {}
+    if envelope.get("code") == CONFIRMATION_REQUIRED:
+        return f"{done.name} is waiting for the traveller's confirmation; nothing was done yet."
+    if done.ok:
+        return f"{done.name} done."
+    return f"{done.name} was not prepared: {_reason(done)}."
 
 
-def _booking_facts(turn: Turn) -> BookingFacts:
-    intent = turn.intent
+# Rebooking: the traveller's active booking, options on the new date for the same route, then rebook_booking.
+
+
+def booking_day(booking: dict) -> date | None:
+    """The day a booking is for (departure or check-in), from its details."""
+    details = booking.get("details") if isinstance(booking.get("details"), dict) else {}
+    for key in ("date", "depart", "check_in", "checkInDate", "departTime"):
+        value = details.get(key)
+        if isinstance(value, str) and len(value) >= 10:
+            try:
+                return date.fromisoformat(value[:10])
+            except ValueError:
+                continue
+    return None
+
+
+def _active(booking: dict, biz_type: str | None) -> bool:
+    return _booking_type(booking) in (None, biz_type) if biz_type else True
+
+
+def rebook_target(bookings: list[dict], intent: Intent) -> tuple[dict | None, list[dict]]:
+    """The booking a rebooking changes, and the candidates when it is not clear which: the one named by id, else
+    those of the asked type on the original date, else the only active one."""
+    active = [
+        b
+        for b in bookings
+        if str(b.get("status") or "").upper() not in INACTIVE_BOOKING_STATUSES and _active(b, intent.biz_type)
+    ]
+    if intent.booking_id:
+        named = [b for b in active if normalise_booking_id(b.get("booking_id")) == intent.booking_id]
+        return (named[0] if named else None), named
+    if intent.original_date:
+        on_day = [b for b in active if booking_day(b) == intent.original_date]
+        if on_day:
+            active = on_day
+    return (active[0] if len(active) == 1 else None), active
+
+
+def rebook_search(booking: dict, intent: Intent) -> BookingSearch:
+    """Options for the booking on the new day (intent.date_start): same product and route (or city and length of
+    stay), with the preferences of the rebooking sentence."""
+    details = booking.get("details") if isinstance(booking.get("details"), dict) else {}
+    biz = _booking_type(booking) or intent.biz_type
     start = intent.date_start
     missing: list[str] = []
-    if intent.biz_type == "HOTEL":
-        city = intent.city or next(iter(intent.destination_keywords), None)
-        if not city:
-            missing.append("city")
-        if start is None or start < turn.today:
-            missing.append("check-in date")
-            return BookingFacts({}, None, None, "", tuple(missing))
-        check_out = _check_out(start, intent.date_end, turn)
-        search = {"city": city, "checkInDate": start.isoformat(), "checkOutDate": check_out.isoformat()}
-        return BookingFacts(
-            search, start.isoformat(), check_out.isoformat(), f"{city} {start}–{check_out}", tuple(missing)
-        )
-    origin = intent.origin
-    destination = intent.city or next((k for k in intent.destination_keywords if k != origin), None)
-    if not origin or not destination or origin == destination:
-        missing.append("route")
-    if start is None or start < turn.today:
-        missing.append("date")
-    if missing:
-        return BookingFacts({}, None, None, "", tuple(missing))
-    search = {"from": origin, "to": destination, "date": start.isoformat()}
-    return BookingFacts(search, start.isoformat(), None, f"{origin}–{destination} on {start}", ())
-
-
-def _check_out(start: date, end: date | None, turn: Turn) -> date:
-    """The check-out day: the understood end, else check-in + the nights the user said, else one night."""
-    if end is not None and end > start:
-        return end
-    for text in turn.user_texts:
-        nights = dates_mod._nights(text)
-        if nights:
-            return start + timedelta(days=nights)
-    return start + timedelta(days=1)
-
-
-def _order_arguments(biz: str, choice: "Choice", facts: BookingFacts, contact: "Contact") -> dict[str, Any]:
-    person = {"name": contact.name, "mobile": contact.mobile}
-    item = choice.item
-    if biz == "FLIGHT":
-        return {"flightNo": item.get("flightNo"), "date": facts.date, "contactTourist": person}
-    if biz == "TRAIN":
-        seat = choice.seat or {}
-        return {
-            "trainNo": item.get("trainNo"),
-            "date": facts.date,
-            "resources": [{"seatType": seat.get("seatType"), "adultPrice": seat.get("price"), "passengers": [person]}],
-            "contact": dict(person),
-        }
-    return {
-        "hotelId": item.get("hotelId"),
-        "checkInDate": facts.date,
-        "checkOutDate": facts.check_out,
-        "guests": [person],
-    }
-
-
-def _order_summary(product: str, saved: Done) -> str:
-    if not saved.ok or _supplier_failed(saved.data):
-        return f"The {product} order was not placed: {_reason(saved)}."
-    data = saved.data if isinstance(saved.data, dict) else {}
-    inner = data.get("data") if isinstance(data.get("data"), dict) else {}
-    number = next((str(d[k]) for d in (data, inner) for k in ORDER_NUMBER_KEYS if d.get(k)), "unknown")
-    total = data.get("totalPrice", inner.get("totalPrice"))
-    price = f", total {total}" if total is not None else ""
-    return f"The {product} order {number} was placed{price}; it is pending payment."
-
-
-# choosing from a search result
-
-PREF_NUMBER_RE = re.compile(r"(?<![A-Za-z0-9])([A-Za-z][A-Za-z0-9]\s?\d{3,4}|[GDCZTKYLgdcztkyl]\d{1,5})(?![A-Za-z0-9])")
-PREF_EARLIEST_RE = re.compile(r"最早|早一点|早点|越早越好|\b(?:earliest|first (?:flight|train)|as early as)\b", re.I)
-PREF_LATEST_RE = re.compile(r"最晚|晚一点|越晚越好|\b(?:latest|last (?:flight|train))\b", re.I)
-PREF_FASTEST_RE = re.compile(r"最快|用时最短|时间最短|耗时最短|最短|\b(?:fastest|quickest|shortest)\b", re.I)
-SEATS = (
-    ("商务座", re.compile(r"商务座|\bbusiness(?: class| seat)\b", re.I)),
-    ("一等座", re.compile(r"一等座|\b(?:first|1st)[ -]class\b", re.I)),
-    ("二等座", re.compile(r"二等座|\b(?:second|2nd|standard)[ -]class\b", re.I)),
-    ("软卧", re.compile(r"软卧|\bsoft sleeper\b", re.I)),
-    ("硬卧", re.compile(r"硬卧|\bhard sleeper\b", re.I)),
-    ("硬座", re.compile(r"硬座|\bhard seat\b", re.I)),
-)
-STAR_ZH_RE = re.compile(r"(?P<n>[一二三四五1-5])\s*星(?:级)?(?P<up>\s*(?:及以上|或以上|以上))?")
-STAR_EN_RE = re.compile(
-    r"\b(?P<n>[1-5]|one|two|three|four|five)[ -]?stars?\b(?P<up>\s*(?:or above|and above|or more|\+))?", re.I
-)
-EN_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
-
-
-@dataclass(frozen=True)
-class Choice:
-    item: dict
-    seat: dict | None = None
-
-
-def choose(biz: str, items: list[dict], turn: Turn) -> "Choice | End":
-    """The item the traveller asked for: a given number, a seat, a star level; then earliest, latest, fastest or
-    (by default) the cheapest. Ties go to the supplier's order."""
-    candidates = [Choice(item) for item in items if _available(item)]
-    number_key = NUMBER_KEYS.get(biz)
-    if number_key:
-        wanted = _wanted_number(turn, {_code(i.get(number_key)) for i in items})
-        if wanted:
-            candidates = [c for c in candidates if _code(c.item.get(number_key)) == wanted]
-            if not candidates:
-                return End(f"{wanted} is not among the results (or is sold out). Nothing was booked.")
-    if biz == "TRAIN":
-        seat_type = next((name for name, pattern in SEATS if turn.find(pattern)), DEFAULT_SEAT)
-        candidates = [Choice(c.item, seat) for c in candidates if (seat := _seat(c.item, seat_type))]
-        if not candidates:
-            return End(f"No train in the results has {seat_type} seats left. Nothing was booked.")
+    arguments: dict[str, Any] = {"biz_type": biz}
+    check_out = None
     if biz == "HOTEL":
-        star = _wanted_star(turn)
-        if star:
-            level, or_above = star
-            candidates = [c for c in candidates if _star_ok(c.item.get("star"), level, or_above)]
-            if not candidates:
-                return End(f"No {level}-star hotel in the results. Nothing was booked.")
-    if not candidates:
-        return End("Everything in the results is sold out. Nothing was booked.")
-
-    if biz != "HOTEL" and turn.find(PREF_EARLIEST_RE):
-        return min(candidates, key=lambda c: str(c.item.get("departTime") or "~"))
-    if biz != "HOTEL" and turn.find(PREF_LATEST_RE):
-        return max(reversed(candidates), key=lambda c: str(c.item.get("departTime") or ""))
-    if biz != "HOTEL" and turn.find(PREF_FASTEST_RE):
-        return min(candidates, key=lambda c: _number(c.item.get("durationMinutes")))
-    return min(candidates, key=lambda c: _price(biz, c))
-
-
-def _wanted_number(turn: Turn, numbers_in_results: set[str]) -> str | None:
-    """A flight or train number the traveller named (upper-cased, no spaces)."""
-    for text in turn.user_texts:
-        for match in PREF_NUMBER_RE.finditer(text):
-            code = _code(match.group(1))
-            # "mu5101" counts when the search found it; an unknown number counts only when written as one ("MU5101").
-            if code in numbers_in_results or match.group(1)[:2].isupper():
-                return code
-    return None
+        arguments["city"] = details.get("city") or intent.city
+        old_in, old_out = booking_day(booking), _day(details.get("check_out") or details.get("checkOutDate"))
+        nights = details.get("nights") or ((old_out - old_in).days if old_in and old_out else None)
+        check_out = stay_end(start, intent.date_end, intent.nights or nights) if start else None
+        arguments["check_out"] = check_out.isoformat() if check_out else None
+        if not arguments["city"]:
+            missing.append(NEEDS_HOTEL_CITY)
+    else:
+        arguments["origin"] = details.get("origin") or details.get("from") or intent.origin
+        arguments["destination"] = details.get("destination") or details.get("to") or intent.city
+        if not arguments["origin"] or not arguments["destination"]:
+            missing.append(NEEDS_ROUTE)
+    if start is None:
+        missing.append(NEEDS_DATE)
+    arguments["date"] = start.isoformat() if start else None
+    arguments |= _preferences(intent)
+    given = {k: v for k, v in arguments.items() if v not in (None, "", [], False)}
+    return BookingSearch(given, tuple(missing), start if biz == "HOTEL" else None, check_out)
 
 
-def _wanted_star(turn: Turn) -> tuple[int, bool] | None:
-    for text in turn.user_texts:
-        match = STAR_ZH_RE.search(text) or STAR_EN_RE.search(text)
-        if match:
-            raw = match.group("n").lower()
-            level = EN_NUMBERS.get(raw) or (int(raw) if raw.isdigit() else cn_to_int(raw))
-            if level:
-                return level, bool(match.group("up"))
-    return None
-
-
-def _star_ok(value: Any, level: int, or_above: bool) -> bool:
-    star = _number(value)
-    return star >= level if or_above else star == level
-
-
-def _seat(item: dict, seat_type: str) -> dict | None:
-    for seat in item.get("seats") or []:
-        if isinstance(seat, dict) and seat.get("seatType") == seat_type and _available(seat):
-            return seat
-    return None
-
-
-def _available(item: dict) -> bool:
-    if item.get("soldOut") is True or item.get("available") is False:
-        return False
-    left = item.get("remaining", item.get("seatsLeft"))
-    return not (isinstance(left, int | float) and left <= 0)
-
-
-def _price(biz: str, choice: Choice) -> float:
-    if biz == "TRAIN":
-        return _number((choice.seat or {}).get("price"))
-    if biz == "HOTEL":
-        total = _number(choice.item.get("totalPrice"))
-        return total if total != float("inf") else _number(choice.item.get("pricePerNight"))
-    return _number(choice.item.get("price"))
-
-
-def _number(value: Any) -> float:
-    if isinstance(value, bool):
-        return float("inf")
+def _day(value: Any) -> date | None:
     try:
-        return float(value)
-    except (TypeError, ValueError):
-        return float("inf")
+        return date.fromisoformat(str(value)[:10]) if value else None
+    except ValueError:
+        return None
 
 
-def _code(value: Any) -> str:
-    return re.sub(r"\s+", "", str(value or "")).upper()
+def _rebook(turn: Turn) -> Decision:
+    intent = turn.intent
+    for name in (LIST_BOOKINGS_TOOL, OPTIONS_TOOL, REBOOK_TOOL):
+        if name not in turn.offered:
+            return _not_offered(name)
+    prepared = turn.calls(REBOOK_TOOL)
+    if prepared:
+        return End(_write_summary(prepared[-1]))
+    if intent.date_start is None:
+        return End("Missing: the new date.")
+    listed = turn.calls(LIST_BOOKINGS_TOOL)
+    if not listed:
+        properties = turn.offered[LIST_BOOKINGS_TOOL].get("properties") or {}
+        arguments = {"biz_type": intent.biz_type} if intent.biz_type and "biz_type" in properties else {}
+        return Call(LIST_BOOKINGS_TOOL, arguments)
+    if not listed[-1].ok:
+        return End(f"Your bookings could not be listed: {_reason(listed[-1])}.")
+    booking, candidates = rebook_target(_items(listed[-1].data, "bookings"), intent)
+    if booking is None:
+        if not candidates:
+            return End("There is no active booking to change.")
+        ids = ", ".join(str(b.get("booking_id")) for b in candidates)
+        return End(f"There are {len(candidates)} active bookings ({ids}): which one? Missing: booking id.")
+    search = rebook_search(booking, intent)
+    if search.missing:
+        return End(f"Missing: {', '.join(search.missing)}.")
+    found = turn.calls(OPTIONS_TOOL)
+    if not found:
+        return Call(OPTIONS_TOOL, search.arguments)
+    if not found[-1].ok:
+        return End(f"The search failed: {_reason(found[-1])}. Nothing was prepared.")
+    option, why = option_choice(found[-1].data if isinstance(found[-1].data, dict) else {}, intent.pick)
+    if option is None:
+        return End(f"Nothing was prepared: {why}.")
+    return Call(REBOOK_TOOL, {"booking_id": str(booking.get("booking_id")), "option_ref": option["ref"]})
 
 
 # CANCEL_BOOKING
@@ -544,6 +596,8 @@ def _cancel(turn: Turn) -> Decision:
     if cancelled:
         last = cancelled[-1]
         booking_id = last.arguments.get("booking_id")
+        if (last.envelope or {}).get("code") == CONFIRMATION_REQUIRED:
+            return End(f"Cancelling booking {booking_id} waits for the traveller's confirmation; nothing changed yet.")
         if last.ok:
             data = last.data if isinstance(last.data, dict) else {}
             done = "was already cancelled" if data.get("already_cancelled") else "was cancelled"
@@ -636,29 +690,7 @@ MAPPED = (
 FLOWS = {"BOOK": _book, "CANCEL_BOOKING": _cancel, **dict.fromkeys(MAPPED, _mapped)}
 
 
-# -- the supplier's answers --------------------------------------------------------------------------------------
-
-
-def platform_command(product: str, action: str, arguments: dict[str, Any]) -> str:
-    """`supplier call <product> <action> -a '<json>'`, quoted so that the tool's argv split gives the JSON back."""
-    return f"{PLATFORM_CLI} call {product} {action} -a {shlex.quote(json.dumps(arguments, ensure_ascii=False))}"
-
-
-def parse_command(arguments: dict) -> tuple[str, str] | None:
-    """(product, action) of an execute_platform_command call, or None."""
-    command = arguments.get("command")
-    if not isinstance(command, str):
-        return None
-    try:
-        parts = shlex.split(command)
-    except ValueError:
-        return None
-    if "call" not in parts:
-        return None
-    at = parts.index("call")
-    if len(parts) < at + 3:
-        return None
-    return parts[at + 1].lower(), parts[at + 2]
+# -- the tools' answers ------------------------------------------------------------------------------------------
 
 
 def _payload(value: Any) -> Any:
@@ -692,10 +724,6 @@ def _items(data: Any, key: str) -> list[dict]:
         if holder is not data and isinstance(holder, list):
             return [i for i in holder if isinstance(i, dict)]
     return []
-
-
-def _supplier_failed(data: Any) -> bool:
-    return isinstance(data, dict) and data.get("success") is False
 
 
 def _reason(done: Done) -> str:
