@@ -39,6 +39,8 @@ POLICY_KEYS = ("policies", "policy_passages", "passages")
 VERDICT_KEYS = ("verdict",)
 ASSESSMENT_KEYS = ("assessment",)
 SUMMARY_KEYS = ("summary",)
+REQUEST_KEYS = ("request",)
+REASON_LIST_CHARS = 40
 PATH_KEYS = ("path",)
 POLICY_TEXT_KEYS = ("text", "passage", "excerpt", "content")
 POLICY_TITLE_KEYS = ("title", "name")
@@ -166,6 +168,7 @@ class HitlTicketAdmin(BoundedSearchMixin, admin.ModelAdmin):
         "action",
         "entity",
         "requester",
+        "reason_short",
         "amount_display",
         "status_badge",
         "verdict",
@@ -195,6 +198,7 @@ class HitlTicketAdmin(BoundedSearchMixin, admin.ModelAdmin):
         "entity",
         "order",
         "requested_by",
+        "reason_display",
         "amount_display",
         "flagged_icon",
         "deadline_display",
@@ -238,6 +242,7 @@ class HitlTicketAdmin(BoundedSearchMixin, admin.ModelAdmin):
                         ("kind", "action"),
                         ("entity", "order"),
                         ("requested_by", "amount_display"),
+                        "reason_display",
                         ("created_at", "deadline_display"),
                     )
                 },
@@ -262,6 +267,26 @@ class HitlTicketAdmin(BoundedSearchMixin, admin.ModelAdmin):
     @admin.display(description="requester", ordering="requested_by__username")
     def requester(self, ticket: HitlTicket) -> str:
         return ticket.requested_by.get_username()
+
+    @admin.display(description="traveller's reason")
+    def reason_short(self, ticket: HitlTicket) -> str:
+        text = ticket.request_reason or ""
+        if len(text) > REASON_LIST_CHARS:
+            text = text[: REASON_LIST_CHARS - 1] + "…"
+        kind = ticket.get_reason_kind_display() if ticket.reason_kind else ""
+        return " · ".join(part for part in (kind, text) if part) or EMPTY
+
+    @admin.display(description="traveller's reason")
+    def reason_display(self, ticket: HitlTicket) -> SafeString:
+        """The traveller's own words (escaped) and the reason as understood, which picked the policy."""
+        if not ticket.request_reason and not ticket.reason_kind:
+            return format_html("{}", EMPTY)
+        kind = ticket.get_reason_kind_display() if ticket.reason_kind else "not stated (the action decided)"
+        return format_html(
+            '<blockquote class="ticket-reason">{}</blockquote><p>Understood as: {}</p>',
+            ticket.request_reason or EMPTY,
+            kind,
+        )
 
     @admin.display(description="amount", ordering="amount")
     def amount_display(self, ticket: HitlTicket) -> str:
@@ -426,6 +451,9 @@ def render_evidence(ticket: HitlTicket) -> SafeString:
     summary = _first(evidence, SUMMARY_KEYS, used)
     if summary:
         sections.append(("Request", format_html("<p>{}</p>", summary)))
+    asked = _first(evidence, REQUEST_KEYS, used)
+    if asked:
+        sections.append(("Traveller's reason", _facts(asked) if isinstance(asked, dict) else _value(asked)))
     order = _first(evidence, ORDER_KEYS, used)
     if order:
         sections.append(("Order facts", _facts(order) if isinstance(order, dict) else _value(order)))

@@ -136,6 +136,18 @@ LIVE_TICKET_STATUSES = [
 ]
 
 
+class ReasonKind(models.TextChoices):
+    """Why the traveller wants money back, as understood; `aftersale.policy` picks the policy for it."""
+
+    QUALITY = "QUALITY", "Quality problem"
+    NO_REASON = "NO_REASON", "No-reason return"
+    TICKET = "TICKET", "Ticket or activity refund"
+    NOT_RECEIVED = "NOT_RECEIVED", "Not received"
+
+
+REQUEST_REASON_MAX_CHARS = 500
+
+
 class Verdict(models.TextChoices):
     PASS = "PASS", "Pass"
     REJECTED = "REJECTED", "Rejected"
@@ -154,6 +166,12 @@ class HitlTicket(models.Model):
     entity = models.CharField(max_length=64, help_text="The order or booking id the ticket is about.")
     amount = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
     arguments = models.JSONField(default=dict, blank=True, help_text="A paused tool call's saved arguments.")
+    request_reason = models.TextField(
+        blank=True, max_length=REQUEST_REASON_MAX_CHARS, help_text="The traveller's own words for why they ask."
+    )
+    reason_kind = models.CharField(
+        max_length=16, choices=ReasonKind.choices, blank=True, help_text="The reason as understood (picks the policy)."
+    )
     status = models.CharField(max_length=10, choices=TicketStatus.choices, default=TicketStatus.PENDING)
     verdict = models.CharField(max_length=10, choices=Verdict.choices, blank=True)
     verdict_reason = models.TextField(blank=True)
@@ -203,6 +221,9 @@ class HitlTicket(models.Model):
             models.CheckConstraint(condition=Q(action__in=TicketAction.values), name="ticket_action_known"),
             models.CheckConstraint(
                 condition=Q(verdict="") | Q(verdict__in=Verdict.values), name="ticket_verdict_known"
+            ),
+            models.CheckConstraint(
+                condition=Q(reason_kind="") | Q(reason_kind__in=ReasonKind.values), name="ticket_reason_kind_known"
             ),
         ]
 

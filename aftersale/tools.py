@@ -38,18 +38,42 @@ def request_aftersale(
             "(send delivered goods back)"
         ),
     ],
+    reason: Annotated[
+        str,
+        Field(
+            max_length=2000,
+            description="Why, in the traveller's own words (e.g. 鞋子开胶了); empty: their message is kept",
+        ),
+    ] = "",
+    reason_kind: Annotated[
+        Literal["QUALITY", "NO_REASON", "TICKET", "NOT_RECEIVED"] | None,
+        Field(
+            description="QUALITY (broken, defective, not as described), NO_REASON (changed their mind, does not "
+            "fit), TICKET (an activity ticket they cannot use), NOT_RECEIVED (never arrived); picks the policy"
+        ),
+    ] = None,
 ) -> dict:
     """Ask for a refund or a return of one of the traveller's orders. The request is checked against the
-    after-sale policies and submitted to a human reviewer; it returns at once with the ticket. Asking again for
-    the same order and action returns the same ticket."""
-    # Time limits count from the real clock, not from a date the conversation may have pinned.
-    outcome = aftersale_request_submit(user=context.user, order_id=order_id, action=action, port=context.port)
+    after-sale policy for its reason (a quality problem, a no-reason return, a ticket refund) and submitted to a
+    human reviewer with the traveller's reason; it returns at once with the ticket. Asking again for the same order
+    and action returns the same ticket."""
+    # Time limits count from the real clock, not from a date the conversation may have pinned. The reason kept for
+    # the approver: the one the call gives, else the traveller's own message of the turn.
+    outcome = aftersale_request_submit(
+        user=context.user,
+        order_id=order_id,
+        action=action,
+        port=context.port,
+        reason=reason or context.request_text,
+        reason_kind=reason_kind,
+    )
     data = {
         "kind": AFTERSALE_KIND,
         "outcome": outcome.status,
         "order_id": outcome.ticket.entity if outcome.ticket else normalise_order_id(order_id),
         "action": action,
         "reason": outcome.reason or "",
+        "reason_kind": reason_kind,
     }
     if not outcome.ok:
         if outcome.code == Code.ORDER_NOT_FOUND:
@@ -58,6 +82,9 @@ def request_aftersale(
         data["policies"] = [{"id": p.get("id"), "title": p.get("title", "")} for p in cited]
         return fail(outcome.code, outcome.reason, data)
     facts = ticket_facts(outcome.ticket)
+    # The policy the request was judged under, when the verdict cites one (a quality problem → the quality policy).
+    cited = [p for p in outcome.policies if p.get("id") in outcome.policy_ids]
+    data["policy"] = {"id": cited[0].get("id"), "title": cited[0].get("title", "")} if cited else None
     return ok({**facts, **data, "ticket": facts}, MESSAGES[outcome.status])
 
 

@@ -5,6 +5,9 @@
 
 Mechanical facts (who asks, the order exists, the order is theirs) are checked in code and reject at once; an
 order of someone else's is rejected exactly like an unknown one (ORDER_NOT_FOUND), logged as ORDER_NOT_OWNED.
+The request keeps the traveller's own reason (their words, bounded, control characters removed) and the reason's
+kind as understood (QUALITY, NO_REASON, TICKET, NOT_RECEIVED, or none): the kind picks the policy the request is
+judged by (`aftersale.policy`), the words go into the ticket for the approver.
 `query_policy` retrieves the passages and computes aftersale's deterministic assessment (`aftersale.policy`).
 `validate` asks the LLM port (audited: one LLMCall row per call) for its three-state verdict, with the assessment
 in the request, and combines the two by one rule (`verdict_combine`):
@@ -28,6 +31,8 @@ may take seconds, and no row is locked or written while the model thinks.
 
 import contextlib
 import logging
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -36,8 +41,17 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from aftersale.models import LIVE_TICKET_STATUSES, BizOrder, HitlTicket, TicketEvent, TicketKind, TicketStatus, Verdict
-from aftersale.policy import policy_assess, policy_passages
+from aftersale.models import (
+    LIVE_TICKET_STATUSES,
+    REQUEST_REASON_MAX_CHARS,
+    BizOrder,
+    HitlTicket,
+    TicketEvent,
+    TicketKind,
+    TicketStatus,
+    Verdict,
+)
+from aftersale.policy import policy_assess, policy_passages, reason_kind_of
 from aftersale.selectors import ORDER_NOT_FOUND_MESSAGE, order_facts, order_get
 from aftersale.services.transitions import AftersaleError, ticket_number, ticket_transition
 from assistant.llm.audit import audited
@@ -53,6 +67,7 @@ logger = logging.getLogger("aftersale.workflow")
 SUBMITTED, REUSED, ALREADY_DONE, REJECTED = "SUBMITTED", "REUSED", "ALREADY_DONE", "REJECTED"
 END = "end"
 CREATE_ATTEMPTS = 3
+_SPACES = re.compile(r"\s+")
 
 
 @dataclass(frozen=True)
@@ -135,6 +150,8 @@ class WorkflowState:
     port: LLMPort | None
     today: date
     now: datetime
+    request_reason: str = ""
+    reason_kind: str | None = None
     path: list[str] = field(default_factory=list)
     order: BizOrder | None = None
     facts: dict[str, Any] = field(default_factory=dict)
@@ -161,21 +178,46 @@ def aftersale_request_submit(
     port: LLMPort | None = None,
     today: date | None = None,
     now: datetime | None = None,
+    reason: str = "",
+    reason_kind: str | None = None,
 ) -> WorkflowOutcome:
     """Run one refund or return request through the workflow graph; return how it ended (never raises for a
     business outcome). `user` is the authenticated user; `port` defaults to the configured LLM port (either way
-    its calls are audited for `user`); `today` and `now` default to the site's date and the current moment."""
+    its calls are audited for `user`); `today` and `now` default to the site's date and the current moment.
+    `reason` is the traveller's own words (kept for the approver, bounded and cleaned here); `reason_kind` the
+    reason as understood (QUALITY, NO_REASON, TICKET, NOT_RECEIVED; anything else is none: the action decides)."""
     now = now or timezone.now()
     today = today or timezone.localdate(now)
     normalised = normalise_order_id(order_id)
     action_name = action.strip().upper() if isinstance(action, str) else ""
-    state = WorkflowState(user=user, order_id=normalised or "", action=action_name, port=port, today=today, now=now)
+    state = WorkflowState(
+        user=user,
+        order_id=normalised or "",
+        action=action_name,
+        port=port,
+        today=today,
+        now=now,
+        request_reason=reason_text(reason),
+        reason_kind=reason_kind_of(reason_kind),
+    )
     start = "query_user"
     if normalised is None:
         start = _reject(state, Code.INVALID_PARAM, "Give an order number like ORD-001.")
     elif action_name not in ACTIONS:
         start = _reject(state, Code.INVALID_PARAM, "The request must be a refund (REFUND) or a return (RETURN).")
     return _run(state, start)
+
+
+def reason_text(value: object) -> str:
+    """The traveller's reason as the ticket keeps it: text only, control and format characters gone, whitespace
+    runs made one space, at most REQUEST_REASON_MAX_CHARS characters."""
+    if not isinstance(value, str):
+        return ""
+    kept = "".join(" " if unicodedata.category(ch)[0] in "CZ" else ch for ch in value)
+    text = _SPACES.sub(" ", kept).strip()
+    if len(text) > REQUEST_REASON_MAX_CHARS:
+        text = text[: REQUEST_REASON_MAX_CHARS - 1].rstrip() + "…"
+    return text
 
 
 # -- the nodes ---------------------------------------------------------------------------------------------------
@@ -213,9 +255,14 @@ def query_order(state: WorkflowState) -> str:
 
 def query_policy(state: WorkflowState) -> str:
     """The policy passages the verdict reads and the ticket keeps, and the policy's own assessment of the request."""
-    state.policies = policy_passages(order=state.order, action=state.action)
+    state.policies = policy_passages(order=state.order, action=state.action, reason_kind=state.reason_kind)
     state.assessment = policy_assess(
-        action=state.action, order=state.facts, policies=state.policies, today=state.today, now=state.now
+        action=state.action,
+        order=state.facts,
+        policies=state.policies,
+        today=state.today,
+        now=state.now,
+        reason_kind=state.reason_kind,
     )
     return "validate"
 
@@ -359,6 +406,7 @@ def _live_ticket(key: str) -> HitlTicket | None:
 def _create_ticket(state: WorkflowState, key: str) -> HitlTicket:
     order = state.order
     evidence = {
+        "request": {"reason": state.request_reason, "reason_kind": state.reason_kind or ""},
         "order": state.facts,
         "policies": state.policies,
         "assessment": state.assessment.as_data() if state.assessment else None,
@@ -376,6 +424,8 @@ def _create_ticket(state: WorkflowState, key: str) -> HitlTicket:
         kind=TicketKind.WORKFLOW,
         idempotency_key=key,
         action=state.action,
+        request_reason=state.request_reason,
+        reason_kind=state.reason_kind or "",
         requested_by=state.user,
         order=order,
         entity=state.order_id,

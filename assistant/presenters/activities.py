@@ -1,14 +1,24 @@
 """Presenters of the catalogue's envelopes: activity search and recommendation (kind `activities`) and one
-activity in full (kind `activity_detail`). Text from the reply templates, cards from the envelope's facts."""
+activity in full (kind `activity_detail`). Text from the reply templates, cards from the envelope's facts.
+
+An empty search says how to widen it: it names the keyword searched (a phrase the catalogue does not know, such as
+日照金山, is searched whole), and offers chips to drop the dates or the budget, to look at a known place the phrase
+names (one the catalogue has activities in), or to see popular activities. It never shows another place's cards.
+"""
 
 import datetime as dt
+import logging
 
 from assistant import cards
 from assistant.knowledge import tip_for
 from assistant.presenters.base import Presenter, merge_replies
 from assistant.replies import compose, format_range
+from assistant.selectors import catalogue_places
 from assistant.turn import Reply, TurnContext, chip
 
+logger = logging.getLogger("assistant.presenters")
+
+NEARBY_PLACES = 2
 DESTINATION_EXAMPLES = {"zh-hans": ["赛里木湖", "大理", "三亚"], "en": ["Dali", "Sanya", "West Lake"]}
 
 
@@ -40,14 +50,55 @@ def _conditions(query: dict, language: str) -> str:
     )
 
 
-def _widen_chips(query: dict, language: str) -> list[dict]:
+def keyword_places(keywords: list[str], *, asked: tuple[str | None, ...] = ()) -> tuple[bool, list[str]]:
+    """(whether a keyword is a phrase no place list knows whole, the known places it names where the catalogue has
+    activities): the city, else the province, of a place inside the phrase ("泰山日出" → 泰安), at most
+    NEARBY_PLACES, never the phrase itself nor a place already asked."""
+    if not keywords:
+        return False, []
+    known = set(catalogue_places())
+    try:
+        from assistant.llm.rules.gazetteer import gazetteer
+
+        places_list = gazetteer()
+        matches = {keyword: places_list.find(keyword) for keyword in keywords}
+    except Exception:  # the place list helps the wording; it is never a reason to fail the answer
+        logger.warning("no place list for an empty search's wording", exc_info=True)
+        return False, []
+    whole = any(
+        keyword in known or any(m.start == 0 and m.end == len(keyword) for m in matches[keyword])
+        for keyword in keywords
+    )
+    places: list[str] = []
+    for keyword in keywords:
+        for match in matches[keyword]:
+            for name in (match.place.name, match.place.city, match.place.province):
+                if name and name in known and name not in keywords and name not in asked and name not in places:
+                    places.append(name)
+                    break
+    return not whole, places[:NEARBY_PLACES]
+
+
+def _widen_chips(query: dict, language: str, nearby: list[str]) -> list[dict]:
     zh = language == "zh-hans"
     place, province = query["place"], query.get("province")
     chips = []
     if query["max_price"] or not query["defaulted_window"]:
-        chips.append(chip(f"{place}有什么活动" if zh else f"Activities in {place}", fresh=True))
-    if province and province != place:
-        chips.append(chip(f"{province}有什么活动" if zh else f"Activities in {province}", fresh=True))
+        label = (
+            ("不限日期和预算再搜" if zh else "Search again without dates or budget") if query.get("keywords") else None
+        )
+        chips.append(
+            chip(
+                label or (f"{place}有什么活动" if zh else f"Activities in {place}"),
+                f"{place}有什么活动" if zh else f"Activities in {place}",
+                fresh=True,
+            )
+        )
+    for name in nearby:
+        chips.append(chip(f"{name}有什么活动" if zh else f"Activities in {name}", fresh=True))
+    for wider in (query.get("city"), province):
+        if wider and wider != place and wider not in nearby:
+            chips.append(chip(f"{wider}有什么活动" if zh else f"Activities in {wider}", fresh=True))
     chips.append(chip("推荐热门活动" if zh else "Recommend popular activities", fresh=True))
     return chips
 
@@ -57,6 +108,8 @@ def _search(data: dict, context: TurnContext) -> Reply:
     conditions = _conditions(query, language)
     shown = data["activities"]
     if not shown:
+        keywords = [k for k in query.get("keywords") or [] if k]
+        unknown, nearby = keyword_places(keywords, asked=(query.get("city"), query.get("province")))
         text = compose(
             "search_empty",
             language,
@@ -65,8 +118,11 @@ def _search(data: dict, context: TurnContext) -> Reply:
             defaulted_window=query["defaulted_window"],
             province=query.get("province"),
             place=query["place"],
+            keyword="、".join(keywords),
+            unknown_keyword=unknown,
+            nearby="、".join(nearby),
         )
-        return Reply(text, "EMPTY", suggestions=_widen_chips(query, language))
+        return Reply(text, "EMPTY", suggestions=_widen_chips(query, language, nearby))
     tip = tip_for(query["keywords"], language) if query["keywords"] else None
     text = compose(
         "search_hits",

@@ -19,8 +19,17 @@ def present_aftersale(envelopes: list[dict], context: TurnContext) -> Reply:
     return merge_replies(_request_reply(envelope, context) for envelope in envelopes)
 
 
+def policy_title(title: str, language: str) -> str:
+    """A bilingual policy title ("质量问题退换货 / Returns for quality problems") in the reply's language."""
+    parts = [part.strip() for part in str(title or "").split(" / ") if part.strip()]
+    if len(parts) != 2:
+        return str(title or "").strip()
+    return parts[0] if language == "zh-hans" else parts[1]
+
+
 def _request_reply(envelope: dict, context: TurnContext) -> Reply:
     data = envelope.get("data") or {}
+    judged_by = data.get("policy") if isinstance(data.get("policy"), dict) else {}
     action = data.get("action") if data.get("action") in ACTION_ZH else "REFUND"
     facts = data.get("ticket") if envelope.get("ok") else None
     card = cards.ticket_card(facts) if facts else None
@@ -35,6 +44,7 @@ def _request_reply(envelope: dict, context: TurnContext) -> Reply:
         ticket_status_en=card["status_label"].lower() if card else "",
         reason=data.get("reason") or "",
         policy=(data.get("policies") or [{}])[0].get("title", ""),
+        judged_by=policy_title(judged_by.get("title", ""), context.language) if envelope.get("ok") else "",
         action_zh=ACTION_ZH[action],
         action_en=ACTION_EN[action],
     )
