@@ -13,20 +13,16 @@ re-run after a crash makes no second order.
 """
 
 import datetime as dt
-import json
 import logging
-import uuid
 
 from django.conf import settings
-from django.core.serializers.json import DjangoJSONEncoder
-from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from assistant.llm.rules.confirm import YES, confirmation_answer
-from assistant.models import Conversation, PendingAction, PendingActionStatus
+from assistant.models import PendingAction, PendingActionStatus
+from assistant.pending import as_uuid, plain
 from core.envelope import Code, fail, ok
-from core.errors import ApplicationError
 from core.tools import ToolContext
 
 logger = logging.getLogger("assistant.actions")
@@ -41,21 +37,9 @@ DONE = (PendingActionStatus.EXECUTED, PendingActionStatus.FAILED)
 NOT_FOUND_MESSAGE = "There is no such confirmation for you."
 
 
-def plain(value):
-    """`value` as JSON data (dates, Decimals as text), as it is stored and as the registry validates it again."""
-    return json.loads(json.dumps(value, cls=DjangoJSONEncoder, ensure_ascii=False))
-
-
 def _claim_until(now: dt.datetime) -> dt.datetime:
     seconds = float(settings.PLATFORM_TIMEOUT) * SUPPLIER_CALLS_PER_ACTION + CLAIM_MARGIN_SECONDS
     return now + dt.timedelta(seconds=seconds)
-
-
-def _uuid(value) -> uuid.UUID | None:
-    try:
-        return value if isinstance(value, uuid.UUID) else uuid.UUID(str(value))
-    except (TypeError, ValueError, AttributeError):
-        return None
 
 
 def _about(action: PendingAction | None, **extra) -> dict:
@@ -76,58 +60,12 @@ def _about(action: PendingAction | None, **extra) -> dict:
 # -- creating ------------------------------------------------------------------------------------------------------
 
 
-def pending_action_create(
-    *, user, conversation_id, tool: str, arguments: dict, preview: dict, turn_id: str = ""
-) -> PendingAction:
-    """Keep a write for the traveller to confirm; the conversation's older open action is superseded in the same
-    transaction (one open action per conversation, which a partial unique index also enforces).
-
-    Raises ApplicationError PERMISSION_DENIED when the conversation is not the user's.
-    """
-    conversation_pk = _uuid(conversation_id)
-    if conversation_pk is None or not Conversation.objects.filter(pk=conversation_pk, user=user).exists():
-        raise ApplicationError(Code.PERMISSION_DENIED, "a confirmation belongs to one of the traveller's conversations")
-    values = {
-        "user": user,
-        "conversation_id": conversation_pk,
-        "tool": tool,
-        "arguments": plain(arguments),
-        "preview": plain(preview),
-        "turn_id": str(turn_id or "")[:64],
-    }
-    for attempt in range(2):  # two requests of one conversation at once: the unique index tells; supersede again
-        try:
-            with transaction.atomic():
-                now = timezone.now()
-                PendingAction.objects.filter(
-                    conversation_id=conversation_pk, status=PendingActionStatus.PENDING
-                ).update(status=PendingActionStatus.SUPERSEDED, decided_at=now)
-                action = PendingAction.objects.create(
-                    **values, expires_at=now + dt.timedelta(seconds=settings.ASSISTANT_PENDING_ACTION_TTL)
-                )
-        except IntegrityError:
-            if attempt:
-                raise
-            continue
-        logger.info(
-            "pending action created",
-            extra={
-                "pending_id": str(action.pk),
-                "tool": tool,
-                "user_id": user.pk,
-                "conversation": str(conversation_pk),
-            },
-        )
-        return action
-    raise AssertionError("unreachable")
-
-
 # -- reading -------------------------------------------------------------------------------------------------------
 
 
 def pending_action_open(*, user, conversation_id) -> PendingAction | None:
     """The conversation's open action (PENDING, not expired) for this user, or None."""
-    conversation_pk = _uuid(conversation_id)
+    conversation_pk = as_uuid(conversation_id)
     if conversation_pk is None:
         return None
     return (
@@ -145,7 +83,7 @@ def pending_action_open(*, user, conversation_id) -> PendingAction | None:
 def pending_action_awaiting(*, user, conversation_id) -> PendingAction | None:
     """What a typed "yes" or "no" in this conversation answers: the action still PENDING (expired too, so the
     traveller is told it expired) or being carried out right now."""
-    conversation_pk = _uuid(conversation_id)
+    conversation_pk = as_uuid(conversation_id)
     if conversation_pk is None:
         return None
     return (
@@ -159,21 +97,9 @@ def pending_action_awaiting(*, user, conversation_id) -> PendingAction | None:
     )
 
 
-def pending_action_executing(*, user, pending_id, tool: str, arguments: dict) -> bool:
-    """Whether `pending_id` names this user's action for this tool and these arguments, claimed for execution
-    now (the registry's check of `ToolContext.confirmed_action`)."""
-    pk = _uuid(pending_id)
-    if pk is None or not getattr(user, "pk", None):
-        return False
-    action = PendingAction.objects.filter(
-        pk=pk, user_id=user.pk, tool=tool, status=PendingActionStatus.EXECUTING
-    ).first()
-    return action is not None and action.arguments == plain(arguments)
-
-
 def _target(*, user, pending_id, conversation_id) -> PendingAction | None:
     if pending_id is not None:
-        pk = _uuid(pending_id)
+        pk = as_uuid(pending_id)
         return PendingAction.objects.filter(pk=pk, user=user).first() if pk else None
     return pending_action_awaiting(user=user, conversation_id=conversation_id)
 
@@ -294,13 +220,13 @@ def pending_action_withdraw(*, user, conversation_id, keep: set[str] = frozenset
     """The conversation's open actions are no longer what the traveller wants (they changed the booking's facts, or
     asked for another one): SUPERSEDED, so a later "确认" cannot carry out a card that no longer matches what they
     asked. `keep`: ids of actions this very turn prepared. Returns how many were withdrawn."""
-    conversation_pk = _uuid(conversation_id)
+    conversation_pk = as_uuid(conversation_id)
     if conversation_pk is None:
         return 0
     now = timezone.now()
     return (
         PendingAction.objects.filter(user=user, conversation_id=conversation_pk, status=PendingActionStatus.PENDING)
-        .exclude(pk__in=[pk for pk in (_uuid(value) for value in keep) if pk is not None])
+        .exclude(pk__in=[pk for pk in (as_uuid(value) for value in keep) if pk is not None])
         .update(status=PendingActionStatus.SUPERSEDED, decided_at=now)
     )
 
@@ -308,7 +234,7 @@ def pending_action_withdraw(*, user, conversation_id, keep: set[str] = frozenset
 def conversation_bookings(*, user, conversation_id) -> list[str]:
     """The booking ids this conversation's confirmed actions made (newest first): what "取消我的火车票" or "改签"
     most likely means when the traveller has several bookings."""
-    conversation_pk = _uuid(conversation_id)
+    conversation_pk = as_uuid(conversation_id)
     if conversation_pk is None:
         return []
     results = (
@@ -332,7 +258,7 @@ def conversation_bookings(*, user, conversation_id) -> list[str]:
 
 def pending_action_get(*, user, pending_id) -> PendingAction | None:
     """The user's action with that id (None for an unknown, malformed or someone else's id)."""
-    pk = _uuid(pending_id)
+    pk = as_uuid(pending_id)
     return PendingAction.objects.filter(pk=pk, user=user).first() if pk else None
 
 
@@ -358,7 +284,7 @@ def pending_action_answer(
 
 def pending_action_statuses(*, user, pending_ids) -> dict[str, str]:
     """{id: status} of the user's actions among `pending_ids` (what a reloaded page shows on old cards)."""
-    pks = [pk for pk in (_uuid(value) for value in pending_ids) if pk is not None]
+    pks = [pk for pk in (as_uuid(value) for value in pending_ids) if pk is not None]
     if not pks:
         return {}
     rows = PendingAction.objects.filter(user=user, pk__in=pks).values_list("pk", "status", "expires_at")

@@ -58,13 +58,6 @@ class BookingRecord(models.Model):
     def __str__(self) -> str:
         return f"{self.booking_id} {self.get_biz_type_display()} {self.get_status_display()} ¥{self.amount}"
 
-    @property
-    def facts(self) -> dict:
-        """What was booked, read from `details` (`bookings.selectors.booking_facts`), for pages."""
-        from bookings.selectors import booking_facts  # selectors import this module
-
-        return booking_facts(self)
-
 
 class BookingEvent(StatusEvent):
     """One change of a booking: who, when, from, to, why."""

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from assistant.agent.hooks import HookLike, ToolInvocation
+from assistant.pending import pending_action_create, pending_action_executing
 from core.approvals import approval_gate
 from core.envelope import Code, fail, is_envelope
 from core.errors import ApplicationError
@@ -221,14 +222,12 @@ def may_write_now(prepared: PreparedCall, context: ToolContext) -> dict | None:
     CONFIRMATION_REQUIRED with the preview (the confirmation card). A preview that refuses (ApplicationError) is
     the answer, and nothing is pending; a tool without a preview cannot be confirmed, so it is refused.
     """
-    from assistant import actions  # the actions module imports the registry to carry an action out
-
     tool = prepared.tool
     user = context.user
     if not (getattr(user, "is_authenticated", False) and getattr(user, "pk", None)):
         return fail(Code.PERMISSION_DENIED, f"{tool.name} changes something: only a signed-in traveller may")
     if context.confirmed_action:
-        if actions.pending_action_executing(
+        if pending_action_executing(
             user=user, pending_id=context.confirmed_action, tool=tool.name, arguments=prepared.arguments
         ):
             return None
@@ -256,7 +255,7 @@ def may_write_now(prepared: PreparedCall, context: ToolContext) -> dict | None:
         logger.error("tool %s gave a %s preview, not a dict; not run", tool.name, type(preview).__name__)
         return fail(Code.INTERNAL_ERROR, f"{tool.name} was not run: what it would do could not be shown")
     try:
-        action = actions.pending_action_create(
+        action = pending_action_create(
             user=user,
             conversation_id=context.conversation_id,
             tool=tool.name,

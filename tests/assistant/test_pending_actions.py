@@ -20,11 +20,12 @@ from rest_framework.test import APIClient
 
 from assistant import agent as agent_package
 from assistant import agent_turn as agent_turn_module
-from assistant.actions import pending_action_confirm, pending_action_create, pending_action_open
+from assistant.actions import pending_action_confirm, pending_action_open
 from assistant.agent import ToolRegistry
 from assistant.handlers import base as handlers_base
 from assistant.llm.rules.confirm import confirmation_answer
 from assistant.models import Conversation, PendingAction, Turn
+from assistant.pending import pending_action_create
 from assistant.services import chat_turn
 from bookings.models import BookingEvent, BookingRecord, BookingStatus
 from bookings.platform import PlatformCommand, order_number, platform_call
