@@ -57,6 +57,16 @@ def test_the_preview_shows_the_suppliers_facts_and_books_nothing(alice, supplier
     assert BookingRecord.objects.count() == 0 and supplier_sandbox.stats()["orders"]["total"] == 0
 
 
+def test_a_chinese_preview_speaks_chinese(alice, supplier_sandbox):
+    option = dali_hotel(alice)
+
+    preview = booking_option_preview(user=alice, option_ref=option["ref"], passengers=ZHANG, language="zh-hans")
+
+    rows = dict(preview["rows"])
+    assert (rows["入住"], rows["退房"], rows["晚数"]) == ("2026-12-10", "2026-12-12", "2")
+    assert "致电酒店" in preview["terms"]
+
+
 def test_a_hotel_preview_shows_the_stay_and_says_to_call_the_hotel(alice, supplier_sandbox):
     option = dali_hotel(alice)
 

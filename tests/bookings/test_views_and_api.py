@@ -125,7 +125,7 @@ def test_the_cancel_button_first_shows_what_cancelling_does_and_changes_nothing(
     assert booking.status == "PENDING_PAYMENT" and booking.events.count() == 1
     for html in (row, page):
         assert 'data-step="confirm-cancel"' in html and 'name="confirm" value="1"' in html
-        assert "2026-12-12" in html and "¥640.00" in html and "call the hotel" in html
+        assert "2026-12-12" in html and "¥640.00" in html and "致电酒店" in html  # the page speaks Chinese by default
     assert "<html" not in row and "<html" in page
 
 
