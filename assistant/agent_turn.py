@@ -5,6 +5,7 @@ checks), same presenters and cards as channel 1: the reply is `present()` over t
 tools in one request give one merged reply. The model's own words are kept for the audit, never shown as facts.
 """
 
+import json
 import logging
 from dataclasses import replace
 from functools import cache
@@ -23,6 +24,11 @@ logger = logging.getLogger("assistant.agent")
 
 PROMPT_FILE = settings.BASE_DIR / "assistant" / "llm" / "prompts" / "agent_system.md"
 HISTORY_TURNS = 4
+# What the UNDERSTOOD line is: the conversation's state as the offline engine reads it (assistant.dialogue).
+STATE_NOTE = (
+    "What the conversation is about, as TripDesk's offline reader understood it with the earlier turns "
+    "(a hint: the traveller's own words come first):"
+)
 
 
 @cache
@@ -35,8 +41,10 @@ def agent_messages(context: TurnContext) -> list[dict]:
     history = []
     for turn in conversation_history(user=context.user, conversation_id=context.conversation_id, limit=HISTORY_TURNS):
         history += [{"role": "user", "content": turn.message}, {"role": "assistant", "content": turn.reply}]
+    state = json.dumps(context.intent.model_dump(mode="json", exclude_defaults=True), ensure_ascii=False)
+    system = f"{_system_prompt()}\nTODAY: {context.today}\n{STATE_NOTE}\nUNDERSTOOD: {state}"
     return [
-        {"role": "system", "content": f"{_system_prompt()}\nTODAY: {context.today}"},
+        {"role": "system", "content": system},
         *history,
         {"role": "user", "content": context.request_text},
     ]

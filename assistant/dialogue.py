@@ -74,7 +74,11 @@ FOLLOW_UP_GRAMMAR = re.compile(
     re.I,
 )
 # Words that make a sentence a request for activities of its own (not a follow-up of another task).
-ACTIVITY_WORDS = re.compile(r"活动|好玩|玩什么|玩的|景点|推荐|activit|things to do|\bfun\b|\btours?\b", re.I)
+ACTIVITY_WORDS = re.compile(
+    r"活动|好玩|玩什么|玩的|景点|推荐|activit|things to do|\bto do\b|\b(?:can|could|should) (?:i|we) do\b|\bfun\b|"
+    r"\btours?\b|\bsee\b|\bvisit\b",
+    re.I,
+)
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,15 @@ from django.template.loader import render_to_string
 LANGUAGES = ("zh-hans", "en")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]{2,}")
+# Order, booking, flight and train numbers (ORD-002, BK2026…, MU5101) say nothing about the language.
+_CODES = re.compile(r"\b[A-Za-z]{1,4}-?\d[\w-]*")
 
 
 def reply_language(message: str, page_language: str) -> str:
     """Answer in the language the user wrote in; the page's language when the message does not tell."""
     if _CJK.search(message):
         return "zh-hans"
-    if _LATIN.search(message):
+    if _LATIN.search(_CODES.sub(" ", message)):
         return "en"
     return page_language if page_language in LANGUAGES else "zh-hans"
 

@@ -3,7 +3,6 @@
 import datetime as dt
 import json
 import logging
-import re
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -14,7 +13,9 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.utils import timezone
 
+from assistant.actions import conversation_bookings, pending_action_answer, pending_action_withdraw
 from assistant.agent_turn import agent_turn
+from assistant.dialogue import next_state, remembered, task_waits
 from assistant.dispatcher import dispatch
 from assistant.llm.audit import AuditedPort, audited
 from assistant.llm.factory import get_llm_port
@@ -22,10 +23,12 @@ from assistant.llm.port import LLMError, LLMPort, UnderstandContext
 from assistant.llm.schema import Intent, IntentName
 from assistant.memory import Memory, memory_load, memory_save
 from assistant.models import Conversation, LLMCall, Turn, TurnOutcome
+from assistant.presenters.confirmation import present_decision
 from assistant.ratelimit import turn_admitted
 from assistant.replies import compose, reply_language
 from assistant.selectors import catalogue_places
 from assistant.turn import Reply, TurnContext
+from bookings.selectors import booking_facts, bookings_cancellable
 
 logger = logging.getLogger("assistant.turn")
 
@@ -85,8 +88,11 @@ def chat_turn(
     fresh: bool = False,
     port: LLMPort | None = None,
     today: dt.date | None = None,
+    action_id: str | None = None,
 ) -> TurnResult:
-    """Answer one message: limit, understand, remember, dispatch, record. Raises InvalidMessage for bad input."""
+    """Answer one message: limit, understand, remember, dispatch, record. Raises InvalidMessage for bad input.
+
+    `action_id`: the pending action a confirmation card's button answers (the message says yes or no)."""
     started = time.monotonic()
     turn_id = uuid.uuid4().hex
     text = clean_message(message)
@@ -101,40 +107,20 @@ def chat_turn(
         )
         return _finish(conversation, user, text, None, reply, port, started)
 
-    if settings.ASSISTANT_AGENT_ENABLED:
-        context = TurnContext(
-            intent=Intent(intent=IntentName.OUT_OF_SCOPE),  # channel 2 does not classify; the model picks tools
-            user=user,
-            today=today,
-            language=language,
-            port=port,
-            conversation_id=str(conversation.pk),
-            request_text=text,
-            turn_id=turn_id,
-        )
-        reply = agent_turn(context)
-        return _finish(conversation, user, text, None, reply, port, started)
-
-    memory = Memory() if fresh else memory_load(str(conversation.pk))
-    context = UnderstandContext(
-        today=today, pending_intent=memory.intent if memory.awaiting else None, places=catalogue_places()
+    # A yes or no to the confirmation card (its button, or typed while one is open) decides the pending action, in
+    # both channels; the memory stays as it was (a declined booking is still the task). Anything else goes on.
+    decided = pending_action_answer(
+        user=user,
+        conversation_id=str(conversation.pk),
+        text=text,
+        action_id=action_id,
+        language=language,
+        today=today,
+        port=port,
     )
-    try:
-        understanding = port.understand(text, context=context)
-    except LLMError as error:
-        reply = Reply(compose("llm_unavailable", language, kind=error.kind), TurnOutcome.DEGRADED)
-        return _finish(conversation, user, text, None, reply, port, started)
 
-    understood = understanding.intent
-    name = understood.intent
-    if memory.awaiting and name == IntentName.OUT_OF_SCOPE and answers_open_question(memory, text):
-        name = memory.intent  # "张三 13800000000" answers the booking question; it is not a new topic
-    continuing = bool(memory.awaiting) and name == memory.intent
-    request_text = f"{memory.request}\n{text}" if continuing and memory.request else text
-    slots = memory.merged_with(name, understood.slots())
-    intent = Intent.model_validate({"intent": name, **slots, "also": understood.also})  # also: this sentence only
-    reply = dispatch(
-        TurnContext(
+    def context_for(intent: Intent, request_text: str = text, offered: list[str] = ()) -> TurnContext:
+        return TurnContext(
             intent=intent,
             user=user,
             today=today,
@@ -143,24 +129,78 @@ def chat_turn(
             conversation_id=str(conversation.pk),
             request_text=request_text,
             turn_id=turn_id,
+            offered=list(offered),
         )
+
+    if decided is not None:
+        reply = present_decision(decided, context_for(Intent(intent=IntentName.OUT_OF_SCOPE)))
+        return _finish(conversation, user, text, None, reply, port, started)
+
+    memory = Memory() if fresh else memory_load(str(conversation.pk))
+    agent = settings.ASSISTANT_AGENT_ENABLED
+    # Channel 2 (the model picks the tools) reads the sentence with the offline `rules` engine, no model call: the
+    # conversation keeps the same dialogue state in both channels, and the agent is told it (its UNDERSTOOD line),
+    # so "那丽江呢" or "改成四天吧" continue the task there too.
+    reader = get_llm_port("rules") if agent else port
+    context = UnderstandContext(
+        today=today, pending_intent=memory.task if task_waits(memory) else None, places=catalogue_places()
     )
-    remembered = Memory(
-        intent=intent.intent,
-        slots=intent.slots(),
-        awaiting=reply.awaiting,
-        request=request_text if reply.awaiting else "",
-    )
-    memory_save(str(conversation.pk), remembered)
-    return _finish(conversation, user, text, intent, reply, port, started)
+    try:
+        understood = reader.understand(text, context=context).intent
+    except LLMError as error:
+        reply = Reply(compose("llm_unavailable", language, kind=error.kind), TurnOutcome.DEGRADED)
+        return _finish(conversation, user, text, None, reply, port, started)
+
+    # The dialogue's rules (assistant.dialogue): which task this sentence continues, resumes or starts, its slots.
+    step = next_state(memory, understood, text)
+    intent = _conversation_booking(step.intent, user=user, conversation_id=str(conversation.pk))
+    turn = context_for(intent, text if agent else step.request_text or text, step.memory.offered)
+    social = intent.intent == IntentName.OUT_OF_SCOPE and intent.social  # a greeting is answered by code
+    reply = agent_turn(turn) if agent and not social else dispatch(turn)
+    _withdraw_stale_action(intent, reply, task=memory.task, user=user, conversation_id=str(conversation.pk))
+    memory_save(str(conversation.pk), remembered(step, awaiting=reply.awaiting, offered=reply.offered))
+    return _finish(conversation, user, text, None if agent else intent, reply, port, started)
 
 
-MOBILE = re.compile(r"(?<!\d)1[3-9]\d{9}(?!\d)")
+# The intents whose task is a write the traveller confirms (a booking, a rebooking, a cancel).
+WRITE_TASKS = (IntentName.BOOK, IntentName.CANCEL_BOOKING)
 
 
-def answers_open_question(memory: Memory, text: str) -> bool:
-    """Whether a sentence the engine found no intent in answers the question the last reply asked."""
-    return memory.awaiting == "booking" and bool(MOBILE.search(text))
+def _conversation_booking(intent: Intent, *, user, conversation_id: str) -> Intent:
+    """A cancel or a change that names no booking means the one this conversation booked, when there is one of that
+    kind (and of that date, when named): "取消我的火车票" right after booking a train. Otherwise it stays open and
+    the handler asks which (the confirmation card shows the booking either way)."""
+    if intent.booking_id or not (
+        intent.intent == IntentName.CANCEL_BOOKING or (intent.intent == IntentName.BOOK and intent.rebook)
+    ):
+        return intent
+    made = conversation_bookings(user=user, conversation_id=conversation_id)
+    if not made:
+        return intent
+    active = {b.booking_id: b for b in bookings_cancellable(user=user, biz_type=intent.biz_type)}
+    day = intent.original_date.isoformat() if intent.original_date else None
+    for booking_id in made:
+        booking = active.get(booking_id)
+        if booking is None:
+            continue
+        facts = booking_facts(booking)
+        if day and not any(str(facts.get(key) or "").startswith(day) for key in ("date", "depart", "check_in")):
+            continue
+        return intent.model_copy(update={"booking_id": booking_id})
+    return intent
+
+
+def _withdraw_stale_action(
+    intent: Intent | None, reply: Reply, *, task: str | None, user, conversation_id: str
+) -> None:
+    """A turn that goes on with the write task the card belongs to (the booking) but prepared no new card — the
+    traveller changed a fact that no option meets, or asked for other options — withdraws the open card: "确认"
+    must never carry out what they moved on from. Another task (a side question, the weather) leaves it open."""
+    if intent is None or intent.intent not in WRITE_TASKS or intent.intent != task:
+        return
+    prepared = {str(card.get("pending_id")) for card in reply.cards if card.get("type") == "confirmation"}
+    if not prepared:
+        pending_action_withdraw(user=user, conversation_id=conversation_id)
 
 
 # What a PositiveIntegerField holds: a turn's sums of (already clamped) per-call numbers never exceed it.

@@ -700,8 +700,7 @@ def _option_rows(option: dict, people: list[dict]) -> list[list[str]]:
             [_("Nights"), str(option["nights"])],
             [_("Guests"), "、".join(_masked(p) for p in people)],
             [_("Per night"), f"¥{option['unit_price']}"],
-            [_("Total"), f"¥{option['total']}"],
-        ]
+        ]  # the total is the card's own line (`amount`), not a row
     seat_label = _("Cabin") if option["biz_type"] == BizType.FLIGHT else _("Seat")
     rows = [
         [_("Date"), str(option["depart"])[:10]],
@@ -710,7 +709,6 @@ def _option_rows(option: dict, people: list[dict]) -> list[list[str]]:
         [seat_label, option["seat_class"]],
         [_("Passengers"), "、".join(_masked(p) for p in people)],
         [_("Price per person"), f"¥{option['unit_price']}"],
-        [_("Total"), f"¥{option['total']}"],
     ]
     return [row for row in rows if row[1]]
 

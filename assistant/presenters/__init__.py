@@ -11,8 +11,10 @@ from itertools import groupby
 
 from assistant.presenters import activities, aftersale, bookings, confirmation, plans, travel
 from assistant.presenters.base import Presenter, kind_of, merge_replies, present_refusal
+from assistant.presenters.confirmation import KIND_CONFIRMATION
 from assistant.replies import compose
 from assistant.turn import Reply, TurnContext
+from bookings.tools import KIND_BOOKINGS
 
 logger = logging.getLogger("assistant.agent")
 
@@ -26,6 +28,10 @@ PRESENTERS: dict[str, Presenter] = {
 }
 
 
+# Kinds that only look something up for a write (the traveller's bookings list).
+LOOKUPS = frozenset({KIND_BOOKINGS})
+
+
 def present(envelopes: list[dict], context: TurnContext) -> Reply:
     """One reply for the envelopes of a turn: each run of envelopes of one kind goes to that kind's presenter, in
     call order; envelopes of a kind seen before join its first run (a search repeated after a booking step)."""
@@ -36,6 +42,10 @@ def present(envelopes: list[dict], context: TurnContext) -> Reply:
             order.append(kind)
             by_kind[kind] = []
         by_kind[kind].extend(group)
+    if KIND_CONFIRMATION in by_kind:
+        # The traveller's bookings read on the way to a confirmation card (which one to change) are context, not the
+        # answer: the card names the booking.
+        order = [kind for kind in order if kind not in LOOKUPS]
     replies = []
     for kind in order:
         presenter = PRESENTERS.get(kind) if kind else None

@@ -40,6 +40,7 @@ def merge_replies(replies: Iterable[Reply]) -> Reply:
         suggestions=suggestions,
         awaiting=next((r.awaiting for r in replies if r.awaiting), None),
         llm_calls=[call for r in replies for call in r.llm_calls],
+        offered=list(dict.fromkeys(ref for r in replies for ref in r.offered)),
     )
 
 

@@ -1,6 +1,8 @@
 import datetime as dt
 
 import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
 
 # 2026-12-01 is a Tuesday: this weekend is Dec 5–6, next week Dec 7–13.
 TODAY = dt.date(2026, 12, 1)
@@ -11,3 +13,31 @@ def rules_port():
     from assistant.llm.factory import get_llm_port
 
     return get_llm_port("rules")
+
+
+@pytest.fixture
+def pinned_today(monkeypatch):
+    """The chat API answers with today's date: pin it, so "12月19号" is always the coming 19 December."""
+    real = timezone.localdate
+
+    def localdate(value=None, timezone=None):
+        return TODAY if value is None else real(value, timezone)
+
+    monkeypatch.setattr("django.utils.timezone.localdate", localdate)
+
+
+class Chat:
+    """One conversation of one traveller through `POST /api/v1/assistant/chat`."""
+
+    def __init__(self, user) -> None:
+        self.client = APIClient()
+        self.client.force_authenticate(user)
+        self.session = None
+
+    def say(self, message: str) -> dict:
+        body = {"message": message, **({"session_id": self.session} if self.session else {})}
+        response = self.client.post("/api/v1/assistant/chat", body, format="json")
+        assert response.status_code == 200, response.content
+        answer = response.json()
+        self.session = answer["session_id"]
+        return answer

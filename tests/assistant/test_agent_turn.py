@@ -77,7 +77,7 @@ def test_a_model_that_calls_no_tool_gets_the_no_action_reply_and_its_words_are_n
     settings.ASSISTANT_LLM_MODEL = "scripted-model"
     fake_openai.enqueue(Reply(content="已为你预订大理古城豪华游，订单号 FAKE-1", prompt_tokens=40, completion_tokens=9))
 
-    result = chat_turn(user=alice, message="你好", today=TODAY)
+    result = chat_turn(user=alice, message="我想出去走走", today=TODAY)  # a greeting would be answered by code
 
     assert (result.outcome, result.cards) == ("REFUSED", [])
     assert NO_ACTION in result.reply and "FAKE-1" not in result.reply

@@ -8,15 +8,13 @@ import datetime as dt
 from decimal import Decimal
 
 import pytest
-from django.utils import timezone
-from rest_framework.test import APIClient
 
 from bookings.models import BookingEvent, BookingRecord
 from bookings.platform import PlatformCommand, platform_call
 from bookings.services import supplier_account_ensure
-from tests.assistant.conftest import TODAY
+from tests.assistant.conftest import Chat
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("pinned_today")]
 
 MORNING = range(5, 11)  # departure hours of the MORNING band (bookings.options.TIME_BANDS)
 
@@ -26,34 +24,6 @@ def channel(request, settings):
     settings.ASSISTANT_AGENT_ENABLED = request.param == 2
     settings.ASSISTANT_LLM_PROVIDER = "rules"
     return request.param
-
-
-@pytest.fixture(autouse=True)
-def _today(monkeypatch):
-    """The chat API answers with today's date: pin it, so "12月19号" is always the coming 19 December."""
-    real = timezone.localdate
-
-    def localdate(value=None, timezone=None):
-        return TODAY if value is None else real(value, timezone)
-
-    monkeypatch.setattr("django.utils.timezone.localdate", localdate)
-
-
-class Chat:
-    """One conversation of one traveller through `POST /api/v1/assistant/chat`."""
-
-    def __init__(self, user) -> None:
-        self.client = APIClient()
-        self.client.force_authenticate(user)
-        self.session = None
-
-    def say(self, message: str) -> dict:
-        body = {"message": message, **({"session_id": self.session} if self.session else {})}
-        response = self.client.post("/api/v1/assistant/chat", body, format="json")
-        assert response.status_code == 200, response.content
-        answer = response.json()
-        self.session = answer["session_id"]
-        return answer
 
 
 @pytest.fixture

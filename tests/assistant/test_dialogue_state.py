@@ -7,15 +7,13 @@ import datetime as dt
 from decimal import Decimal
 
 import pytest
-from django.utils import timezone
-from rest_framework.test import APIClient
 
 from assistant.dialogue import next_state, remembered
 from assistant.llm.schema import Intent
 from assistant.llm.tool_calls import tool_call_for
 from assistant.memory import Memory, memory_from, memory_load
 from bookings.models import BookingRecord
-from tests.assistant.conftest import TODAY
+from tests.assistant.conftest import TODAY, Chat
 from tests.factories import ActivityFactory
 
 OFFERED = ["FLIGHT|MU5101|2026-12-19|上海|成都|经济舱", "FLIGHT|CA4501|2026-12-19|上海|成都|经济舱"]
@@ -344,35 +342,7 @@ def test_a_conversation_replayed_from_its_messages_reads_the_newest_in_context(r
 
 
 @pytest.fixture
-def _today(monkeypatch):
-    """The chat API answers with today's date: pin it, so "12月19号" is always the coming 19 December."""
-    real = timezone.localdate
-
-    def localdate(value=None, timezone=None):
-        return TODAY if value is None else real(value, timezone)
-
-    monkeypatch.setattr("django.utils.timezone.localdate", localdate)
-
-
-class Chat:
-    """One conversation of one traveller through `POST /api/v1/assistant/chat`."""
-
-    def __init__(self, user) -> None:
-        self.client = APIClient()
-        self.client.force_authenticate(user)
-        self.session = None
-
-    def say(self, message: str) -> dict:
-        body = {"message": message, **({"session_id": self.session} if self.session else {})}
-        response = self.client.post("/api/v1/assistant/chat", body, format="json")
-        assert response.status_code == 200, response.content
-        answer = response.json()
-        self.session = answer["session_id"]
-        return answer
-
-
-@pytest.fixture
-def chat(db, alice, _today, settings):
+def chat(db, alice, pinned_today, settings):
     settings.ASSISTANT_AGENT_ENABLED = False
     settings.ASSISTANT_LLM_PROVIDER = "rules"
     return Chat(alice)
@@ -513,7 +483,7 @@ def test_chat_cheaper_after_a_comparison_compares_the_same_trip_cheapest_first(c
     assert not cards_of(answer, "activity")
 
 
-def test_chat_progress_after_a_refund_request_is_about_that_order(db, _today, settings):
+def test_chat_progress_after_a_refund_request_is_about_that_order(db, pinned_today, settings):
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
 

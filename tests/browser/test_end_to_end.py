@@ -152,18 +152,31 @@ def _the_story(base: str, browser) -> None:
     turn = _say(page, "赛里木湖")
     expect(turn.locator("[data-card=activity]").first).to_be_visible()
 
-    # 3. book a flight a few days ahead
+    # 3. book a flight a few days ahead: a confirmation card first, nothing booked until Confirm is pressed
     day = dt.date.today() + dt.timedelta(days=5)
     turn = _say(page, f"帮我订{day.month}月{day.day}日上海到杭州最便宜的航班，乘机人张三 13800000000")
-    booking_card = turn.locator("[data-card=booking]")
+    confirmation = turn.locator("[data-card=confirmation]")
+    expect(confirmation).to_be_visible()
+    expect(confirmation).to_contain_text("张三")
+    assert not BookingRecord.objects.filter(user__username="alice").exists(), "nothing is booked before the yes"
+    _chat_screenshot(page, "chat-booking-confirmation.png")
+    turns = page.locator("#messages .turn")
+    before = turns.count()
+    confirmation.locator("button[data-confirm]").click()
+    expect(turns).to_have_count(before + 1)
+    booking_card = turns.nth(before).locator("[data-card=booking]")
     expect(booking_card).to_be_visible()
     booking_id = booking_card.get_attribute("data-booking-id")
     assert BOOKING_ID_RE.fullmatch(booking_id), booking_id
+    assert BookingRecord.objects.filter(user__username="alice").count() == 1
     assert BookingRecord.objects.filter(booking_id=booking_id, user__username="alice").exists()
     _chat_screenshot(page, "chat.png")
 
-    # 4. cancel it in the chat
+    # 4. cancel it in the chat: asked first, cancelled after a typed yes
     turn = _say(page, f"取消预订 {booking_id}")
+    expect(turn.locator("[data-card=confirmation]")).to_be_visible()
+    assert BookingRecord.objects.get(booking_id=booking_id).status == "PENDING_PAYMENT"
+    turn = _say(page, "确认")
     expect(turn.locator(f"[data-card=booking][data-booking-id={booking_id}] .status-cancelled")).to_be_visible()
     assert BookingRecord.objects.get(booking_id=booking_id).status == "CANCELLED"
 

@@ -48,12 +48,17 @@ def test_booking_from_chat_with_the_supplier_broken_records_nothing_and_says_so(
 def test_cancelling_with_the_supplier_broken_leaves_the_booking_unchanged(
     alice, supplier_sandbox, small_timeout, fault
 ):
-    chat_turn(user=alice, message=FLIGHT, today=TODAY)
+    asked = chat_turn(user=alice, message=FLIGHT, today=TODAY)
+    chat_turn(user=alice, message="确认", conversation_id=asked.conversation_id, today=TODAY)
     booking = BookingRecord.objects.get(user=alice)
     before = (booking.status, booking.details, BookingEvent.objects.filter(booking=booking).count())
     supplier_sandbox.fault(fault)
 
-    result = chat_turn(user=alice, message=f"取消预订 {booking.booking_id}", today=TODAY)
+    card = chat_turn(
+        user=alice, message=f"取消预订 {booking.booking_id}", conversation_id=asked.conversation_id, today=TODAY
+    )
+    assert [c["type"] for c in card.cards] == ["confirmation"]  # asked first; the supplier is not called yet
+    result = chat_turn(user=alice, message="确认", conversation_id=asked.conversation_id, today=TODAY)
 
     booking.refresh_from_db()
     assert result.outcome == "DEGRADED"
