@@ -12,6 +12,7 @@ import json
 import os
 import secrets
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -87,8 +88,7 @@ def transaction(path: Path | None = None) -> Iterator[sqlite3.Connection]:
     conn.row_factory = sqlite3.Row
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_SECONDS * 1000}")
-        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-            conn.execute("PRAGMA journal_mode = WAL")
+        _wal(conn)
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -103,6 +103,23 @@ def transaction(path: Path | None = None) -> Iterator[sqlite3.Connection]:
         conn.execute("COMMIT")
     finally:
         conn.close()
+
+
+def _wal(conn: sqlite3.Connection) -> None:
+    """Switch a fresh store to WAL mode. Two processes opening a brand-new store at once (two workers' first
+    supplier calls) race for this switch, and SQLite answers the loser "database is locked" at once, without its
+    busy handler: the winner is making the same switch, so the loser waits for it instead of failing the call."""
+    for _ in range(int(BUSY_TIMEOUT_SECONDS * 20)):
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
+                return
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            time.sleep(0.05)
+    raise sqlite3.OperationalError("the supplier store stayed locked while switching to WAL mode")
 
 
 def new_number(conn: sqlite3.Connection, table: str, column: str, prefix: str, today: str) -> str:
