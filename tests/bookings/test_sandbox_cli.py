@@ -595,31 +595,21 @@ def test_a_bad_fault_rule_is_a_usage_error():
     assert b"SANDBOX_SUPPLIER_FAULTS" in done.stderr
 
 
-def _open_store(store_file: str, barrier, answers) -> None:
-    from bookings.sandbox import store
-
-    barrier.wait()  # every process opens the brand-new store at the same moment
-    try:
-        with store.transaction(Path(store_file)) as conn:
-            conn.execute("SELECT count(*) FROM orders").fetchone()
-        answers.put("ok")
-    except Exception as exc:  # noqa: BLE001 - the finding is that it failed at all
-        answers.put(repr(exc))
-
-
 def test_processes_opening_a_new_store_at_once_all_get_it(tmp_path):
     """Two workers' first supplier calls create the store together: none of them may fail for the WAL switch."""
     import multiprocessing
 
+    from tests.support.store_race import open_store
+
+    spawn = multiprocessing.get_context("spawn")  # fresh interpreters: nothing inherited from this process
     processes = 6
-    for round_ in range(10):
+    for round_ in range(5):
         store_file = str(tmp_path / f"store-{round_}.sqlite3")
-        barrier, answers = multiprocessing.Barrier(processes), multiprocessing.Queue()
-        started = [
-            multiprocessing.Process(target=_open_store, args=(store_file, barrier, answers)) for _ in range(processes)
-        ]
+        barrier, answers = spawn.Barrier(processes), spawn.Queue()
+        started = [spawn.Process(target=open_store, args=(store_file, barrier, answers)) for _ in range(processes)]
         for process in started:
             process.start()
+        found = [answers.get(timeout=120) for _ in range(processes)]
         for process in started:
-            process.join()
-        assert [answers.get() for _ in range(processes)] == ["ok"] * processes
+            process.join(timeout=60)
+        assert found == ["ok"] * processes
