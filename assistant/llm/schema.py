@@ -158,7 +158,7 @@ class Intent(BaseModel):
     # one, with the same slots. Unknown names are dropped, never the main intent again, at most MAX_ALSO.
     also: list[IntentName] = []
 
-    @field_validator("destination_keywords", mode="wrap")
+    @field_validator("destination_keywords", "exclude_places", mode="wrap")
     @classmethod
     def _keywords(cls, value: Any, handler: Any) -> list[str]:
         if isinstance(value, str):
@@ -173,15 +173,6 @@ class Intent(BaseModel):
         if not isinstance(value, str) or not value.strip():
             return None
         return value.strip()[:200]
-
-    @field_validator("exclude_places", mode="wrap")
-    @classmethod
-    def _places(cls, value: Any, handler: Any) -> list[str]:
-        if isinstance(value, str):
-            value = [value]
-        if not isinstance(value, list):
-            return []
-        return [v.strip()[:50] for v in value if isinstance(v, str) and v.strip()][:5]
 
     @field_validator("vendor", "number", mode="wrap")
     @classmethod
@@ -224,21 +215,6 @@ class Intent(BaseModel):
     def _bool_or_null(cls, value: Any, handler: Any) -> bool | None:
         return value if isinstance(value, bool) else None
 
-    @field_validator("star_or_above", "correction", "follow_up", "rebook", mode="wrap")
-    @classmethod
-    def _flag(cls, value: Any, handler: Any) -> bool:
-        return value is True
-
-    @field_validator("time_band", "sort", "seat_class", "social", "aftersale_reason", "original_date", mode="wrap")
-    @classmethod
-    def _enum_or_null(cls, value: Any, handler: Any) -> Any:
-        if isinstance(value, str):
-            value = value.strip().upper() if not value[:1].isdigit() else value.strip()
-        try:
-            return handler(value)
-        except ValidationError:
-            return None
-
     @field_validator("days", "max_price", mode="wrap")
     @classmethod
     def _positive_int_or_null(cls, value: Any, handler: Any) -> int | None:
@@ -250,7 +226,19 @@ class Intent(BaseModel):
             return None
         return number if number > 0 else None
 
-    @field_validator("date_start", "date_end", "biz_type", "aftersale_action", mode="wrap")
+    @field_validator(
+        "date_start",
+        "date_end",
+        "original_date",
+        "biz_type",
+        "aftersale_action",
+        "time_band",
+        "sort",
+        "seat_class",
+        "social",
+        "aftersale_reason",
+        mode="wrap",
+    )
     @classmethod
     def _valid_or_null(cls, value: Any, handler: Any) -> Any:
         if isinstance(value, str):
@@ -260,7 +248,7 @@ class Intent(BaseModel):
         except ValidationError:
             return None
 
-    @field_validator("need_clarification", mode="wrap")
+    @field_validator("need_clarification", "star_or_above", "correction", "follow_up", "rebook", mode="wrap")
     @classmethod
     def _bool(cls, value: Any, handler: Any) -> bool:
         return value is True
