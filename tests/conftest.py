@@ -28,6 +28,18 @@ def pytest_runtest_setup(item):
         _require_or_skip("Redis (REDIS_URL)")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _fast_password_hashing():
+    """Users are created in most tests: hash their passwords with a fast hasher (Django's advice for test suites);
+    the production hasher stays listed so a stored hash still verifies. The login-cost benchmark uses the real one."""
+    from django.test.utils import override_settings
+
+    with override_settings(
+        PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher", *settings.PASSWORD_HASHERS]
+    ):
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _fresh_cache():
     """Every test starts with an empty cache (the Redis DB of REDIS_URL, or the database cache)."""

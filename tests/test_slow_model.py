@@ -29,7 +29,7 @@ from assistant.models import LLMCall, Turn
 from assistant.services import chat_turn
 from tests.assistant.conftest import TODAY
 from tests.support import fixtures
-from tests.support.fake_openai import Reply
+from tests.support.fake_openai import HANG, Reply
 
 fake_openai = fixtures.fake_openai
 ROOT = Path(__file__).resolve().parent.parent
@@ -179,7 +179,7 @@ def test_a_turn_that_outlives_the_model_timeout_ends_with_the_honest_degraded_re
     openai_settings, fake_openai, alice
 ):
     openai_settings.ASSISTANT_LLM_TIMEOUT = 0.3
-    fake_openai.enqueue(Reply(delay=5, content={"intent": "RECOMMEND"}))
+    fake_openai.enqueue(Reply(delay=HANG, content={"intent": "RECOMMEND"}))
     client = APIClient()
     client.force_authenticate(alice)
 

@@ -20,7 +20,7 @@ from assistant.llm.rules import RulesLLM
 from assistant.llm.verdict import Assessment, VerdictRequest
 from assistant.models import LLMCall
 from tests.support import fixtures
-from tests.support.fake_openai import Reply
+from tests.support.fake_openai import HANG, Reply
 
 # The fixture, until tests/conftest.py imports it for every test (a plain import would trip ruff's F811).
 fake_openai = fixtures.fake_openai
@@ -362,7 +362,7 @@ def test_a_503_is_an_error_and_the_key_is_never_in_the_message(fake_openai, capl
 
 
 def test_a_slow_model_is_a_timeout(fake_openai):
-    fake_openai.enqueue(Reply(delay=2, content={"verdict": "PASS", "reason": "late"}))
+    fake_openai.enqueue(Reply(delay=HANG, content={"verdict": "PASS", "reason": "late"}))
 
     with pytest.raises(LLMError) as caught:
         adapter_for(fake_openai, timeout=0.3).verdict(model_request())
@@ -430,7 +430,7 @@ def test_given_the_model_answers_503_then_the_ticket_is_uncertain_and_flagged(fa
 
 @pytest.mark.django_db
 def test_given_the_model_times_out_then_the_ticket_is_uncertain_and_flagged(fake_openai, demo_alice):
-    fake_openai.enqueue(Reply(delay=2, content={"verdict": "PASS", "reason": "late"}))
+    fake_openai.enqueue(Reply(delay=HANG, content={"verdict": "PASS", "reason": "late"}))
 
     outcome = submit_with_model(fake_openai, demo_alice, timeout=0.3)
 

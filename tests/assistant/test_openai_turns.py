@@ -11,7 +11,7 @@ from assistant.services import chat_turn
 from tests.assistant.conftest import TODAY
 from tests.factories import ActivityFactory
 from tests.support import fixtures
-from tests.support.fake_openai import Reply
+from tests.support.fake_openai import HANG, Reply
 
 fake_openai = fixtures.fake_openai
 pytestmark = pytest.mark.django_db
@@ -25,7 +25,7 @@ def openai_settings(settings, fake_openai):
     settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
     settings.ASSISTANT_LLM_API_KEY = SECRET
     settings.ASSISTANT_LLM_MODEL = "scripted-model"
-    settings.ASSISTANT_LLM_TIMEOUT = 0.5
+    settings.ASSISTANT_LLM_TIMEOUT = 2.0  # room for a good answer on a loaded machine; a slow one never comes
     return settings
 
 
@@ -85,7 +85,7 @@ def test_a_model_that_invents_an_activity_cannot_show_it(alice, openai_settings,
         (Reply(content="this is not json {", prompt_tokens=77, completion_tokens=9), "INVALID", (77, 9)),
         (Reply(content={"destination_keywords": ["大理"]}, prompt_tokens=50, completion_tokens=5), "INVALID", (50, 5)),
         (Reply(status=503, error_message="overloaded"), "ERROR", (0, 0)),
-        (Reply(delay=2.0, content={"intent": "RECOMMEND"}), "TIMEOUT", (0, 0)),
+        (Reply(delay=HANG, content={"intent": "RECOMMEND"}), "TIMEOUT", (0, 0)),
     ],
     ids=["invalid-json", "no-intent", "503", "timeout"],
 )

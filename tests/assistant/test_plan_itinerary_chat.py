@@ -3,10 +3,10 @@ plan_itinerary engine, and a comparison card whose every price is one the suppli
 
 import datetime as dt
 import json
-import time
 
 import pytest
 
+import itinerary.candidates as candidates
 from assistant.dispatcher import dispatch
 from assistant.llm.openai_adapter import OpenAILLM
 from assistant.llm.port import LLMError
@@ -484,10 +484,17 @@ def test_a_supplier_that_hangs_costs_one_timeout_not_five(alice, supplier_sandbo
     settings.PLATFORM_TIMEOUT = 0.5
     monkeypatch.setenv("SANDBOX_SUPPLIER_FAULT_SLEEP", "5")
     supplier_sandbox.fault("*=timeout")
-    started = time.monotonic()
+    run = candidates.platform_run
+    commands = []
+
+    def counted(command, **kwargs):  # the real supplier call, counted
+        commands.append(command)
+        return run(command, **kwargs)
+
+    monkeypatch.setattr(candidates, "platform_run", counted)
 
     result = chat_turn(user=alice, message=SENTENCE, today=TODAY)
 
-    assert time.monotonic() - started < 3
+    assert len(commands) == 1  # the first search timed out: the other four were not run
     assert result.outcome == "DEGRADED" and result.cards == []
     assert "供应商平台暂时无法查询" in result.reply

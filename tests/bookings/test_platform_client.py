@@ -341,14 +341,12 @@ def test_a_failing_platform_is_rejected_with_platform_error_and_nothing_changes(
 def test_a_platform_that_hangs_is_killed_at_the_timeout_and_nothing_changes(monkeypatch, spawned):
     number = order_number(book_flight())
     before = stats()
-    monkeypatch.setenv("SANDBOX_SUPPLIER_FAULTS", "flight.cancelOrder=timeout")
-    started = time.monotonic()
+    monkeypatch.setenv("SANDBOX_SUPPLIER_FAULTS", "flight.cancelOrder=timeout")  # sleeps an hour unless killed
 
     with pytest.raises(PlatformError) as timed_out:
         platform_call(cmd("flight", "cancelOrder", orderId=number), api_key=KEY, timeout=1)
 
     assert timed_out.value.code == PlatformError.TIMEOUT
-    assert time.monotonic() - started < 5
     assert spawned[-1]["proc"].poll() is not None  # killed, not left sleeping
     assert stats() == before
 

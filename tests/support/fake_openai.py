@@ -31,6 +31,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
+# A `delay` that never ends on its own: the answer waits until the server stops. A model slower than any timeout,
+# so a test of the timeout does not race a clock against the machine's load.
+HANG = float("inf")
 
 
 @dataclass
@@ -40,7 +43,7 @@ class Reply:
     - `content`: the assistant message content; a dict/list is sent as JSON text, a str as is (may be garbage).
     - `tool_calls`: `[{"id": "call_1", "name": "search", "arguments": {...} or "raw text"}]`.
     - `status`: an HTTP status other than 200 answers with an OpenAI-style error body (`error_message`), or `body`.
-    - `delay`: seconds to wait before answering (timeouts, slow models).
+    - `delay`: seconds to wait before answering (slow models); `HANG`: no answer until the server stops (timeouts).
     - `prompt_tokens` / `completion_tokens`: reported in `usage`; `usage=False` leaves `usage` out.
     - `body`: a raw response body (str) sent instead of a chat completion, with `status`.
     """
@@ -262,7 +265,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         request = RecordedRequest(path=path, headers={k.lower(): v for k, v in self.headers.items()}, json=body)
         reply = fake._next_reply(request)
-        if reply.delay and fake._stopping.wait(reply.delay):
+        if reply.delay and fake._stopping.wait(None if reply.delay == HANG else reply.delay):
             return  # the server is stopping: drop the answer
         if reply.body is not None:
             self._send(reply.status, reply.body)
