@@ -263,11 +263,12 @@ def pending_action_get(*, user, pending_id) -> PendingAction | None:
 
 
 def pending_action_answer(
-    *, user, conversation_id, text: str, action_id=None, language: str, today=None, port=None
+    *, user, conversation_id, text: str, action_id=None, language: str, today=None, port=None, choosing=False
 ) -> dict | None:
     """The envelope answering a message that confirms or declines (the card's button names the action, a typed
     "确认" / "不要了" answers the conversation's awaiting one), or None when the message is no such answer (or
-    nothing awaits one): the turn then goes on as any other, and the action stays open."""
+    nothing awaits one): the turn then goes on as any other, and the action stays open. `choosing`: the
+    conversation offers options to pick from, so a yes with nothing to confirm goes on as a turn (it picks)."""
     answer = confirmation_answer(text)
     if answer is None:
         return None
@@ -275,7 +276,7 @@ def pending_action_answer(
         awaiting = pending_action_awaiting(user=user, conversation_id=conversation_id)
         if awaiting is None:
             # A bare "确认" with nothing to confirm is told so (nothing is done); a bare "no" is just talk.
-            return _not_open(None) if answer == YES else None
+            return _not_open(None) if answer == YES and not choosing else None
         action_id = awaiting.pk
     if answer == YES:
         return pending_action_confirm(user=user, pending_id=action_id, language=language, today=today, port=port)

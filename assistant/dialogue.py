@@ -46,7 +46,7 @@ TASK_TAKES: dict[str, frozenset[str]] = {
     WEATHER: frozenset((*PLACE_SLOTS, *DATES)),
     SEARCH: frozenset((*PLACE_SLOTS, *DATES, "max_price", "sort", "exclude_places")),
     RECOMMEND: frozenset((*PLACE_SLOTS, *DATES, "max_price", "sort", "exclude_places")),
-    TRAVEL_PLAN: frozenset((*PLACE_SLOTS, *DATES, "days", "max_price", "exclude_places")),
+    TRAVEL_PLAN: frozenset((*PLACE_SLOTS, *DATES, "days", "max_price", "sort", "exclude_places")),
     ROUND_TRIP: frozenset(("origin", *PLACE_SLOTS, *DATES, "max_price", "biz_type", *PREFERENCE_SLOTS)),
     BOOK: frozenset((*BOOKING_FACTS, *PREFERENCE_SLOTS, "pick", "rebook", "original_date")),
     CANCEL: frozenset(("booking_id", "biz_type", *DATES)),
@@ -56,12 +56,14 @@ TASK_TAKES: dict[str, frozenset[str]] = {
 TAKES_EXCLUSIONS = frozenset((SEARCH, RECOMMEND))
 # Questions answered on the side while a task waits; the task resumes afterwards.
 SIDE_QUESTIONS = frozenset((WEATHER, SEARCH, RECOMMEND, TRAVEL_PLAN, PROGRESS))
+# Tasks a follow-up may come back to after another question ("改成五天" after the weather of the planned place).
+RESUMABLE = frozenset((TRAVEL_PLAN, ROUND_TRIP, SEARCH, BOOK))
 # Tasks that go on over several turns even when the last reply asked nothing (options to pick, a comparison).
 LASTING_TASKS = frozenset((BOOK, ROUND_TRIP))
 # Requests a handler answers with a question when a slot is missing (the replay counts that as a question asked).
 ASKS_WHEN_INCOMPLETE = frozenset((WEATHER, SEARCH, TRAVEL_PLAN, ROUND_TRIP, AFTERSALE))
 # Slots that name one option of a search: a new search (another product, other dates) drops them.
-OPTION_SLOTS = ("vendor", "number", "seat_class", "star", "star_or_above", "pick")
+OPTION_SLOTS = ("vendor", "avoid_vendor", "number", "seat_class", "star", "star_or_above", "pick")
 
 MOBILE = re.compile(r"(?<!\d)1[3-9]\d{9}(?!\d)")
 # The sentence points back at the task's time ("杭州那天天气怎么样", "that day").
@@ -229,19 +231,14 @@ def _continued(memory: Memory, task: str, understood: Intent, new: dict, text: s
     excluded = _exclusions(memory.excluded, understood, before=memory.slots, new=new)
     request = _joined(memory.request, text)
     state = replace(memory, task=task, request=request, excluded=excluded)
-    return _step(state, task, slots, understood)
+    # Only an order among the options shown ("ok the cheapest", "最早的那班"): the traveller takes the nearest.
+    accept_nearest = task == BOOK and bool(memory.offered) and set(new) == {"sort"}
+    return _step(state, task, slots, understood, accept_nearest=accept_nearest)
 
 
 def _side_question(memory: Memory, understood: Intent, new: dict, text: str) -> Step:
     """Answer a question on the side and put the waiting task aside (it resumes with all its slots)."""
-    aside = {
-        "task": memory.task,
-        "slots": memory.slots,
-        "awaiting": memory.awaiting,
-        "request": memory.request,
-        "offered": list(memory.offered),
-        "excluded": list(memory.excluded),
-    }
+    aside = _aside(memory)
     carried = {k: v for k, v in memory.slots.items() if k in PLACE_AND_TIME_SLOTS}
     if _names_a_place(new):
         carried = {k: v for k, v in carried.items() if k in DATES} if TIME_BACK_REFERENCE.search(text) else {}
@@ -262,14 +259,18 @@ def _new_request(memory: Memory, understood: Intent, new: dict, text: str) -> St
     slots = _merged(carried, new)
     previous = [] if fresh else memory.excluded
     excluded = _exclusions(previous, understood, before={}, new=new)
-    # A read question on the side of a task keeps the task aside; a new task of its own replaces it.
-    suspended = memory.suspended if name in SIDE_QUESTIONS else None
+    # A read question on the side of a task keeps the task aside (a waiting one first, else the task just answered:
+    # "帮我规划大理三天" → "那边天气怎么样" → "改成五天" goes back to the plan); a new task of its own replaces it.
+    suspended = None
+    if name in SIDE_QUESTIONS:
+        suspended = memory.suspended or (_aside(memory) if memory.task in RESUMABLE and memory.task != name else None)
     state = Memory(task=name, request=text, suspended=suspended, excluded=excluded)
     return _step(state, name, slots, understood)
 
 
-def _step(state: Memory, task: str, slots: dict, understood: Intent) -> Step:
+def _step(state: Memory, task: str, slots: dict, understood: Intent, *, accept_nearest: bool = False) -> Step:
     slots = _without_places(slots, state.excluded)
+    task = _followed_task(task, slots)  # "有什么好玩的" after the weather of 丽江: the activities of 丽江
     takes_exclusions = task in TAKES_EXCLUSIONS
     data = {
         "intent": task,
@@ -279,6 +280,7 @@ def _step(state: Memory, task: str, slots: dict, understood: Intent) -> Step:
         "social": understood.social,
         "correction": understood.correction,
         "follow_up": understood.follow_up,
+        "accept_nearest": accept_nearest,  # this sentence only
     }
     intent = Intent.model_validate(data)
     return Step(intent, replace(state, task=task, slots=own_slots(intent)))
@@ -292,6 +294,10 @@ def _merged(carried: dict, new: dict) -> dict:
             carried.pop(key, None)
     if ("date_start" in new or "days" in new or "nights" in new) and "date_end" not in new:
         carried.pop("date_end", None)
+    if "date_end" in new:  # "改成12号退房", "back on the 9th": the new last day sets the length
+        for key in ("days", "nights"):
+            if key not in new:
+                carried.pop(key, None)
     if "biz_type" in new and new["biz_type"] != carried.get("biz_type"):
         for key in OPTION_SLOTS:
             carried.pop(key, None)
@@ -337,6 +343,18 @@ def _names_a_place(slots: dict) -> bool:
 def _only_exclusions(understood: Intent, new: dict) -> bool:
     """ "不想去三亚": the only places the sentence names are the excluded ones."""
     return bool(understood.exclude_places) and set(_places(new)) <= set(understood.exclude_places)
+
+
+def _aside(memory: Memory) -> dict:
+    """The task at hand, put aside whole (it resumes with all its slots)."""
+    return {
+        "task": memory.task,
+        "slots": memory.slots,
+        "awaiting": memory.awaiting,
+        "request": memory.request,
+        "offered": list(memory.offered),
+        "excluded": list(memory.excluded),
+    }
 
 
 def _restored(memory: Memory) -> Memory:

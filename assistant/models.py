@@ -14,6 +14,8 @@ class Conversation(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # The language the traveller last wrote in: a message that does not tell ("13800000000") is answered in it.
+    language = models.CharField(max_length=8, blank=True, default="")
 
     class Meta:
         ordering = ["-updated_at"]

@@ -20,6 +20,7 @@ from assistant.dispatcher import dispatch
 from assistant.llm.audit import AuditedPort, audited
 from assistant.llm.factory import get_llm_port
 from assistant.llm.port import LLMError, LLMPort, UnderstandContext
+from assistant.llm.rules.confirm import YES, confirmation_answer
 from assistant.llm.schema import Intent, IntentName
 from assistant.memory import Memory, memory_load, memory_save
 from assistant.models import Conversation, LLMCall, Turn, TurnOutcome
@@ -97,16 +98,19 @@ def chat_turn(
     turn_id = uuid.uuid4().hex
     text = clean_message(message)
     today = today or timezone.localdate()
-    language = reply_language(text, page_language)
     conversation = conversation_for(user=user, conversation_id=conversation_id)
+    language = reply_language(text, conversation.language or page_language)
     port = audited(port or get_llm_port(), user=user)  # every model call of the turn writes its own LLMCall row
 
     if not turn_admitted(user_id=user.pk, today=today):
         reply = Reply(
             compose("rate_limited", language, limit=settings.ASSISTANT_DAILY_TURN_LIMIT), TurnOutcome.RATE_LIMITED
         )
-        return _finish(conversation, user, text, None, reply, port, started)
+        return _finish(conversation, user, language, text, None, reply, port, started)
 
+    memory = Memory() if fresh else memory_load(str(conversation.pk))
+    # Options offered to pick from (none prepared yet, as when nothing met every want): a bare yes takes the first.
+    choosing = memory.task == IntentName.BOOK and bool(memory.offered)
     # A yes or no to the confirmation card (its button, or typed while one is open) decides the pending action, in
     # both channels; the memory stays as it was (a declined booking is still the task). Anything else goes on.
     decided = pending_action_answer(
@@ -117,6 +121,7 @@ def chat_turn(
         language=language,
         today=today,
         port=port,
+        choosing=choosing,
     )
 
     def context_for(intent: Intent, request_text: str = text, offered: list[str] = ()) -> TurnContext:
@@ -134,9 +139,8 @@ def chat_turn(
 
     if decided is not None:
         reply = present_decision(decided, context_for(Intent(intent=IntentName.OUT_OF_SCOPE)))
-        return _finish(conversation, user, text, None, reply, port, started)
+        return _finish(conversation, user, language, text, None, reply, port, started)
 
-    memory = Memory() if fresh else memory_load(str(conversation.pk))
     agent = settings.ASSISTANT_AGENT_ENABLED
     # Channel 2 (the model picks the tools) reads the sentence with the offline `rules` engine, no model call: the
     # conversation keeps the same dialogue state in both channels, and the agent is told it (its UNDERSTOOD line),
@@ -149,7 +153,9 @@ def chat_turn(
         understood = reader.understand(text, context=context).intent
     except LLMError as error:
         reply = Reply(compose("llm_unavailable", language, kind=error.kind), TurnOutcome.DEGRADED)
-        return _finish(conversation, user, text, None, reply, port, started)
+        return _finish(conversation, user, language, text, None, reply, port, started)
+    if choosing and not understood.pick and confirmation_answer(text) == YES:
+        understood = understood.model_copy(update={"pick": 1})  # "好的" to the nearest options: the first one
 
     # The dialogue's rules (assistant.dialogue): which task this sentence continues, resumes or starts, its slots.
     step = next_state(memory, understood, text)
@@ -159,7 +165,7 @@ def chat_turn(
     reply = agent_turn(turn) if agent and not social else dispatch(turn)
     _withdraw_stale_action(intent, reply, task=memory.task, user=user, conversation_id=str(conversation.pk))
     memory_save(str(conversation.pk), remembered(step, awaiting=reply.awaiting, offered=reply.offered))
-    return _finish(conversation, user, text, None if agent else intent, reply, port, started)
+    return _finish(conversation, user, language, text, None if agent else intent, reply, port, started)
 
 
 # The intents whose task is a write the traveller confirms (a booking, a rebooking, a cancel).
@@ -235,7 +241,7 @@ def _total(numbers) -> int:
 
 
 @transaction.atomic
-def _finish(conversation, user, text, intent: Intent | None, reply: Reply, port, started) -> TurnResult:
+def _finish(conversation, user, language, text, intent: Intent | None, reply: Reply, port, started) -> TurnResult:
     latency_ms = _total([int((time.monotonic() - started) * 1000)])
     calls = _turn_calls(port, reply)
     turn = Turn.objects.create(
@@ -254,7 +260,7 @@ def _finish(conversation, user, text, intent: Intent | None, reply: Reply, port,
         latency_ms=latency_ms,
     )
     LLMCall.objects.filter(pk__in=[c.pk for c in calls]).update(turn=turn)
-    Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
+    Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now(), language=language)
     logger.info(
         "turn",
         extra={

@@ -62,6 +62,9 @@ class DateRange:
     start: date | None = None
     end: date | None = None
     spans: tuple[tuple[int, int], ...] = ()
+    # A single date said as the day of coming back or checking out ("9号回来", "back on Dec 9", "12号退房"): the
+    # words that say so (the caller decides whether it ends a trip it already knows).
+    returning: str = ""
 
 
 def _monday(day: date) -> date:
@@ -215,7 +218,8 @@ _RETURN_AFTER_RE = re.compile(
 )
 _UNTIL_BEFORE_RE = re.compile(r"(?:到|至|until|till|through|thru)\s*$", re.I)
 _RETURN_BEFORE_RE = re.compile(
-    r"(?:回来|返回|返程|回程|back|return(?:ing)?|退房|离店|check(?:ing)? out|\band out|\bleaving)\s*(?:on|日期|时间|是)?\s*$",
+    r"(?:回来|返回|返程|回程|back|return(?:ing)?|退房|离店|check(?:ing)? out|\band out|\bleaving)\s*"
+    r"(?:(?:改|换|推迟|提前)?(?:到|成|为|在)|on(?: the)?|日期|时间|是)?\s*$",
     re.I,
 )
 _NIGHTS_RE = re.compile(
@@ -612,7 +616,12 @@ def extract_dates(text: str, today: date) -> DateRange:
         end = start + timedelta(days=nights)  # a stay of N nights ends on the morning after the last one
     if end is not None and end < start:
         end = None
-    return DateRange(start, end, spans)
+    returning = ""
+    if len(mentions) == 1 and end is None:
+        after = _RETURN_AFTER_RE.match(text[first.end : first.end + 8])
+        before = _RETURN_BEFORE_RE.search(text[max(0, first.start - 14) : first.start])
+        returning = (after or before).group().strip() if (after or before) else ""
+    return DateRange(start, end, spans, returning)
 
 
 # Expressions our grammar leaves to jionlp (slow to import, so only loaded when one of these appears).

@@ -163,6 +163,8 @@ class RulesLLM:
         pick, pick_span = dialogue.read_pick(work)
         pick_spans = [pick_span] if pick_span else []
         passengers, people_spans = _passengers(text, [s for s in (order_span, booking_span) if s], places)
+        if not passengers and pending == "BOOK":  # "张三" alone answers "who travels?"
+            passengers, people_spans = _bare_passenger(work, places)
 
         # Places first (a vendor's name is never a place: "海南航空", "厦门航空"), then what a booking should be.
         place_text = mask(work, people_spans + pick_spans)
@@ -178,6 +180,9 @@ class RulesLLM:
         date_range = dates_mod.extract_dates(date_text, today)
         if date_range.start is None:
             date_range = dates_mod.jionlp_fallback(date_text, today) or date_range
+        if date_range.returning and _ends_known_trip(pending, date_range.returning):
+            # "9号回来" while a round trip is compared, "改成12号退房" while a hotel is booked: the trip's last day.
+            date_range = dates_mod.DateRange(None, date_range.start, date_range.spans)
         days = numbers.extract_days(mask(date_text, list(date_range.spans)))
         if days and date_range.start and date_range.end is None and days.value > 1:
             # "12月5号去大理玩3天": the trip ends on the third day.
@@ -237,7 +242,7 @@ class RulesLLM:
             province=bool(province),
             route=origin is not None and (bool(destinations) or province is not None),
             biz_types=biz_types,
-            date=date_range.start is not None,
+            date=date_range.start is not None or date_range.end is not None,
             date_range=date_range.end is not None,
             days=days is not None,
             budget=max_price is not None,
@@ -473,6 +478,7 @@ def _wants_slots(wants: booking_prefs.BookingWants) -> dict:
         "star": wants.star,
         "star_or_above": wants.star_or_above,
         "vendor": wants.vendor,
+        "avoid_vendor": wants.avoid_vendor,
         "number": wants.number,
     }
 
@@ -563,6 +569,22 @@ def _follow_up(
     # Bare slots ("赛里木湖", "下周末", "张三 138…", "二等座就行"); a cue names a task of its own ("三亚的活动").
     wants = any(data.get(name) not in (None, False) for name in PREFERENCE_SLOTS) or data.get("passengers")
     return not cued or bool(wants and not named_biz)
+
+
+_CHECK_OUT_WORDS = re.compile(r"退房|离店|check", re.I)
+
+
+def _ends_known_trip(pending: str | None, words: str) -> bool:
+    """Whether a lone coming-back date ends the trip the conversation is about rather than starting one."""
+    return pending == "PLAN_ITINERARY" or (pending == "BOOK" and bool(_CHECK_OUT_WORDS.search(words)))
+
+
+def _bare_passenger(text: str, places: Gazetteer) -> tuple[list[dict], list]:
+    """A sentence that is only a name, read while a booking waits for its passengers (not a place's name)."""
+    person = people.bare_name(text)
+    if person is None or places.find(text) or booking_prefs.read_wants(text).any:
+        return [], []
+    return [{"name": person.name, "mobile": None}], [person.span]
 
 
 def _passengers(text: str, id_spans: list[tuple[int, int]], places: Gazetteer) -> tuple[list[dict], list]:

@@ -235,3 +235,32 @@ def passengers(text: str) -> tuple[list[dict], list[Span]]:
     """The passengers as the intent JSON has them ([{"name", "mobile"}]) and the spans of their names."""
     people = find_people(text)
     return [{"name": p.name, "mobile": p.mobile} for p in people], [p.span for p in people]
+
+
+# What may stand around a name given alone as the answer to "who travels?" ("张三", "是张三", "乘客就写李四吧",
+# "Zhang San", "name: John Smith please").
+_BARE_FILLERS_ZH = re.compile(
+    r"^(?:好的?|嗯|哦|那)?\s*(?:就|写|填|用)?\s*(?:是|叫)?\s*|\s*(?:就行|就好|吧|啊|呀|哈|的)?\s*$"
+)
+_BARE_EN = re.compile(
+    rf"^(?:(?:it'?s|it is|name'?s?|under)\s*[:：]?\s*)?(?P<name>{_EN_NAME_ANY_CASE})\s*(?:please|thanks)?$", re.I
+)
+
+
+def bare_name(text: str) -> Person | None:
+    """The name of a sentence that is only a name (with a few fillers around it), for the answer to a question
+    about who travels: "张三", "是李四", "Zhang San". None when the sentence says anything else."""
+    stripped = text.strip().strip(",，.。!！~～")
+    zh = _BARE_FILLERS_ZH.sub("", stripped).strip()
+    if re.fullmatch(r"[\u4e00-\u9fff·]{2,4}", zh) and zh not in COMPOUND_SURNAMES and _zh_name_at_end(zh) == zh:
+        start = stripped.find(zh)
+        return Person(zh, None, (start, start + len(zh)))
+    match = _BARE_EN.match(stripped)
+    if not match:
+        return None
+    said = match.group("name")
+    name = _en_clean(said)  # None, or cut short, when a word of it is no name ("thanks", "hotel", "tomorrow")
+    whole = name == " ".join(w.capitalize() if w.islower() else w for w in said.split())
+    if name and whole and (" " in name or said[0].isupper()):
+        return Person(name, None, match.span("name"))
+    return None
