@@ -15,6 +15,7 @@ The rules (both channels and every caller use these; nothing else ranks options)
 - A price cap is per person for flights and trains, per night for hotels (what travellers mean by "500以内的酒店").
 - A hotel star is exact unless `star_or_above`; with no hotel of that star the nearest star is offered ("四星左右"
   in a city without 4★ hotels shows the 3★ and 5★ ones).
+- An avoided vendor ("不要东航的") is the same match, the other way round; it weighs more than a price cap.
 - The vendor is a case-insensitive substring of the airline or hotel name, after a small alias table (东航 → 东方航空).
 - When nothing meets every want, the options are the nearest ones and `unmet` names what could not be met: an option
   is judged first by the most important wants it misses (WANT_IMPORTANCE, most important first), then by how far it
@@ -86,7 +87,7 @@ AIRLINE_CODES = {
 }
 # Wants in order of importance: an option missing a want earlier in the list is worse than one missing any number
 # of later ones. A named flight or train comes first; a direct flight is the first thing given up.
-WANT_IMPORTANCE = ("number", "time_band", "max_price", "seat_class", "star", "vendor", "direct")
+WANT_IMPORTANCE = ("number", "time_band", "avoid_vendor", "max_price", "seat_class", "star", "vendor", "direct")
 
 
 # --- option refs -------------------------------------------------------------------------------------------------
@@ -178,6 +179,7 @@ class BookingWants:
     star: int | None = None
     star_or_above: bool = False
     vendor: str | None = None
+    avoid_vendor: str | None = None  # an airline or hotel the traveller does not want
     number: str | None = None
     max_price: Decimal | None = None
 
@@ -190,6 +192,7 @@ class BookingWants:
         fix(self, "star", self.star if isinstance(self.star, int) and 1 <= self.star <= 5 else None)
         fix(self, "star_or_above", bool(self.star_or_above and self.star))
         fix(self, "vendor", (str(self.vendor).strip() or None) if self.vendor else None)
+        fix(self, "avoid_vendor", (str(self.avoid_vendor).strip() or None) if self.avoid_vendor else None)
         fix(self, "number", "".join(str(self.number).split()).upper() or None if self.number else None)
         fix(self, "direct", self.direct if isinstance(self.direct, bool) else None)
         price = None
@@ -526,6 +529,8 @@ def _misses(option: dict, wants: BookingWants) -> dict[str, float]:
             misses["star"] = abs(star - wants.star)
     if wants.vendor and not _vendor_ok(option, wants.vendor):
         misses["vendor"] = 1
+    if wants.avoid_vendor and _vendor_ok(option, wants.avoid_vendor):
+        misses["avoid_vendor"] = 1
     if wants.direct is True and biz == "FLIGHT" and option.get("direct") is False:
         misses["direct"] = 1
     return misses

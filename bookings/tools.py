@@ -189,6 +189,9 @@ def find_booking_options(
     vendor: Annotated[
         str | None, Field(max_length=40, description="Airline or hotel name (东航, 国航, 希尔顿)")
     ] = None,
+    avoid_vendor: Annotated[
+        str | None, Field(max_length=40, description="An airline or hotel the traveller does not want (不要东航的)")
+    ] = None,
     number: Annotated[
         str | None, Field(max_length=12, description="A flight or train number the traveller named")
     ] = None,
@@ -208,6 +211,7 @@ def find_booking_options(
         star=star,
         star_or_above=star_or_above,
         vendor=vendor,
+        avoid_vendor=avoid_vendor,
         number=number,
         max_price=max_price,
     )

@@ -54,7 +54,7 @@ def _search(context: TurnContext, search: BookingSearch, pick: int | None) -> Fo
     refs = [o["ref"] for o in data.get("options") or [] if isinstance(o, dict) and o.get("ref")]
     if not envelope.get("ok"):
         return Found(envelope, refs, None, "failed")
-    option, why = option_choice(data, pick)
+    option, why = option_choice(data, pick, context.intent.accept_nearest)
     return Found(envelope, refs, option, why)
 
 

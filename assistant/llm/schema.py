@@ -106,12 +106,15 @@ SLOT_NAMES = (
     "star",
     "star_or_above",
     "vendor",
+    "avoid_vendor",
     "number",
     "passengers",
     "exclude_places",
 )
 # Slots that say what the traveller wants of a booking option (they belong to the BOOK task).
-PREFERENCE_SLOTS = ("time_band", "sort", "direct", "seat_class", "star", "star_or_above", "vendor", "number")
+PREFERENCE_SLOTS = (
+    "time_band", "sort", "direct", "seat_class", "star", "star_or_above", "vendor", "avoid_vendor", "number"
+)  # fmt: skip
 
 
 class Intent(BaseModel):
@@ -143,6 +146,7 @@ class Intent(BaseModel):
     star: int | None = None  # 四星 → 4
     star_or_above: bool = False  # 四星以上 / 4 stars or above
     vendor: str | None = None  # an airline or hotel name the traveller named (东航, 如家, Hilton)
+    avoid_vendor: str | None = None  # an airline or hotel the traveller does not want (不要东航的 / no China Eastern)
     number: str | None = None  # a flight or train number (MU5101, G101)
     passengers: list[dict] = []  # [{"name": "张三", "mobile": "13800000000"}] (mobile may be null)
     # -- the dialogue (issue 13) --------------------------------------------------------------------------------
@@ -150,6 +154,9 @@ class Intent(BaseModel):
     exclude_places: list[str] = []  # 不想去三亚 / 除了三亚 / not Sanya
     correction: bool = False  # 不对，是苏州不是杭州 / I meant X: the sentence's slots replace the remembered ones
     follow_up: bool = False  # the sentence only changes slots of the task at hand (那丽江呢 / 改成四天吧 / 便宜一点的)
+    # Options that missed a want were shown and the traveller now only says how to order them ("ok the cheapest",
+    # "最早的那个"): they accept the nearest, the first of them in that order is prepared. Set by the dialogue.
+    accept_nearest: bool = False
     rebook: bool = False  # 改签 / change my flight: date_start is the new date
     original_date: date | None = None  # the date of the booking being changed, when named (12月19号的机票改签到20号)
     social: SocialName | None = None  # greeting, thanks, help (answered by the OUT_OF_SCOPE handler)
@@ -174,7 +181,7 @@ class Intent(BaseModel):
             return None
         return value.strip()[:200]
 
-    @field_validator("vendor", "number", mode="wrap")
+    @field_validator("vendor", "avoid_vendor", "number", mode="wrap")
     @classmethod
     def _short_text_or_null(cls, value: Any, handler: Any) -> str | None:
         if not isinstance(value, str) or not value.strip():
@@ -248,7 +255,9 @@ class Intent(BaseModel):
         except ValidationError:
             return None
 
-    @field_validator("need_clarification", "star_or_above", "correction", "follow_up", "rebook", mode="wrap")
+    @field_validator(
+        "need_clarification", "star_or_above", "correction", "follow_up", "rebook", "accept_nearest", mode="wrap"
+    )
     @classmethod
     def _bool(cls, value: Any, handler: Any) -> bool:
         return value is True

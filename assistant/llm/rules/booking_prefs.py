@@ -282,6 +282,7 @@ class BookingWants:
     star_or_above: bool = False
     vendor: str | None = None
     vendor_kind: str | None = None  # "FLIGHT" or "HOTEL"
+    avoid_vendor: str | None = None  # a vendor named after a negation ("不要东航的", "no China Eastern")
     number: str | None = None
     number_kind: str | None = None  # "FLIGHT" or "TRAIN"
     spans: list[Span] = field(default_factory=list)
@@ -292,7 +293,13 @@ class BookingWants:
     def booking_specific(self) -> bool:
         """A want only a booking has (an order alone — 便宜一点 — may be about activities too)."""
         return bool(
-            self.time_band or self.direct is not None or self.seat_class or self.star or self.vendor or self.number
+            self.time_band
+            or self.direct is not None
+            or self.seat_class
+            or self.star
+            or self.vendor
+            or self.avoid_vendor
+            or self.number
         )
 
     @property
@@ -352,6 +359,10 @@ def _read_vendor(text: str, wants: BookingWants, places: list[Span]) -> None:
         return any(s <= start and end <= e for s, e in places)
 
     match = _AIRLINE_RE.search(text)
+    if match and _negated(text, match.start()):
+        wants.avoid_vendor, wants.vendor_kind = _as_said(match.group()), "FLIGHT"
+        _add(wants, match.span())
+        match = _AIRLINE_RE.search(text, match.end())  # "不要东航，要国航": the one wanted may follow
     if match and not _negated(text, match.start()):
         wants.vendor, wants.vendor_kind = _as_said(match.group()), "FLIGHT"
         _add(wants, match.span())
@@ -375,6 +386,10 @@ def _read_vendor(text: str, wants: BookingWants, places: list[Span]) -> None:
             return
     brand = _HOTEL_RE.search(text)
     generic = _generic_hotel(text, is_place, places)
+    if brand and _negated(text, brand.start()) and not wants.avoid_vendor:
+        wants.avoid_vendor, wants.vendor_kind = _as_said(brand.group()), "HOTEL"
+        _add(wants, brand.span())
+        return
     if brand and not _negated(text, brand.start()):
         canonical = _as_said(brand.group())
         # "湖畔假日酒店" names one hotel more closely than the brand inside it.

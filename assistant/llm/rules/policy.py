@@ -333,7 +333,9 @@ NEEDS_DATE = "date"
 NEEDS_CHECK_OUT = "check_out"
 NEEDS_CONTACT = "contact"
 # The intent's slots that say what the option should be, passed to find_booking_options as they are.
-PREFERENCE_ARGUMENTS = ("time_band", "sort", "direct", "seat_class", "star", "star_or_above", "vendor", "number")
+PREFERENCE_ARGUMENTS = (
+    "time_band", "sort", "direct", "seat_class", "star", "star_or_above", "vendor", "avoid_vendor", "number"
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -421,10 +423,10 @@ def complete(passengers: list[dict]) -> bool:
     return bool(passengers) and all(p.get("name") for p in passengers) and bool(passengers[0].get("mobile"))
 
 
-def option_choice(data: dict, pick: int | None) -> tuple[dict | None, str]:
+def option_choice(data: dict, pick: int | None, accept_nearest: bool = False) -> tuple[dict | None, str]:
     """The option to prepare from a `booking_options` answer: the one picked (1-based), else the best one when it
-    meets what was asked; None with the reason otherwise (nothing found, no such position, nothing matched: the
-    traveller picks one of the nearest first)."""
+    meets what was asked (or the traveller accepted the nearest); None with the reason otherwise (nothing found, no
+    such position, nothing matched: the traveller picks one of the nearest first)."""
     options = [o for o in data.get("options") or [] if isinstance(o, dict) and o.get("ref")]
     if not options:
         return None, "nothing found"
@@ -432,7 +434,7 @@ def option_choice(data: dict, pick: int | None) -> tuple[dict | None, str]:
         if pick <= len(options):
             return options[pick - 1], ""
         return None, f"there is no option {pick} (only {len(options)} shown)"
-    if data.get("matched") is False:
+    if data.get("matched") is False and not accept_nearest:
         unmet = ", ".join(str(u) for u in data.get("unmet") or []) or "what was asked"
         return None, f"no option meets {unmet}; the nearest are shown for the traveller to pick"
     return options[0], ""
@@ -457,7 +459,9 @@ def _book(turn: Turn) -> Decision:
     answer = found[-1]
     if not answer.ok:
         return End(f"The search failed: {_reason(answer)}. Nothing was prepared.")
-    option, why = option_choice(answer.data if isinstance(answer.data, dict) else {}, intent.pick)
+    option, why = option_choice(
+        answer.data if isinstance(answer.data, dict) else {}, intent.pick, intent.accept_nearest
+    )
     if option is None:
         return End(f"Nothing was prepared: {why}.")
     # Without the full contact the call is still made: the tool refuses it naming what is missing, nothing pending.
@@ -579,7 +583,8 @@ def _rebook(turn: Turn) -> Decision:
         return Call(OPTIONS_TOOL, search.arguments)
     if not found[-1].ok:
         return End(f"The search failed: {_reason(found[-1])}. Nothing was prepared.")
-    option, why = option_choice(found[-1].data if isinstance(found[-1].data, dict) else {}, intent.pick)
+    data = found[-1].data if isinstance(found[-1].data, dict) else {}
+    option, why = option_choice(data, intent.pick, intent.accept_nearest)
     if option is None:
         return End(f"Nothing was prepared: {why}.")
     return Call(REBOOK_TOOL, {"booking_id": str(booking.get("booking_id")), "option_ref": option["ref"]})
