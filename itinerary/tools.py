@@ -307,9 +307,11 @@ def make_travel_plan(
     date_start: DateStart = None,
     date_end: DateEnd = None,
     max_price: MaxPrice = None,
+    sort: ActivitySort = None,
 ) -> dict:
     """A day-by-day plan of catalogue activities at the destination, with each day's weather. Without dates the
-    trip starts next Saturday; without a number of days it lasts from date_start to date_end, else 3 days."""
+    trip starts next Saturday; without a number of days it lasts from date_start to date_end, else 3 days.
+    sort CHEAPEST: the traveller wants a cheaper trip (cheaper activities first)."""
     found = travel_plan_for(
         user=context.user,
         today=_today(context),
@@ -321,8 +323,15 @@ def make_travel_plan(
         start=date_start,
         end=date_end,
         max_price=max_price,
+        cheapest_first=sort == "CHEAPEST",
     )
-    data = {"kind": TRAVEL_PLAN_KIND, **_plan(found.plan), "province": found.province, "max_price": max_price}
+    data = {
+        "kind": TRAVEL_PLAN_KIND,
+        **_plan(found.plan),
+        "province": found.province,
+        "max_price": max_price,
+        "cheapest_first": sort == "CHEAPEST",
+    }
     plan = found.plan
     return ok(data, f"{len(plan.days)} days, {len(plan.activities)} activities placed")
 

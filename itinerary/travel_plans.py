@@ -204,12 +204,19 @@ def _novelty(activity: Activity, seen_tags: dict[str, int]) -> float:
 
 
 def travel_plan_assign(
-    *, activities: Sequence[Activity], start: dt.date, days: int, rainy: frozenset[dt.date] = frozenset()
+    *,
+    activities: Sequence[Activity],
+    start: dt.date,
+    days: int,
+    rainy: frozenset[dt.date] = frozenset(),
+    cheapest_first: bool = False,
 ) -> Assignment:
-    """Place activities on the trip's days (pure: no database, no clock). See the module docstring for the rules."""
+    """Place activities on the trip's days (pure: no database, no clock). See the module docstring for the rules.
+    `cheapest_first`: the traveller asked for a cheaper trip; a lower price weighs more than popularity."""
     dates = [start + dt.timedelta(days=i) for i in range(days)]
     trip_end = dates[-1]
     top = max((a.popularity for a in activities), default=0) or 1
+    dearest = float(max((a.price for a in activities), default=0) or 1)
     by_day: list[list[Activity]] = [[] for _ in dates]
     used: set = set()
     seen_tags: dict[str, int] = {}
@@ -227,6 +234,8 @@ def travel_plan_assign(
         value = activity.popularity / top + 0.6 * _novelty(activity, seen_tags) + 0.5 / last_chance_days
         if day in rainy and activity_is_indoor(activity):
             value += 0.8  # outweighs most popularity gaps: a wet day is better spent indoors
+        if cheapest_first:
+            value += 2.0 * (1 - float(activity.price) / dearest)  # outweighs popularity and novelty together
         return value
 
     def best(options: list[Activity], day: dt.date) -> Activity | None:
@@ -328,6 +337,7 @@ def travel_plan_make(
     start: dt.date | None = None,
     days: int | None = None,
     max_price: int | None = None,
+    cheapest_first: bool = False,
     viewer: Viewer = ANONYMOUS,
     weather_places: Sequence[str] = (),
     weather_port: WeatherPort | None = None,
@@ -360,7 +370,9 @@ def travel_plan_make(
     by_date = {d.date: d for d in weather.report.days} if weather else {}
     rainy = frozenset(d for d, w in by_date.items() if rain_likely(w))
 
-    assignment = travel_plan_assign(activities=found, start=first, days=length, rainy=rainy)
+    assignment = travel_plan_assign(
+        activities=found, start=first, days=length, rainy=rainy, cheapest_first=cheapest_first
+    )
     tour_days: dict[int, TourDay] = {}
     for index, (tour, span) in assignment.tours.items():
         for offset in range(1, span):

@@ -58,7 +58,14 @@ def tool_call_for(intent: Intent) -> ToolCallPlan | None:
         destination, _ = place_of(intent)
         if not destination:
             return None
-        arguments = {"destination": destination, **places, "days": intent.days, **dates, "max_price": intent.max_price}
+        arguments = {
+            "destination": destination,
+            **places,
+            "days": intent.days,
+            **dates,
+            "max_price": intent.max_price,
+            "sort": activity_sort(intent),
+        }
         return ToolCallPlan(TRAVEL_PLAN_TOOL, arguments)
     if name == IntentName.PLAN_ITINERARY:
         destination = intent.city or next(iter(intent.destination_keywords), None)

@@ -254,6 +254,7 @@ def _travel_plan_reply(envelope: dict, context: TurnContext) -> Reply:
         station=(weather["station"] if language == "zh-hans" else weather["station_en"]) if weather else "",
         unplaced_tours=data["unplaced_tours"],
         max_price=data["max_price"],
+        cheapest_first=data.get("cheapest_first"),
     )
     return Reply(text, "ANSWERED", cards=[card])
 

@@ -28,6 +28,7 @@ def travel_plan_for(
     start: dt.date | None = None,
     end: dt.date | None = None,
     max_price: int | None = None,
+    cheapest_first: bool = False,
     weather_port: WeatherPort | None = None,
 ) -> TravelPlanResult:
     """A plan of `days` days at `destination` (from `start`/`end` when no number of days is given, else
@@ -50,6 +51,7 @@ def travel_plan_for(
         start=start,
         days=days or DEFAULT_DAYS,
         max_price=max_price,
+        cheapest_first=cheapest_first,
         viewer=viewer_for(user=user, today=today),
         weather_places=list(dict.fromkeys(p for p in weather_places if p)),
         weather_port=weather_port,
