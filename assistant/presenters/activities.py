@@ -72,6 +72,8 @@ def keyword_places(keywords: list[str], *, asked: tuple[str | None, ...] = ()) -
     places: list[str] = []
     for keyword in keywords:
         for match in matches[keyword]:
+            if match.start == 0 and match.end < len(keyword) and match.place.is_prefecture_city:
+                continue  # "日照金山" is not about 日照: a city that only starts the phrase is no place to widen to
             for name in (match.place.name, match.place.city, match.place.province):
                 if name and name in known and name not in keywords and name not in asked and name not in places:
                     places.append(name)
@@ -110,6 +112,14 @@ def _search(data: dict, context: TurnContext) -> Reply:
     if not shown:
         keywords = [k for k in query.get("keywords") or [] if k]
         unknown, nearby = keyword_places(keywords, asked=(query.get("city"), query.get("province")))
+        province = query.get("province")
+        more = bool(
+            unknown
+            or query["max_price"]
+            or not query["defaulted_window"]
+            or nearby
+            or (province and query["place"] != province)
+        )
         text = compose(
             "search_empty",
             language,
@@ -121,6 +131,7 @@ def _search(data: dict, context: TurnContext) -> Reply:
             keyword="、".join(keywords),
             unknown_keyword=unknown,
             nearby="、".join(nearby),
+            more=more,
         )
         return Reply(text, "EMPTY", suggestions=_widen_chips(query, language, nearby))
     tip = tip_for(query["keywords"], language) if query["keywords"] else None

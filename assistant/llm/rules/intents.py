@@ -45,7 +45,8 @@ PROGRESS_STRONG = _cues(
     (r"什么时候(?:能)?到账|到账了吗|到账没|还没到账|没(?:有)?(?:到账|收到(?:退款|钱))|有结果了吗|结果出来了吗|通过了吗|通过没|批准了吗", 4),
     (r"\b(?:status|progress|any update|update on|any news|been approved|been processed|approved yet|processed yet|"
      r"still pending|where(?: is|'?s) (?:my|the) (?:refund|return|money)|what'?s (?:happening|going on) with|what happened (?:to|with)|"
-     r"(?:gone|go|went) through|"
+     r"(?:gone|go|went) through|how(?:'?s| is| are)? (?:my|the) (?:refunds?|returns?|requests?|claims?|tickets?)"
+     r"(?: for \S+)? (?:going|coming along|doing|getting on)|"
      r"been (?:paid|credited|issued|sent|refunded)|how long (?:will|does|until) (?:the |my )?(?:refund|return)|"
      r"when will i (?:get|receive) (?:my )?(?:money|refund)|has my (?:refund|return)|did my (?:refund|return)|"
      r"is my (?:refund|return)(?: request)?(?: for \S+)? (?:approved|done|processed|through|ready)|"
