@@ -15,6 +15,15 @@ def rules_port():
     return get_llm_port("rules")
 
 
+@pytest.fixture(params=[1, 2], ids=["channel-1", "channel-2"])
+def channel(request, settings):
+    """Each test twice: channel 1 (the rules understanding and the handlers) and channel 2 (the agent loop with the
+    rules tool-calling policy)."""
+    settings.ASSISTANT_AGENT_ENABLED = request.param == 2
+    settings.ASSISTANT_LLM_PROVIDER = "rules"
+    return request.param
+
+
 @pytest.fixture
 def pinned_today(monkeypatch):
     """The chat API answers with today's date: pin it, so "12月19号" is always the coming 19 December."""

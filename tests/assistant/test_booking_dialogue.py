@@ -19,13 +19,6 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("pinned_today")]
 MORNING = range(5, 11)  # departure hours of the MORNING band (bookings.options.TIME_BANDS)
 
 
-@pytest.fixture(params=[1, 2], ids=["channel-1", "channel-2"])
-def channel(request, settings):
-    settings.ASSISTANT_AGENT_ENABLED = request.param == 2
-    settings.ASSISTANT_LLM_PROVIDER = "rules"
-    return request.param
-
-
 @pytest.fixture
 def chat(alice, channel, supplier_sandbox):
     return Chat(alice)

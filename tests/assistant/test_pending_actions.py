@@ -8,6 +8,7 @@ import json
 import threading
 import urllib.request
 from dataclasses import replace
+from decimal import Decimal
 from http.cookiejar import CookieJar
 from typing import Annotated
 
@@ -432,6 +433,31 @@ def _session_opener(base_url: str, user):
     return opener, csrf
 
 
+def _confirmed_at_once(base_url: str, user, action: PendingAction, *, times: int) -> list[tuple[int, dict]]:
+    """`times` real HTTP requests confirming `action`, sent at the same moment from as many threads."""
+    opener, csrf = _session_opener(base_url, user)
+    start = threading.Barrier(times)
+    answers: list[tuple[int, dict]] = []
+
+    def confirm():
+        request = urllib.request.Request(  # noqa: S310 - the live server's own http URL
+            f"{base_url}/api/v1/assistant/actions/{action.pk}/confirm",
+            data=b"{}",
+            method="POST",
+            headers={"Content-Type": "application/json", "X-CSRFToken": csrf},
+        )
+        start.wait()
+        with opener.open(request, timeout=60) as response:
+            answers.append((response.status, json.loads(response.read())))
+
+    threads = [threading.Thread(target=confirm) for _ in range(times)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    return answers
+
+
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_ten_confirmations_at_once_over_http_cancel_once(alice, supplier_sandbox, live_server, monkeypatch):
@@ -443,26 +469,7 @@ def test_ten_confirmations_at_once_over_http_cancel_once(alice, supplier_sandbox
     booking = flight_booking(alice)
     chat_turn(user=alice, message=f"取消预订 {booking.booking_id}", today=TODAY)
     action = PendingAction.objects.get()
-    opener, csrf = _session_opener(live_server.url, alice)
-    start = threading.Barrier(10)
-    answers: list[tuple[int, dict]] = []
-
-    def confirm():
-        request = urllib.request.Request(  # noqa: S310 - the live server's own http URL
-            f"{live_server.url}/api/v1/assistant/actions/{action.pk}/confirm",
-            data=b"{}",
-            method="POST",
-            headers={"Content-Type": "application/json", "X-CSRFToken": csrf},
-        )
-        start.wait()
-        with opener.open(request, timeout=60) as response:
-            answers.append((response.status, json.loads(response.read())))
-
-    threads = [threading.Thread(target=confirm) for _ in range(10)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
+    answers = _confirmed_at_once(live_server.url, alice, action, times=10)
 
     assert [status for status, _ in answers] == [200] * 10
     ran = list(RUNS)
@@ -474,6 +481,25 @@ def test_ten_confirmations_at_once_over_http_cancel_once(alice, supplier_sandbox
     assert sum("已取消预订" in reply and "不会重复执行" not in reply for reply in replies) == 1  # one did it
     assert all("不会重复执行" in reply or "已取消预订" in reply for reply in replies)  # the rest say so
     assert Turn.objects.filter(conversation_id=action.conversation_id).count() == 11  # every request is answered
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_ten_confirmations_of_a_booking_at_once_over_http_book_once(alice, supplier_sandbox, live_server):
+    asked = chat_turn(user=alice, message="帮我订12月5日上海到杭州的机票，张三 13800000000", today=TODAY)
+    [card] = confirmation_cards(asked.cards)
+    action = PendingAction.objects.get()
+    assert not BookingRecord.objects.exists() and supplier_sandbox.stats()["orders"]["total"] == 0
+    answers = _confirmed_at_once(live_server.url, alice, action, times=10)
+
+    assert [status for status, _ in answers] == [200] * 10
+    [booking] = BookingRecord.objects.all()  # one booking in TripDesk …
+    assert supplier_sandbox.stats()["orders"]["total"] == 1  # … and one order on the supplier
+    assert booking.amount == Decimal(card["amount"]) and booking.status == BookingStatus.PENDING_PAYMENT
+    assert PendingAction.objects.get().status == "EXECUTED"
+    replies = [body["reply"] for _, body in answers]
+    assert sum(booking.booking_id in reply and "不会重复执行" not in reply for reply in replies) == 1  # one did it
+    assert all("不会重复执行" in reply or booking.booking_id in reply for reply in replies)  # the rest say so
 
 
 # -- the typed answer's grammar -------------------------------------------------------------------------------------

@@ -68,6 +68,7 @@ def test_the_catalogue_travel_and_weather_tools_are_declared_with_their_contract
         "date_start",
         "date_end",
         "max_price",
+        "sort",
     }
     assert all(t.risk == "READ" for t in (search_activities, recommend_activities, activity_detail))
 
