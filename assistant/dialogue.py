@@ -16,6 +16,7 @@ A correction replaces the place and excludes the wrong one; a negation excludes 
 out of the slots, given to the search as exclusions and remembered for the task.
 """
 
+import datetime as dt
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -24,6 +25,7 @@ from typing import Any
 from assistant.llm.schema import PREFERENCE_SLOTS, Intent, IntentName
 from assistant.llm.tool_calls import tool_call_for
 from assistant.memory import MAX_EXCLUDED, MAX_REQUEST_CHARS, PLACE_AND_TIME_SLOTS, PLACE_SLOTS, Memory
+from itinerary.travel_plans import DEFAULT_DAYS as DEFAULT_PLAN_DAYS
 
 BOOK = IntentName.BOOK.value
 OUT_OF_SCOPE = IntentName.OUT_OF_SCOPE.value
@@ -56,6 +58,8 @@ TASK_TAKES: dict[str, frozenset[str]] = {
 TAKES_EXCLUSIONS = frozenset((SEARCH, RECOMMEND))
 # Questions answered on the side while a task waits; the task resumes afterwards.
 SIDE_QUESTIONS = frozenset((WEATHER, SEARCH, RECOMMEND, TRAVEL_PLAN, PROGRESS))
+# Tasks whose length a sentence may change by some days ("再加一天", "少住一晚", "one more day").
+LENGTHENS = frozenset((TRAVEL_PLAN, ROUND_TRIP, BOOK))
 # Tasks a follow-up may come back to after another question ("改成五天" after the weather of the planned place).
 RESUMABLE = frozenset((TRAVEL_PLAN, ROUND_TRIP, SEARCH, BOOK))
 # Tasks that go on over several turns even when the last reply asked nothing (options to pick, a comparison).
@@ -101,6 +105,10 @@ class Step:
 def next_state(memory: Memory, understood: Intent, text: str) -> Step:
     """The intent to answer and the memory it is answered in, from the previous memory and the understood
     sentence (see the module's docstring for the rules)."""
+    if memory.suspended and understood.length_change and memory.task not in LENGTHENS:
+        memory = _restored(memory)  # "再加一天" after the weather of the planned place: the plan
+    if understood.length_change:
+        understood = _lengthened(memory, understood)
     new = own_slots(understood)
     name = understood.intent
     if memory.suspended and _resumes(memory, understood, new, text):
@@ -118,6 +126,35 @@ def next_state(memory: Memory, understood: Intent, text: str) -> Step:
     if memory.task and name in SIDE_QUESTIONS and name != memory.task and task_waits(memory):
         return _side_question(memory, understood, new, text)
     return _new_request(memory, understood, new, text)
+
+
+def _lengthened(memory: Memory, understood: Intent) -> Intent:
+    """The sentence as a change of the task's length: a plan's days, a stay's or a round trip's last day (and
+    nights). Unchanged when the conversation has no such task or no length to change."""
+    if memory.task not in LENGTHENS:
+        return understood
+    change, slots = understood.length_change or 0, memory.slots
+    start, end = _day(slots.get("date_start")), _day(slots.get("date_end"))
+    update: dict[str, Any] = {"intent": memory.task, "length_change": None, "follow_up": True}
+    if memory.task == TRAVEL_PLAN:
+        days = slots.get("days") or ((end - start).days + 1 if start and end else DEFAULT_PLAN_DAYS)
+        update["days"] = max(1, days + change)
+    elif start and end and (end - start).days + change >= 1:
+        update["date_end"] = end + dt.timedelta(days=change)
+    elif start and slots.get("nights") and slots["nights"] + change >= 1:
+        update["nights"] = slots["nights"] + change
+    else:
+        return understood  # nothing to lengthen yet: the handler asks for the dates as usual
+    return understood.model_copy(update=update)
+
+
+def _day(value) -> dt.date | None:
+    if isinstance(value, dt.date):
+        return value
+    try:
+        return dt.date.fromisoformat(str(value)) if value else None
+    except ValueError:
+        return None
 
 
 def remembered(step: Step, *, awaiting: str | None, offered: list[str]) -> Memory:
@@ -204,9 +241,14 @@ def _follows_up(memory: Memory, understood: Intent, new: dict, text: str) -> boo
         # The same request again goes on, unless it names a place of its own (then it is a new one).
         same_place = set(_places(new)) <= set(_places(memory.slots))
         return not _names_a_place(new) or same_place or _only_exclusions(understood, new)
-    if name == SEARCH and memory.task != SEARCH and not ACTIVITY_WORDS.search(text):
+    if name == SEARCH and memory.task != SEARCH:
+        # Slots the task takes, and no place of their own ("预算每个活动不超过300" after a plan, "1000以内的" after
+        # flights): they change the task, whatever words come with them.
+        if given and given <= takes and not _names_a_place(new):
+            return True
         # The engine's guess from slots alone ("那丽江呢", "改成四天吧", "要便宜一点的", "not Sanya").
-        return fits and (bool(FOLLOW_UP_GRAMMAR.search(text)) or _only_exclusions(understood, new))
+        grammar = bool(FOLLOW_UP_GRAMMAR.search(text)) or _only_exclusions(understood, new)
+        return fits and grammar and not ACTIVITY_WORDS.search(text)
     return False
 
 

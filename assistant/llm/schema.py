@@ -157,6 +157,9 @@ class Intent(BaseModel):
     # Options that missed a want were shown and the traveller now only says how to order them ("ok the cheapest",
     # "最早的那个"): they accept the nearest, the first of them in that order is prepared. Set by the dialogue.
     accept_nearest: bool = False
+    # 再加一天 / 多住两晚 / one more day (+N) or 少玩一天 (-N): the trip at hand gets longer or shorter by that many
+    # days (a plan) or nights (a stay, a round trip). The dialogue applies it to the remembered length.
+    length_change: int | None = None
     rebook: bool = False  # 改签 / change my flight: date_start is the new date
     original_date: date | None = None  # the date of the booking being changed, when named (12月19号的机票改签到20号)
     social: SocialName | None = None  # greeting, thanks, help (answered by the OUT_OF_SCOPE handler)
@@ -221,6 +224,17 @@ class Intent(BaseModel):
     @classmethod
     def _bool_or_null(cls, value: Any, handler: Any) -> bool | None:
         return value if isinstance(value, bool) else None
+
+    @field_validator("length_change", mode="wrap")
+    @classmethod
+    def _small_change_or_null(cls, value: Any, handler: Any) -> int | None:
+        if isinstance(value, bool):
+            return None
+        try:
+            number = int(float(value))
+        except (TypeError, ValueError):
+            return None
+        return number if number and -30 <= number <= 30 else None
 
     @field_validator("days", "max_price", mode="wrap")
     @classmethod

@@ -114,6 +114,33 @@ def test_a_cheaper_plan_puts_the_cheaper_activities_in(chat):
     assert "更省钱" in cheaper["reply"]
 
 
+def test_a_plan_is_made_longer_shorter_and_cheaper_per_activity_without_naming_it_again(chat):
+    activities("厦门", "福建", [120, 180, 260, 800])
+    chat.say("帮我规划一下厦门四天的行程")
+
+    capped = chat.say("预算每个活动不超过300")
+    [plan] = cards(capped, "travel_plan")
+    assert len(plan["days"]) == 4 and not cards(capped, "activity")
+    assert all(Decimal(a["price"]) <= 300 for day in plan["days"] for a in day["activities"])
+
+    longer = chat.say("再加一天")
+    assert [len(p["days"]) for p in cards(longer, "travel_plan")] == [5]
+    chat.say("那边天气怎么样")
+    shorter = chat.say("少玩一天")
+    [plan] = cards(shorter, "travel_plan")
+    assert len(plan["days"]) == 4  # the side question did not lose the plan nor its budget
+    assert all(Decimal(a["price"]) <= 300 for day in plan["days"] for a in day["activities"])
+
+
+def test_one_more_night_lengthens_the_stay_being_booked(chat, supplier_sandbox):
+    confirmation(chat.say("订三亚的酒店，12月10日入住，住两晚，张三 13800000000"))
+
+    card = confirmation(chat.say("再多住一晚"))
+
+    assert dict(card["rows"])["退房"] == "2026-12-13" and dict(card["rows"])["晚数"] == "3"
+    assert not BookingRecord.objects.exists()
+
+
 def test_something_fun_after_the_weather_of_a_place_is_the_activities_of_that_place(chat):
     activities("丽江", "云南", [180, 680])
     activities("黄山", "安徽", [398])

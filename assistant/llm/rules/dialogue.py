@@ -167,6 +167,55 @@ def change_of_mind_spans(text: str) -> list[Span]:
     return [m.span() for m in CHANGE_OF_MIND_RE.finditer(text)]
 
 
+# -- a trip made longer or shorter -----------------------------------------------------------------------------------
+
+_N = r"(?P<n>\d{1,2}|[一二两三四五六七八九十]{1,2}|半)"
+_EN_N = r"(?P<n>\d{1,2}|a|an|one|two|three|four|five|six|seven)"
+LONGER = tuple(
+    re.compile(pattern, re.I)
+    for pattern in (
+        rf"(?:再|多|加|增加|延长|多玩|多待|多呆|多住|再玩|再待|再住|再加|往后延)\s*{_N}\s*(?:个)?\s*(?:天|日|晚|夜)",
+        rf"\b{_EN_N}\s+(?:more|extra|additional)\s+(?:days?|nights?)\b",
+        rf"\b(?:add|adding|plus|extend (?:it |the trip |the stay )?by)\s+{_EN_N}\s+(?:more\s+)?(?:days?|nights?)\b",
+        rf"\b{_EN_N}\s+(?:days?|nights?)\s+longer\b",
+        r"\b(?:an? )?(?:extra|additional) (?:day|night)\b",
+    )
+)
+SHORTER = tuple(
+    re.compile(pattern, re.I)
+    for pattern in (
+        rf"(?:少|减|减少|缩短|少玩|少待|少住|砍掉|去掉)\s*{_N}\s*(?:个)?\s*(?:天|日|晚|夜)",
+        rf"\b{_EN_N}\s+(?:fewer|less)\s+(?:days?|nights?)\b",
+        rf"\b{_EN_N}\s+(?:days?|nights?)\s+(?:less|shorter)\b",
+        rf"\b(?:drop|remove|cut|take off)\s+{_EN_N}\s+(?:days?|nights?)\b",
+    )
+)
+_EN_NUMBER = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+
+
+def read_length_change(text: str) -> tuple[int | None, Span | None]:
+    """How many days or nights longer (positive) or shorter (negative) the trip at hand should be: 再加一天 → +1,
+    多住两晚 → +2, one more day → +1, 少玩一天 → -1. (None, None) when the sentence says no such thing."""
+    for pattern, sign in [(p, 1) for p in LONGER] + [(p, -1) for p in SHORTER]:
+        match = pattern.search(text)
+        if not match:
+            continue
+        raw = (match.groupdict().get("n") or "").lower()
+        if not raw:
+            value = 1  # "an extra day"
+        elif raw.isdigit():
+            value = int(raw)
+        elif raw in _EN_NUMBER:
+            value = _EN_NUMBER[raw]
+        elif raw == "半":
+            continue  # half a day changes no day count
+        else:
+            value = cn_to_int(raw)
+        if value and 0 < value <= 30:
+            return sign * value, match.span()
+    return None, None
+
+
 # -- greetings, thanks, help, goodbye ----------------------------------------------------------------------------
 
 SOCIAL = (

@@ -161,7 +161,8 @@ class RulesLLM:
         id_spans = [s for s in (order_span, booking_span) if s] + ids.non_money_spans(text)
         work = mask(text, id_spans + social_spans)
         pick, pick_span = dialogue.read_pick(work)
-        pick_spans = [pick_span] if pick_span else []
+        length_change, length_span = dialogue.read_length_change(work)  # "再加一天" is no trip of one day
+        pick_spans = [span for span in (pick_span, length_span) if span]
         passengers, people_spans = _passengers(text, [s for s in (order_span, booking_span) if s], places)
         if not passengers and pending == "BOOK":  # "张三" alone answers "who travels?"
             passengers, people_spans = _bare_passenger(work, places)
@@ -275,7 +276,8 @@ class RulesLLM:
         also = [d.intent for d in requests[1:] if d.intent != decision.intent]
         name = decision.intent
         if name == "OUT_OF_SCOPE":
-            return Intent(intent=name, social=social)
+            # "再加一天" alone: the dialogue applies it to the trip at hand (or, with none, it is out of scope).
+            return Intent(intent=name, social=social, length_change=length_change)
         wanted = {name, *also}
 
         destination_keywords = _distinct(
@@ -309,6 +311,7 @@ class RulesLLM:
             "passengers": passengers,
             "exclude_places": exclude_places,
             "correction": correction,
+            "length_change": length_change,
         }
         if wanted & {"BOOK", "CANCEL_BOOKING", "QUERY_PROGRESS", "AFTERSALE"} and biz_types:
             data["biz_type"] = biz_types[0]
