@@ -340,7 +340,8 @@ def _merged(carried: dict, new: dict) -> dict:
         for key in ("days", "nights"):
             if key not in new:
                 carried.pop(key, None)
-    if "biz_type" in new and new["biz_type"] != carried.get("biz_type"):
+    if "biz_type" in new and carried.get("biz_type") and new["biz_type"] != carried["biz_type"]:
+        # another product: the option its wants named is gone (the wants said before the product was known stay)
         for key in OPTION_SLOTS:
             carried.pop(key, None)
     if set(new) - {"pick", "passengers"} and "pick" not in new:

@@ -223,3 +223,39 @@ def test_asking_how_a_return_is_going_shows_its_ticket(db, settings, django_user
 
     assert answer["intent"]["intent"] == "QUERY_PROGRESS"
     assert ticket.ticket_no in answer["reply"] and cards(answer, "ticket")
+
+
+# --- words that belong to the product at hand -----------------------------------------------------------------------
+
+
+def test_the_english_pick_chip_picks_and_a_class_keeps_the_product_being_booked(chat, supplier_sandbox):
+    first = chat.say("I need a train from Shanghai to Hangzhou on Dec 10, first class, for Wang Fang 13700001234")
+    chips = [s["message"] for s in first["suggestions"]]
+    assert "Pick 2" in chips
+
+    picked = confirmation(chat.say("Pick 2"))
+    assert picked["title"] == cards(first, "option")[1]["title"]
+
+    second = chat.say("actually second class is fine")
+
+    offered = cards(second, "option")
+    assert offered and all(o["biz_type"] == "TRAIN" for o in offered)
+    assert "二等座" in " ".join(value for _, value in confirmation(second)["rows"])
+    back = chat.say("no, first class after all")  # "first class" alone would be a flight's: not while a train is on
+    assert cards(back, "option") and all(o["biz_type"] == "TRAIN" for o in cards(back, "option"))
+    assert not BookingRecord.objects.exists()
+
+
+def test_wants_said_before_the_product_was_known_are_kept(chat, supplier_sandbox):
+    asked = chat.say(
+        "book me the cheapest ticket from Beijing to Shanghai on Dec 3, leaving in the afternoon, Li Na 13812345678"
+    )
+    assert not cards(asked, "confirmation") and "train" in asked["reply"]
+
+    answer = chat.say("train")
+
+    offered = cards(answer, "option")
+    assert offered and all(12 <= int(o["depart_time"][:2]) <= 17 for o in offered)  # the afternoon band still holds
+    chat.say("confirm")
+    [booking] = BookingRecord.objects.all()
+    assert booking.biz_type == "TRAIN" and 12 <= int(booking.details["depart"][11:13]) <= 17

@@ -326,13 +326,20 @@ def read_wants(text: str, *, places: list[Span] = ()) -> BookingWants:
             _add(wants, match.span())
     wants.seat_class, span = _first(SEAT_CLASSES, text)
     _add(wants, span)
-    if span:  # 座 is a train's seat, 舱 / "class" a cabin
-        said = text[span[0] : span[1]].lower()
-        wants.seat_kind = "TRAIN" if "座" in said or wants.seat_class in ("SLEEPER", "HARD_SEAT") else "FLIGHT"
+    if span:
+        wants.seat_kind = _seat_kind(text[span[0] : span[1]].lower(), wants.seat_class)
     _read_star(text, wants)
     _read_vendor(text, wants, places)
     _read_number(text, wants)
     return wants
+
+
+def _seat_kind(said: str, seat_class: str | None) -> str:
+    """The product a seat class names: 座, seats, second class, sleepers and hard seats are a train's; 舱, cabins and
+    the other classes a flight's ("first class to Beijing"). While a booking is on, its product stands (engine)."""
+    if "座" in said or "seat" in said or seat_class in ("SECOND", "SLEEPER", "HARD_SEAT"):
+        return "TRAIN"
+    return "FLIGHT"
 
 
 def _add(wants: BookingWants, span: Span | None) -> None:

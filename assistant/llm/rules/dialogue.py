@@ -25,6 +25,12 @@ PICK_PATTERNS = (
     re.compile(r"(?:方案|选项|套餐)\s*(?P<n>\d{1,2}|[一二三四五六七八九十])(?![\d号月日天])"),
     re.compile(r"(?:选|要|订|就|来)\s*(?P<n>[1-9])\s*(?:吧|号|个)?\s*$"),
     re.compile(r"\b(?:option|choice|number|no\.|#)\s*(?P<n>\d{1,2})\b", re.I),
+    # "pick 2" (the chip's own words), "take 3": a number alone after the verb, not "book 2 tickets".
+    re.compile(
+        r"\b(?:pick|choose|select|take|go with|i'?ll take|let'?s do)\s+(?:number\s+|no\.?\s*|#)?(?P<n>\d{1,2})\b"
+        r"(?!\s*(?:tickets?|seats?|people|persons?|adults?|kids?|children|rooms?|nights?|days?|pm|am|:|点|号))",
+        re.I,
+    ),
     re.compile(
         r"\b(?:the\s+)?(?P<o>first|second|third|fourth|fifth|sixth|1st|2nd|3rd|4th|5th|6th)\s+"
         r"(?:one|option|choice|plan|result|room|combo|combination)\b",

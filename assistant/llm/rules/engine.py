@@ -228,6 +228,8 @@ class RulesLLM:
             "HOTEL" if wants.star else None,
             "FLIGHT" if wants.time_band == "RED_EYE" else None,
         )
+        if pending == "BOOK":
+            inferred = ()  # "actually first class" while a train is booked: the booking's product stands
         # A transport or a hotel named as such (not only guessed from a want: "二等座就行", "东航的").
         named_biz = bool(_biz_types(mask(work, wants.spans), kept))
         for kind in inferred:

@@ -257,6 +257,8 @@ def classify(text: str, ev: Evidence, pending_intent: str | None = None) -> Deci
         return Decision("BOOK")
     if book >= 4 and ev.biz_types:
         return Decision("BOOK")
+    if book >= 4 and ev.route and plan < 3:
+        return Decision("BOOK")  # "book a first class ticket from Beijing to Shanghai": flight or train is asked
 
     if (plan >= 3 and (ev.destination or ev.province or ev.days or plan >= 4 or ev.date or ev.route)) or (
         plan >= 2 and ev.days
