@@ -480,7 +480,7 @@ def _search_arguments(
             missing.append("check_out")
     else:
         if not origin or not destination:
-            missing.append("route")
+            missing.append("origin" if destination else "destination" if origin else "route")
         if not date:
             missing.append("date")
     if missing:

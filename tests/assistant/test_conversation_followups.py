@@ -259,3 +259,16 @@ def test_wants_said_before_the_product_was_known_are_kept(chat, supplier_sandbox
     chat.say("confirm")
     [booking] = BookingRecord.objects.all()
     assert booking.biz_type == "TRAIN" and 12 <= int(booking.details["depart"][11:13]) <= 17
+
+
+@pytest.mark.parametrize("answer", ["从上海", "上海出发", "from Shanghai"])
+def test_only_the_missing_side_of_a_route_is_asked_and_the_answer_completes_it(chat, supplier_sandbox, answer):
+    asked = chat.say("订一张12月3号去北京的高铁，早上的，张三 13800000000")
+    assert "从哪里出发" in asked["reply"] and "目的地" not in asked["reply"]
+
+    card = confirmation(chat.say(answer))
+
+    assert cards(chat.say("确认"), "booking")
+    [booking] = BookingRecord.objects.all()
+    assert (booking.details["origin"], booking.details["destination"]) == ("上海", "北京")
+    assert booking.amount == Decimal(card["amount"])

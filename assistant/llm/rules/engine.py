@@ -219,7 +219,7 @@ class RulesLLM:
             exclude_places and (kept or kept_phrases) and _NOT_THIS_BUT_THAT.search(ascii_lower(work))
         )
 
-        origin, destinations, province = _places(work, kept)
+        origin, destinations, province = _places(work, kept, travelling=pending in ("BOOK", "PLAN_ITINERARY"))
         biz_types = _biz_types(work, kept)
         inferred = (
             wants.vendor_kind,
@@ -244,6 +244,7 @@ class RulesLLM:
             destination=bool(destinations or kept_phrases),
             province=bool(province),
             route=origin is not None and (bool(destinations) or province is not None),
+            origin=origin is not None,
             biz_types=biz_types,
             date=date_range.start is not None or date_range.end is not None,
             date_range=date_range.end is not None,
@@ -398,8 +399,11 @@ def _inside(match: PlaceMatch, spans: list[tuple[int, int]]) -> bool:
     return any(match.start < end and match.end > start for start, end in spans)
 
 
-def _places(text: str, matches: list[PlaceMatch]) -> tuple[PlaceMatch | None, list[PlaceMatch], str | None]:
-    """(origin, destinations in order with the route's destination first, province short name)."""
+def _places(
+    text: str, matches: list[PlaceMatch], *, travelling: bool = False
+) -> tuple[PlaceMatch | None, list[PlaceMatch], str | None]:
+    """(origin, destinations in order with the route's destination first, province short name). `travelling`: a
+    journey is being arranged, so "上海出发" alone is where it leaves from."""
     origin: PlaceMatch | None = None
     route_destination: PlaceMatch | None = None
     for a, b in zip(matches, matches[1:], strict=False):
@@ -418,7 +422,7 @@ def _places(text: str, matches: list[PlaceMatch]) -> tuple[PlaceMatch | None, li
             marked_before = _ORIGIN_BEFORE.search(text[max(0, m.start - 12) : m.start])
             if marked_before or _ORIGIN_AFTER.match(text[m.end : m.end + 4]):
                 # "从成都出发…" alone is an origin; "成都出发的两日游" alone is where the trips are.
-                if several or marked_before:
+                if several or marked_before or travelling:
                     origin = m
                 break
     province = None

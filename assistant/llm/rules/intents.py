@@ -166,6 +166,7 @@ class Evidence:
     rebook: bool = False  # 改签
     change_of_mind: bool = False  # 算了还是…
     excluded: bool = False  # 不想去三亚
+    origin: bool = False  # 从上海 / from Shanghai: where a trip leaves from
 
 
 @dataclass
@@ -283,7 +284,7 @@ def classify(text: str, ev: Evidence, pending_intent: str | None = None) -> Deci
         if pending_intent:
             return Decision(pending_intent, explicit=False)
         return Decision("SEARCH_ACTIVITIES", explicit=False)
-    answers = ev.preferences or ev.sort or ev.pick or ev.passengers or ev.reason or ev.excluded
+    answers = ev.preferences or ev.sort or ev.pick or ev.passengers or ev.reason or ev.excluded or ev.origin
     if pending_intent and ev.slots_only and (ev.biz_types or travel_slots or answers):
         return Decision(pending_intent, explicit=False)
     if ev.slots_only and (ev.pick or ev.passengers or ev.preferences or ev.sort):

@@ -328,6 +328,8 @@ def _not_offered(name: str) -> End:
 # What a booking still needs before any supplier search (the codes of the `booking_need` reply template).
 NEEDS_BIZ_TYPE = "biz_type"
 NEEDS_ROUTE = "route"
+NEEDS_ORIGIN = "origin"
+NEEDS_DESTINATION = "destination"
 NEEDS_HOTEL_CITY = "hotel_city"
 NEEDS_DATE = "date"
 NEEDS_CHECK_OUT = "check_out"
@@ -371,8 +373,7 @@ def booking_search(intent: Intent, *, today: date | None = None) -> BookingSearc
     else:
         origin = intent.origin
         destination = intent.city or next((k for k in intent.destination_keywords if k != origin), None)
-        if not origin or not destination or origin == destination:
-            missing.append(NEEDS_ROUTE)
+        missing += route_missing(origin, destination)
         arguments |= {"origin": origin, "destination": destination}
     if start is None:
         missing.append(NEEDS_DATE)
@@ -387,6 +388,17 @@ def booking_search(intent: Intent, *, today: date | None = None) -> BookingSearc
     arguments["passengers"] = people if people > 1 else None
     given = {k: v for k, v in arguments.items() if v not in (None, "", [], False)}
     return BookingSearch(given, tuple(missing), start if biz == "HOTEL" else None, check_out)
+
+
+def route_missing(origin: str | None, destination: str | None) -> list[str]:
+    """What a flight's or a train's route still lacks: the side not given ("去北京的高铁": where from), or both."""
+    if origin and destination and origin != destination:
+        return []
+    if destination and not origin:
+        return [NEEDS_ORIGIN]
+    if origin and not destination:
+        return [NEEDS_DESTINATION]
+    return [NEEDS_ROUTE]
 
 
 def stay_end(check_in: date, date_end: date | None, nights: int | None) -> date | None:
