@@ -184,7 +184,9 @@ def _conversation_booking(intent: Intent, *, user, conversation_id: str) -> Inte
     if not made:
         return intent
     active = {b.booking_id: b for b in bookings_cancellable(user=user, biz_type=intent.biz_type)}
-    day = intent.original_date.isoformat() if intent.original_date else None
+    # The booking's own day: a rebooking's original date, a cancel's date ("取消27号那张").
+    named_day = intent.original_date if intent.rebook else intent.date_start
+    day = named_day.isoformat() if named_day else None
     for booking_id in made:
         booking = active.get(booking_id)
         if booking is None:

@@ -87,7 +87,17 @@ AIRLINE_CODES = {
 }
 # Wants in order of importance: an option missing a want earlier in the list is worse than one missing any number
 # of later ones. A named flight or train comes first; a direct flight is the first thing given up.
-WANT_IMPORTANCE = ("number", "time_band", "avoid_vendor", "max_price", "seat_class", "star", "vendor", "direct")
+WANT_IMPORTANCE = (
+    "number",
+    "time_band",
+    "avoid_time_band",
+    "avoid_vendor",
+    "max_price",
+    "seat_class",
+    "star",
+    "vendor",
+    "direct",
+)
 
 
 # --- option refs -------------------------------------------------------------------------------------------------
@@ -173,6 +183,7 @@ class BookingWants:
     """What the traveller asked of the options (all optional)."""
 
     time_band: str | None = None
+    avoid_time_band: str | None = None  # a band the traveller does not want to leave in
     sort: str | None = None
     direct: bool | None = None
     seat_class: str | None = None
@@ -187,6 +198,7 @@ class BookingWants:
         # Bad values become None, as the intent schema does: a want that cannot be read is not a want.
         fix = object.__setattr__
         fix(self, "time_band", _upper_in(self.time_band, TIME_BANDS))
+        fix(self, "avoid_time_band", _upper_in(self.avoid_time_band, TIME_BANDS))
         fix(self, "sort", _upper_in(self.sort, SORTS))
         fix(self, "seat_class", _upper_in(self.seat_class, SEAT_CLASSES))
         fix(self, "star", self.star if isinstance(self.star, int) and 1 <= self.star <= 5 else None)
@@ -217,7 +229,7 @@ class BookingWants:
         if "max_price" in values:
             values["max_price"] = str(values["max_price"])
         if biz_type == "HOTEL":
-            for name in ("time_band", "direct", "seat_class", "number"):
+            for name in ("time_band", "avoid_time_band", "direct", "seat_class", "number"):
                 values.pop(name, None)
             if values.get("sort") in ("FASTEST", "EARLIEST", "LATEST"):
                 values.pop("sort")
@@ -511,6 +523,9 @@ def _misses(option: dict, wants: BookingWants) -> dict[str, float]:
         distance = band_distance(minutes_of_day(option.get("depart")), wants.time_band)
         if distance:
             misses["time_band"] = distance
+    leaves = minutes_of_day(option.get("depart"))
+    if wants.avoid_time_band and biz != "HOTEL" and leaves is not None and in_band(leaves, wants.avoid_time_band):
+        misses["avoid_time_band"] = 1
     if wants.max_price is not None:
         unit = Decimal(option["unit_price"])
         if unit > wants.max_price:

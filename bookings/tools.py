@@ -181,6 +181,10 @@ def find_booking_options(
     date: Annotated[dt.date | None, Field(description="Departure date, or the hotel's check-in date")] = None,
     check_out: Annotated[dt.date | None, Field(description="Hotels: the check-out date")] = None,
     time_band: Literal["MORNING", "NOON", "AFTERNOON", "EVENING", "RED_EYE"] | None = None,
+    avoid_time_band: Annotated[
+        Literal["MORNING", "NOON", "AFTERNOON", "EVENING", "RED_EYE"] | None,
+        Field(description="A time of day the traveller does not want to leave in (不要晚上的)"),
+    ] = None,
     sort: Literal["CHEAPEST", "FASTEST", "EARLIEST", "LATEST"] | None = None,
     direct: bool | None = None,
     seat_class: Literal["ECONOMY", "SECOND", "FIRST", "BUSINESS", "SLEEPER", "HARD_SEAT"] | None = None,
@@ -205,6 +209,7 @@ def find_booking_options(
     nearest ones. Books nothing."""
     wants = BookingWants(
         time_band=time_band,
+        avoid_time_band=avoid_time_band,
         sort=sort,
         direct=direct,
         seat_class=seat_class,

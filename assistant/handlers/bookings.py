@@ -21,11 +21,11 @@ from assistant.llm.rules.policy import (
     REBOOK_TOOL,
     BookingSearch,
     booking_search,
+    booking_target,
     complete,
     option_choice,
     passengers_of,
     rebook_search,
-    rebook_target,
 )
 from assistant.llm.schema import IntentName
 from assistant.presenters import present
@@ -163,7 +163,7 @@ def rebook(context: TurnContext) -> Reply:
     listed = run_tool(context, LIST_BOOKINGS_TOOL, biz_type=intent.biz_type)  # what channel 2's policy reads too
     if not listed.get("ok"):
         return present([listed], context)
-    booking, candidates = rebook_target((listed.get("data") or {}).get("bookings") or [], intent)
+    booking, candidates = booking_target((listed.get("data") or {}).get("bookings") or [], intent)
     if booking is None:
         day = format_day(intent.date_start, language) if intent.date_start else ""
         text = compose("rebook_choose", language, bookings=candidates, biz_type=intent.biz_type)
@@ -202,18 +202,21 @@ def _rows(context: TurnContext, summaries: list[dict]) -> list:
 
 @handles(IntentName.CANCEL_BOOKING)
 def cancel(context: TurnContext) -> Reply:
-    """Prepare the cancel of one booking (the tool answers with the confirmation card); without an id, the only
-    active booking of the asked type, else the question which one."""
+    """Prepare the cancel of one booking (the tool answers with the confirmation card); without an id, the one the
+    type and day point at (`booking_target`, as channel 2 chooses), else the question which one."""
     intent, language = context.intent, context.language
     booking_id = intent.booking_id
     if not booking_id:
-        active = list(bookings_cancellable(user=context.user, biz_type=intent.biz_type)[:MAX_CHOICES])
-        if len(active) == 1 and intent.biz_type:
-            booking_id = active[0].booking_id
-        else:
+        listed = run_tool(context, LIST_BOOKINGS_TOOL, biz_type=intent.biz_type)  # what channel 2's policy reads too
+        if not listed.get("ok"):
+            return present([listed], context)
+        booking, candidates = booking_target((listed.get("data") or {}).get("bookings") or [], intent)
+        if booking is None:
+            active = _rows(context, candidates[:MAX_CHOICES])
             text = compose("cancel_choose", language, bookings=active, biz_type=intent.biz_type)
             verb = compose("cancel_verb", language)
             chips = [chip(f"{verb} {b.booking_id}", fresh=True) for b in active]
             booking_cards = [cards.booking_card(b) for b in active]
             return Reply(text, "CLARIFY" if active else "EMPTY", cards=booking_cards, suggestions=chips)
+        booking_id = booking["booking_id"]
     return answer_with(context, CANCEL_TOOL, booking_id=booking_id)

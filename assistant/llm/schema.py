@@ -100,6 +100,7 @@ SLOT_NAMES = (
     "aftersale_action",
     "nights",
     "time_band",
+    "avoid_time_band",
     "sort",
     "direct",
     "seat_class",
@@ -113,7 +114,7 @@ SLOT_NAMES = (
 )
 # Slots that say what the traveller wants of a booking option (they belong to the BOOK task).
 PREFERENCE_SLOTS = (
-    "time_band", "sort", "direct", "seat_class", "star", "star_or_above", "vendor", "avoid_vendor", "number"
+    "time_band", "avoid_time_band", "sort", "direct", "seat_class", "star", "star_or_above", "vendor", "avoid_vendor", "number"
 )  # fmt: skip
 
 
@@ -140,6 +141,7 @@ class Intent(BaseModel):
     # -- what a booking should be (issue 13); the rules that apply them live in `bookings` ----------------------
     nights: int | None = None  # 住两晚: the stay's length (date_end = date_start + nights)
     time_band: TimeBand | None = None
+    avoid_time_band: TimeBand | None = None  # 不要晚上的 / not in the evening: no departure in that band
     sort: SortName | None = None
     direct: bool | None = None  # 直飞 / nonstop
     seat_class: SeatClassName | None = None
@@ -254,6 +256,7 @@ class Intent(BaseModel):
         "biz_type",
         "aftersale_action",
         "time_band",
+        "avoid_time_band",
         "sort",
         "seat_class",
         "social",

@@ -272,3 +272,42 @@ def test_only_the_missing_side_of_a_route_is_asked_and_the_answer_completes_it(c
     [booking] = BookingRecord.objects.all()
     assert (booking.details["origin"], booking.details["destination"]) == ("上海", "北京")
     assert booking.amount == Decimal(card["amount"])
+
+
+def test_a_cancel_naming_a_day_cancels_the_booking_of_that_day_only(chat, supplier_sandbox):
+    for day in (27, 28):
+        confirmation(chat.say(f"帮我订12月{day}号北京到天津的火车，王五 13700000000"))
+        chat.say("确认")
+    by_day = {b.details["date"]: b for b in BookingRecord.objects.all()}
+    assert set(by_day) == {"2026-12-27", "2026-12-28"}
+
+    card = confirmation(chat.say("取消27号那张"))
+
+    assert by_day["2026-12-27"].booking_id in " ".join(value for _, value in card["rows"])
+    chat.say("确认")
+    statuses = {b.details["date"]: b.status for b in BookingRecord.objects.all()}
+    assert statuses == {"2026-12-27": "CANCELLED", "2026-12-28": "PENDING_PAYMENT"}
+
+
+def test_a_cancel_naming_a_day_without_a_booking_asks_which_and_cancels_nothing(chat, supplier_sandbox):
+    confirmation(chat.say("帮我订12月28号北京到天津的火车，王五 13700000000"))
+    chat.say("确认")
+
+    asked = chat.say("取消26号的火车票")
+
+    assert not cards(asked, "confirmation") and cards(asked, "booking")
+    assert BookingRecord.objects.get().status == "PENDING_PAYMENT"
+
+
+@pytest.mark.parametrize("refusal", ["不要晚上的", "not in the evening please"])
+def test_a_refused_time_of_day_is_not_offered_nor_booked(chat, supplier_sandbox, refusal):
+    first = chat.say("帮我订12月19号上海到成都的机票，张三 13800000000")
+    assert any(int(o["depart_time"][:2]) >= 18 for o in cards(first, "option"))  # evening flights exist
+
+    answer = chat.say(refusal)
+
+    offered = cards(answer, "option")
+    assert offered and all(int(o["depart_time"][:2]) < 18 for o in offered)
+    chat.say("确认")
+    [booking] = BookingRecord.objects.all()
+    assert int(booking.details["depart"][11:13]) < 18

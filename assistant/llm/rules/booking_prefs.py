@@ -24,7 +24,7 @@ Span = tuple[int, int]
 
 _NEG_BEFORE = re.compile(
     r"(?:不要|不想要?|别|不用|不坐|不订|不选|不考虑|不喜欢|讨厌|避开|\bno\b|\bnot\b|\bdon'?t want\b|\bavoid\b|\bno more\b)"
-    r"\s*(?:坐|订|选|要|买|the|a|an)?\s*$",
+    r"\s*(?:(?:in|during|at|on|for)\s+)?(?:坐|订|选|要|买|the|a|an)?\s*$",
     re.I,
 )
 
@@ -45,6 +45,15 @@ def _rejected(value: str, text: str, match: re.Match) -> bool:
     if _negated(text, match.start()):
         return True
     return value == "EVENING" and bool(_COUNTED_BEFORE.search(text[max(0, match.start() - 10) : match.start()]))
+
+
+def _negated_band(text: str) -> tuple[str | None, Span | None]:
+    """The time of day the sentence refuses ("不要晚上的", "not in the evening", "no red-eye")."""
+    for value, pattern in TIME_BANDS:
+        for match in pattern.finditer(text):
+            if _negated(text, match.start()):
+                return value, match.span()
+    return None, None
 
 
 def _first(patterns: tuple[tuple[str, re.Pattern], ...], text: str) -> tuple[str | None, Span | None]:
@@ -283,6 +292,7 @@ class BookingWants:
     vendor: str | None = None
     vendor_kind: str | None = None  # "FLIGHT" or "HOTEL"
     avoid_vendor: str | None = None  # a vendor named after a negation ("不要东航的", "no China Eastern")
+    avoid_time_band: str | None = None  # a time of day refused ("不要晚上的", "not in the evening")
     number: str | None = None
     number_kind: str | None = None  # "FLIGHT" or "TRAIN"
     spans: list[Span] = field(default_factory=list)
@@ -294,6 +304,7 @@ class BookingWants:
         """A want only a booking has (an order alone — 便宜一点 — may be about activities too)."""
         return bool(
             self.time_band
+            or self.avoid_time_band
             or self.direct is not None
             or self.seat_class
             or self.star
@@ -312,6 +323,8 @@ def read_wants(text: str, *, places: list[Span] = ()) -> BookingWants:
     wants = BookingWants()
     wants.time_band, span = _first(TIME_BANDS, text)
     wants.time_band_span = span
+    _add(wants, span)
+    wants.avoid_time_band, span = _negated_band(text)
     _add(wants, span)
     wants.sort, span = _first(SORTS, text)
     _add(wants, span)

@@ -481,6 +481,7 @@ def _distinct(names: list[str]) -> list[str]:
 def _wants_slots(wants: booking_prefs.BookingWants) -> dict:
     return {
         "time_band": wants.time_band,
+        "avoid_time_band": wants.avoid_time_band,
         "sort": wants.sort,
         "direct": wants.direct,
         "seat_class": wants.seat_class,

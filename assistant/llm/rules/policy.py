@@ -26,7 +26,7 @@ same cards; dates as YYYY-MM-DD, empty values left out):
   picked (`pick`), else the best one when it matched → `book_option(option_ref, passengers)`, which only prepares
   the booking: it waits for the traveller's confirmation (with the contact incomplete the tool refuses, naming what
   is missing). No match or a failed search → the end, with the options shown and nothing prepared. Which option is best is `bookings.options`' rule, never this policy's.
-- BOOK with `rebook`: `list_my_bookings` → the booking to change (`rebook_target`) → `find_booking_options` on the
+- BOOK with `rebook`: `list_my_bookings` → the booking to change (`booking_target`) → `find_booking_options` on the
   new date for its route → `rebook_booking(booking_id, option_ref)`, again waiting for the confirmation.
 - CANCEL_BOOKING: `cancel_booking` with the booking id (it asks for the confirmation); without one,
   `list_my_bookings` and cancel the only active booking of the asked type, if there is exactly one.
@@ -336,7 +336,7 @@ NEEDS_CHECK_OUT = "check_out"
 NEEDS_CONTACT = "contact"
 # The intent's slots that say what the option should be, passed to find_booking_options as they are.
 PREFERENCE_ARGUMENTS = (
-    "time_band", "sort", "direct", "seat_class", "star", "star_or_above", "vendor", "avoid_vendor", "number"
+    "time_band", "avoid_time_band", "sort", "direct", "seat_class", "star", "star_or_above", "vendor", "avoid_vendor", "number"
 )  # fmt: skip
 
 
@@ -509,9 +509,11 @@ def _active(booking: dict, biz_type: str | None) -> bool:
     return _booking_type(booking) in (None, biz_type) if biz_type else True
 
 
-def rebook_target(bookings: list[dict], intent: Intent) -> tuple[dict | None, list[dict]]:
-    """The booking a rebooking changes, and the candidates when it is not clear which: the one named by id, else
-    those of the asked type on the original date, else the only active one."""
+def booking_target(bookings: list[dict], intent: Intent) -> tuple[dict | None, list[dict]]:
+    """The booking a cancel or a rebooking means, and the candidates when it is not clear which: the one named by
+    id, else the active ones of the asked type on the day named (the booking's own day: a cancel's date, a
+    rebooking's original date), the only one left. A day that matches no booking picks nothing: the traveller is
+    shown all of them to choose ("取消27号那张" never cancels the 28th)."""
     active = [
         b
         for b in bookings
@@ -520,11 +522,13 @@ def rebook_target(bookings: list[dict], intent: Intent) -> tuple[dict | None, li
     if intent.booking_id:
         named = [b for b in active if normalise_booking_id(b.get("booking_id")) == intent.booking_id]
         return (named[0] if named else None), named
-    if intent.original_date:
-        on_day = [b for b in active if booking_day(b) == intent.original_date]
-        if on_day:
-            active = on_day
-    return (active[0] if len(active) == 1 else None), active
+    day = intent.original_date if intent.rebook else intent.date_start
+    if day:
+        on_day = [b for b in active if booking_day(b) == day]
+        if not on_day:
+            return None, active
+        active = on_day
+    return (active[0] if len(active) == 1 and (intent.biz_type or day or intent.rebook) else None), active
 
 
 def rebook_search(booking: dict, intent: Intent) -> BookingSearch:
@@ -581,7 +585,7 @@ def _rebook(turn: Turn) -> Decision:
         return Call(LIST_BOOKINGS_TOOL, arguments)
     if not listed[-1].ok:
         return End(f"Your bookings could not be listed: {_reason(listed[-1])}.")
-    booking, candidates = rebook_target(_items(listed[-1].data, "bookings"), intent)
+    booking, candidates = booking_target(_items(listed[-1].data, "bookings"), intent)
     if booking is None:
         if not candidates:
             return End("There is no active booking to change.")
@@ -623,33 +627,25 @@ def _cancel(turn: Turn) -> Decision:
         return End(f"Booking {booking_id} was not cancelled: {_reason(last)}.")
     if intent.booking_id:
         return Call(CANCEL_TOOL, {"booking_id": intent.booking_id})
-    if intent.biz_type is None:
+    if intent.biz_type is None and intent.date_start is None:
         return End("Missing: booking id.")
     if LIST_BOOKINGS_TOOL not in turn.offered:
         return _not_offered(LIST_BOOKINGS_TOOL)
     listed = turn.calls(LIST_BOOKINGS_TOOL)
     if not listed:
         properties = turn.offered[LIST_BOOKINGS_TOOL].get("properties") or {}
-        arguments = {"biz_type": intent.biz_type} if "biz_type" in properties else {}
+        arguments = {"biz_type": intent.biz_type} if "biz_type" in properties and intent.biz_type else {}
         return Call(LIST_BOOKINGS_TOOL, arguments)
     if not listed[-1].ok:
         return End(f"Your bookings could not be listed: {_reason(listed[-1])}.")
-    bookings = _items(listed[-1].data, "bookings")
-    active = [
-        booking_id
-        for b in bookings
-        if _booking_type(b) in (None, intent.biz_type)
-        and str(b.get("status") or "").upper() not in INACTIVE_BOOKING_STATUSES
-        and (booking_id := normalise_booking_id(b.get("booking_id") or b.get("bookingId") or b.get("id")))
-    ]
-    product = PRODUCTS[intent.biz_type]
-    if len(active) == 1:
-        return Call(CANCEL_TOOL, {"booking_id": active[0]})
-    if not active:
-        return End(f"There is no active {product} booking to cancel.")
-    return End(
-        f"There are {len(active)} active {product} bookings ({', '.join(active)}): which one? Missing: booking id."
-    )
+    booking, candidates = booking_target(_items(listed[-1].data, "bookings"), intent)
+    if booking is not None:
+        return Call(CANCEL_TOOL, {"booking_id": normalise_booking_id(booking.get("booking_id"))})
+    product = PRODUCTS.get(intent.biz_type or "", "")
+    if not candidates:
+        return End(f"There is no active {product} booking to cancel.".replace("  ", " "))
+    ids = ", ".join(str(b.get("booking_id")) for b in candidates)
+    return End(f"There are {len(candidates)} active {product} bookings ({ids}): which one? Missing: booking id.")
 
 
 def _booking_type(booking: dict) -> str | None:
