@@ -25,7 +25,7 @@ from assistant.llm.preferences import PreferenceCandidate, PreferenceScores
 from assistant.llm.rules import booking_prefs, dialogue, ids, intents, keywords, numbers, people, policy
 from assistant.llm.rules import dates as dates_mod
 from assistant.llm.rules import preferences as preferences_mod
-from assistant.llm.rules.gazetteer import PROVINCE, Gazetteer, PlaceMatch, gazetteer
+from assistant.llm.rules.gazetteer import ABROAD, PROVINCE, Gazetteer, PlaceMatch, gazetteer
 from assistant.llm.rules.text import ascii_lower, mask, normalise
 from assistant.llm.schema import PREFERENCE_SLOTS, Intent, IntentName
 from assistant.llm.verdict import VerdictRequest, VerdictResult
@@ -170,6 +170,9 @@ class RulesLLM:
         # Places first (a vendor's name is never a place: "海南航空", "厦门航空"), then what a booking should be.
         place_text = mask(work, people_spans + pick_spans)
         matches = [m for m in places.find(place_text) if not _inside(m, id_spans)]
+        # A place typed with a wrong character of the same sound (杭洲, 厦们) is that place.
+        matches += places.sounding(place_text, [(m.start, m.end) for m in matches] + id_spans)
+        matches.sort(key=lambda m: m.start)
         # (codes are masked in `work` for the budget; the number reader needs them)
         wants_text = mask(text, [s for s in (order_span, booking_span) if s] + social_spans + people_spans + pick_spans)
         wants = booking_prefs.read_wants(wants_text, places=[(m.start, m.end) for m in matches])
@@ -283,14 +286,16 @@ class RulesLLM:
             return Intent(intent=name, social=social, length_change=length_change)
         wanted = {name, *also}
 
-        destination_keywords = _distinct(
-            [
-                x
-                for _, x in sorted(
-                    [(m.start, m.place.name) for m in destinations] + [(p.start, p.text) for p in kept_phrases]
-                )
-            ]
-        )
+        named = [(m.start, m.place.name) for m in destinations]
+        # A place abroad keeps the traveller's own spelling beside its Chinese name ("Lisbon" → 里斯本, Lisbon); a
+        # phrase no list knows is kept as written (and capitalised, when written all in lower case).
+        written = [(m.start + 0.5, spelled) for m in destinations if (spelled := _own_spelling(work, m))]
+        written += [(p.start, p.text) for p in kept_phrases]
+        for at, said in written:
+            named.append((at, said))
+            if said.isascii() and said.islower():
+                named.append((at + 0.25, said.title()))
+        destination_keywords = _distinct([x for _, x in sorted(named)])
         if destinations and destinations[0] is not None and destinations[0].place.name in destination_keywords:
             # The route's destination stays first ("上海飞成都").
             destination_keywords.remove(destinations[0].place.name)
@@ -587,6 +592,16 @@ _CHECK_OUT_WORDS = re.compile(r"退房|离店|check", re.I)
 def _ends_known_trip(pending: str | None, words: str) -> bool:
     """Whether a lone coming-back date ends the trip the conversation is about rather than starting one."""
     return pending == "PLAN_ITINERARY" or (pending == "BOOK" and bool(_CHECK_OUT_WORDS.search(words)))
+
+
+def _own_spelling(text: str, match: PlaceMatch) -> str | None:
+    """The Latin spelling the traveller gave a place abroad, as written (title case when all lower case)."""
+    if match.place.kind != ABROAD:
+        return None
+    said = " ".join(text[match.start : match.end].split())
+    if not said.isascii() or not re.search(r"[A-Za-z]", said):
+        return None
+    return said
 
 
 def _bare_passenger(text: str, places: Gazetteer) -> tuple[list[dict], list]:

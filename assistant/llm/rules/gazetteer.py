@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from assistant.llm.rules.homophones import SoundIndex
 from assistant.llm.rules.text import ascii_lower
 
 DATA_FILE = Path(__file__).resolve().parent / "places.json"
@@ -79,6 +80,14 @@ class Gazetteer:
         self.max_zh = max((len(k) for k in self.zh), default=1)
         self.max_en = max((len(k) for k in self.en), default=1)
         self.first_chars = {k[0] for k in self.zh}
+        # Places a traveller names on their own, by sound (杭洲 → 杭州): not counties, nor words that contain a place.
+        self.sounds = SoundIndex(
+            word
+            for word, place in self.zh.items()
+            if place is not _BLOCKED
+            and word == place.name
+            and (place.kind in (PROVINCE, SPOT, ABROAD, CATALOGUE) or place.is_prefecture_city)
+        )
 
     def _add(self, place: Place, zh: list[str], en: list[str]) -> None:
         for word in zh:
@@ -94,6 +103,10 @@ class Gazetteer:
         matches = self._find_zh(text) + self._find_en(text)
         matches.sort(key=lambda m: m.start)
         return matches
+
+    def sounding(self, text: str, taken: list[tuple[int, int]]) -> list[PlaceMatch]:
+        """Places typed with a wrong character of the same sound, outside the `taken` spans (杭洲 → 杭州)."""
+        return [PlaceMatch(s.start, s.end, self.zh[s.name]) for s in self.sounds.find(text, taken)]
 
     def _find_zh(self, text: str) -> list[PlaceMatch]:
         found: list[PlaceMatch] = []

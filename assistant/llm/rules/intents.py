@@ -26,6 +26,9 @@ OUT_OF_SCOPE_CUES = _cues(
     (r"作业|数学题|解方程|方程式|首都是|首都在哪|菜谱|怎么做(?:饭|菜)|红烧肉|减肥|电影|电视剧|追剧|综艺|打游戏|玩游戏|王者荣耀|原神", 6),
     (r"绝句|律诗|古诗|宋词|乘以|除以|等于多少|等于几|英文怎么说|英语怎么说|怎么翻译|拼音|请假条|邮件|吃什么好|吃啥|晚饭|午饭|早饭", 5),
     (r"你是谁|你叫什么|陪我聊|聊聊天|谈恋爱|考研|高考|面试|工资|房价|租房|装修|挂号|吃什么药|感冒了|限号|限行|违章", 5),
+    # Things a desk for trips does not keep: alarms, meetings, subscriptions, taxes, books and films.
+    (r"闹钟|闹铃|提醒事项|会议|开会|日程提醒|订阅|自动续费|会员|退税|个税|税务|报税|小说|图书|电子书|歌单|播客|计时器|倒计时|"
+     r"几点了|现在几点|时差|餐厅|饭馆|订座|订餐", 6),
     (r"\b(?:poem|poetry|haiku|sonnet|lyrics|essay|cover letter|resume|python|javascript|java|sql query|algorithm|"
      r"quicksort|bubble sort|stock|stocks|shares|crypto|bitcoin|forex|food delivery|takeout|takeaway|pizza|joke|jokes|"
      r"riddle|translate|translation|football|soccer|basketball|nba|world cup|premier league|lottery|horoscope|zodiac|"
@@ -35,6 +38,10 @@ OUT_OF_SCOPE_CUES = _cues(
      r"countries|people live)|novels?|movies?|films?|songs?|music|podcasts?|tv series|anime|books? to read|"
      r"square root|calculate|who (?:is|was) the (?:president|king|queen|ceo|author|founder|prime minister)|"
      r"how (?:do|to|can) (?:i |you )?(?:cook|bake|fix|install|repair))\b", 6),
+    (r"\b(?:what time is it|time zones?|timezone|restaurants?|dinner reservation|table for|"
+     r"alarms?|meetings?|appointments?|calendar|reminders?|subscriptions?|membership|(?<!-)timer|stopwatch|"
+     r"tax(?:es)?|irs|novels?|audiobooks?|playlists?|spotify|netflix|youtube|exchange rates?|currency|stock price|"
+     r"lyrics|recipe|podcast)\b", 6),
 )  # fmt: skip
 
 PROGRESS_STRONG = _cues(
@@ -51,7 +58,8 @@ PROGRESS_STRONG = _cues(
      r"when will i (?:get|receive) (?:my )?(?:money|refund)|has my (?:refund|return)|did my (?:refund|return)|"
      r"is my (?:refund|return)(?: request)?(?: for \S+)? (?:approved|done|processed|through|ready)|"
      r"(?:hasn'?t|has not|haven'?t|have not|didn'?t|did not|still not|not yet) (?:arrived|come|come through|been|received|got|"
-     r"gotten|shown up)|still waiting|how long (?:will it|does it|until))\b", 4),
+     r"gotten|shown up)|still waiting|how long (?:will it|does it|until)|still no (?:refund|money|word|news)|"
+     r"no refund yet|never got (?:my|the) (?:refund|money))\b", 4),
 )  # fmt: skip
 PROGRESS_WEAK = _cues((r"怎么样了|到账|结果|approved|pending|yet\b|check on", 2))
 AFTERSALE_CONTEXT = re.compile(r"退款|退货|退钱|申请|售后|工单|退回|refund|return|request|claim|ticket|审批", re.I)
@@ -61,7 +69,10 @@ AFTERSALE_CUES = _cues(
     (r"想退|要退|退了吧?|能退吗|可以退吗|能不能退|退一下|申请退|给我退|帮我退(?!掉|订|票)|怎么退", 3),
     (r"\b(?:refund|refunded|money back|reimburse(?:ment)?|compensation|chargeback|send (?:it |them )?back|"
      r"return (?:the |my |these |this |those |an? )?(?:items?|goods|products?|order|purchase|package|parcel|jacket|"
-     r"shoes|boots|gear|tent|backpack|clothes|stuff|it|them)|make a return|a return for|return request)\b", 4),
+     r"shoes|boots|gear|tent|backpack|clothes|stuff|it|them)|make a return|a return for|return request|"
+     r"(?:need|want|like|have|going) to return|return (?:my|the|this|that|these|those) (?:last |recent )?"
+     r"(?:order|purchase|thing|one|item)|returns? (?:policy|process)|get (?:my|a) refund|refund (?:me|it|this|that)|"
+     r"my money back|a refund)\b", 4),
 )  # fmt: skip
 RETURN_GOODS = re.compile(
     r"退货|寄回|换货|退回(?:商品|去|给)|(?:衣服|鞋|外套|冲锋衣|羽绒服|帐篷|背包|睡袋|登山杖|装备|商品|东西|货|产品|包裹|"
@@ -80,13 +91,33 @@ CANCEL_CUES = _cues(
     (r"\b(?:cancel(?:l?ed|l?ing|lation)?|call off)\b", 4),
     (r"\b(?:don'?t need (?:the|my|this|that)|no longer need|drop (?:my|the) (?:booking|reservation))\b", 3),
 )
+# A rating or price condition turns a recommendation into a search ("评分4.5以上", "rated above 4").
+CONDITIONS = re.compile(
+    r"评分|分以上|好评|口碑|门票|票价|(?:以下|以内|之内|不超过\d+元?)的(?:景点|活动|项目|博物馆|公园|展览)|"
+    r"\b(?:rated|rating|stars? and up|reviews?|tickets? (?:under|below|less than)|admission|entrance fee)\b",
+    re.I,
+)
+# A cancellation that already happened (the reason for a refund), not one asked for.
+CANCELLED_ALREADY = re.compile(
+    r"(?:取消了|被取消|给取消|临时取消|已经取消|停航了|停运了|关闭了)(?![吧吗]?\s*$)|"
+    r"\b(?:was|were|got|been|has been|have been|is|are)\s+(?:cancell?ed|called off|postponed)\b",
+    re.I,
+)
+ROUND_TRIP = re.compile(r"往返|来回|\b(?:round[- ]?trips?|returning|coming back|fly(?:ing)? back|back on)\b", re.I)
+BOOK_VERB = re.compile(r"(?<!取消)(?:帮我订|给我订|我要订|预订|预定|订票|\bbook\b|\breserve\b)", re.I)
 BOOKING_CONTEXT = re.compile(r"预订|预定|订的|订了|行程|票|booking|reservation|reserved|booked|ticket", re.I)
 
 WEATHER_CUES = _cues(
     (r"天气|气温|温度|下雨|下雪|降雨|降雪|降温|冷不冷|热不热|冷吗|热吗|冷么|多少度|几度|预报|刮风|大风|台风|雾霾|空气质量|紫外线|"
-     r"晴天|阴天|穿什么|穿多少|带伞|会冷|太冷|很冷|零下|冻不冻|暖和吗|凉快吗|水温|多冷|多热|冷不|热不|有雪吗|下雪没", 4),
+     r"晴天|阴天|穿什么|穿多少|带伞|会冷|太冷|很冷|零下|冻不冻|暖和吗|凉快吗|水温|多冷|多热|冷不|热不|有雪吗|下雪没|"
+     r"湿度|潮湿|闷热|暴雨|雷阵雨|阵雨|雷雨|冰雹|暴雪|寒潮|降水|有雨|下不下雨|什么天|啥天|天儿|刮大风|沙尘暴|台风天|晴不晴|"
+     r"风大不大|几级风|气压|天汽|穿.{0,3}(?:羽绒服|棉服|棉袄|外套|大衣|毛衣|短袖|秋裤|厚衣服|薄衣服)", 4),
     (r"\b(?:weather|forecast|rain|raining|rainy|temperature|temperatures|how (?:cold|hot|warm|chilly)|degrees|humid|"
-     r"windy|typhoon|umbrella|sunny|will it snow|snowing|what (?:should i|to) (?:wear|pack)|freezing|chilly)\b", 4),
+     r"windy|typhoon|umbrella|sunny|will it snow|snowing|what (?:should i|to) (?:wear|pack)|freezing|chilly|humidity|"
+     r"storms?|stormy|thunder(?:storms?)?|lightning|hail(?:ing|storms?)?|tornado(?:es)?|hurricanes?|blizzards?|"
+     r"snowfall|snowstorms?|drizzle|showers|heat ?wave|cold snap|frost|fog(?:gy)?|overcast|cloudy|uv index|"
+     r"wind chill|sleet|monsoon|weather warnings?|(?:need|bring|pack|take) (?:a |an |my )?(?:jacket|coat|umbrella|"
+     r"raincoat|scarf|sweater)|jacket weather|will it be (?:nice|warm|cold|hot|sunny|wet|dry))\b", 4),
     (r"\b(?:cold|hot(?![ -]?(?:spring|pot|el|test|spot|deal))|warm)\b", 2),
 )  # fmt: skip
 
@@ -100,7 +131,8 @@ COMPARE_CUES = _cues(
     (r"(?:有|看看|看下|有没有|什么|哪些|几种|哪几种|各种|列出|给我)(?:哪些|什么|几种|几个)?(?:组合|搭配)|组合方案|怎么组合|"
      r"\b(?:compare (?:the )?(?:combinations?|combos?)|what combinations?|which combinations?|combinations? of)\b", 4),
     (r"\b(?:compare|comparison|options|plans)\b", 4),
-    (r"\b(?:round[- ]trip|return trip|there and back)\b", 2),
+    (r"\b(?:round[- ]?trips?|return trip|there and back|returning|coming back|fly(?:ing)? back|back on)\b", 2),
+    (r"\bcompare (?:the )?(?:prices?|fares?|flights?|options?)\b", 4),
     (r"\b(?:flights?|transport(?:ation)?|trains?)\s*(?:and|\+|&|plus|with)\s*(?:a |the )?hotels?\b|\bwith (?:a )?hotel\b", 3),
     (r"\bbusiness trip\b", 1.5),
     (r"\b(?:combo|combination|bundle|package deal|best value)\b", 2),
@@ -205,7 +237,7 @@ def classify(text: str, ev: Evidence, pending_intent: str | None = None) -> Deci
 
     action = _aftersale_action(text)
     travel_desk = max(progress, aftersale, cancel if (ev.biz_types or ev.booking_id) else 0, weather)
-    if oos >= 5 and travel_desk < 4 and not ev.order_id and not ev.booking_id:
+    if oos >= 5 and (travel_desk < 4 or oos > travel_desk) and not ev.order_id and not ev.booking_id:
         return Decision("OUT_OF_SCOPE")
 
     # Money and bookings first.
@@ -219,6 +251,8 @@ def classify(text: str, ev: Evidence, pending_intent: str | None = None) -> Deci
     if progress >= 4 and not ev.biz_types and not ev.destination and travel_cues < 3 and not PARCEL.search(text):
         return Decision("QUERY_PROGRESS", action)  # "进度呢", "what's the status": the open request's progress
     booking_context = bool(ev.biz_types) or ev.booking_id or bool(BOOKING_CONTEXT.search(text))
+    if aftersale >= 3 and CANCELLED_ALREADY.search(text) and not ev.booking_id:
+        return Decision("AFTERSALE", action or "REFUND")  # "the tour was cancelled, I'd like a refund": the why
     if cancel >= 4 or (cancel >= 2.5 and booking_context):
         if ev.order_id and not ev.booking_id:
             return Decision("AFTERSALE", action or "REFUND")
@@ -252,6 +286,8 @@ def classify(text: str, ev: Evidence, pending_intent: str | None = None) -> Deci
     booking = book + (2 if ev.biz_types else 0) + (1 if ev.route else 0) + (0.5 if ev.date else 0)
     if compare >= 4 and ("HOTEL" in ev.biz_types or ev.route or compare >= 6) and plan_itinerary >= booking - 2:
         return Decision("PLAN_ITINERARY")
+    if ROUND_TRIP.search(text) and ev.route and ev.date_range and not BOOK_VERB.search(text):
+        return Decision("PLAN_ITINERARY")  # "roundtrip flights from A to B Thursday to Monday": the options compared
     if plan_itinerary >= 6 and plan_itinerary > booking:
         return Decision("PLAN_ITINERARY")
     if ev.biz_types and (book >= 1 or ev.route or ev.date or ev.destination) and plan < 3:
@@ -267,8 +303,8 @@ def classify(text: str, ev: Evidence, pending_intent: str | None = None) -> Deci
         return Decision("MAKE_TRAVEL_PLAN")
 
     if recommend >= 3 and not ev.destination:
-        if ev.province:
-            return Decision("SEARCH_ACTIVITIES")
+        if ev.province or CONDITIONS.search(text):
+            return Decision("SEARCH_ACTIVITIES")  # "推荐一个门票20元以下的景点": conditions make it a search
         return Decision("RECOMMEND")
 
     travel_slots = ev.destination or ev.province or ev.budget or ev.days or ev.date

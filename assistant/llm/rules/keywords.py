@@ -19,14 +19,30 @@ _ZH_TAIL = re.compile(
 )
 # "去X玩" / "到X旅游": between a verb of going and a verb of doing.
 _ZH_GO = re.compile(rf"(?:去|到|飞去|飞到|前往)(?P<x>{_CJK}{{2,8}}?)(?:玩|旅游|旅行|度假|看看|逛逛|走走|转转|游玩)")
+_TRAILING_AROUND = re.compile(r"(?:附近|周边|周围|一带|那边|这边|边上|旁边|那儿|那里)$")
 _LEADING_WORDS = re.compile(
     r"^(?:看看|看下|看一下|查查|查一下|查下|问问|问一下|请问|想知道|知道|推荐|推荐一下|介绍|介绍一下|告诉|说说|了解|了解一下|"
     r"搜|搜索|搜一下|找|找找|帮忙|麻烦|请|关于|听说|据说|去|到|在|想去)+"
 )
+_EN_PLACE = r"(?P<x>(?:the\s+)?[A-Za-z][A-Za-z'.-]*(?:\s+[A-Za-z][A-Za-z'.-]*){0,2})"
 _EN_FRAMES = (
     re.compile(
-        r"\b(?:things to do|what to do|activities|tours?|trips?|fun|weather|places to visit|what'?s there to do)\s+"
-        r"(?:in|on|at|around|near)\s+(?P<x>[A-Za-z][A-Za-z'-]*(?:\s+[A-Za-z][A-Za-z'-]*){0,2})",
+        r"\b(?:things to do|what to do|activities|tours?|trips?|fun|weather|places to visit|what'?s there to do|"
+        r"events?|happening|going on|to see|to visit|to eat|sights?|attractions?|museums?|shows?|concerts?|"
+        r"anything|something|hiking|hikes?|skiing|diving|surfing|camping|sightseeing|forecast|rain(?:ing)?|"
+        r"snow(?:ing)?|storms?|hail|tornado(?:es)?|warnings?|humid(?:ity)?|temperatures?|cold|hot|warm|sunny|"
+        r"windy|freezing|chilly|like|hotels?|rooms?|hostels?|stay|staying|accommodation|apartments?)\s+"
+        rf"(?:in|on|at|around|near|for|over)\s+{_EN_PLACE}",
+        re.I,
+    ),
+    re.compile(
+        r"\b(?:flights?|trains?|tickets?|bus|ferry|fly|flying|drive|driving|ride)\s+(?:to|into|for)\s+" + _EN_PLACE,
+        re.I,
+    ),
+    re.compile(r"\b(?:visit|visiting|explore|exploring)\s+" + _EN_PLACE),
+    re.compile(
+        r"\b(?:do|go|stay|eat|shop|see|hike|ski|swim|dive|surf|camp|coming|come|headed|going|getting)\s+"
+        r"(?:in|at|around|near|to|into)\s+" + _EN_PLACE,
         re.I,
     ),
     re.compile(
@@ -52,7 +68,7 @@ _GENERIC_AFTER_PLACE = re.compile(
     r"^(?:环线|大环线|小环线|环湖|环岛|线路|路线|一线|自驾|徒步|深度游|之旅|游|美食|小吃|夜景|夜市|酒吧|购物|玩法|特产|民俗|文化|"
     r"风景|风光|老街|步行街|商圈|市场|雪景|红叶|樱花|花海|周末|冬天|夏天|春天|秋天|冬季|夏季|春季|秋季|"
     r"市|县|区|省|州|镇|乡|村|的?周边|附近|一带|地区|市区|市内|城区|郊区|郊外|当地|本地|那边|这边|边上|边|海边|山上|山里|岛上|"
-    r"古城|老城|新区|景区|周围|附近的?|地方|这里|那里|城|站|机场|火车站|高铁站|湖边|江边|河边|沿海|沿线)$"
+    r"古城|老城|新区|景区|周围|附近的?|地方|这里|那里|城|站|机场|火车站|高铁站|湖边|江边|河边|沿海|沿线|园林|园子)$"
 )
 _EN_STOP = {
     "the", "a", "an", "my", "our", "this", "that", "next", "winter", "summer", "spring", "autumn", "fall", "town",
@@ -65,6 +81,8 @@ _EN_STOP = {
     "local", "downtown", "hotel", "flight", "train", "airport", "station", "family", "kids", "friends",
     "christmas", "new", "year", "what", "which", "where", "is", "are", "will", "would", "please", "some", "any",
     "in", "on", "at", "to", "of", "about", "around", "near", "by", "now", "then", "also", "too", "again",
+    "was", "were", "has", "had", "got", "been", "tonight", "morning", "afternoon", "evening", "right", "soon", "later", "early", "late", "cheapest", "best", "good", "nice", "fun", "first",
+    "back", "home", "work", "school", "outside", "dinner", "lunch", "breakfast",
 }  # fmt: skip
 
 
@@ -84,7 +102,7 @@ class Phrase:
 
 _NOT_PLACE_WORDS = re.compile(
     r"^[一二两三四五六七八九十几半]|夜|顺便|顺带|顺道|另外|同时|然后|帮忙|麻烦|查|问|告诉|了解|知道|推荐|介绍|以内|以下|之内|左右|"
-    r"预算|块钱|元|人均|价格|便宜|贵|星级"
+    r"预算|块钱|元|人均|价格|便宜|贵|星级|适合|孩子|小孩|宝宝|老人|情侣|亲子|学生|家庭|朋友|同事|一家|全家|带娃"
 )
 
 
@@ -119,6 +137,10 @@ def unknown_phrases(text: str, known: list[Span]) -> list[Phrase]:
         lead = _LEADING_WORDS.match(run)
         if lead and first_known is None:
             run = run[lead.end() :]
+        tail = _TRAILING_AROUND.search(run)
+        if tail and tail.start() >= 2:  # "南锣鼓巷附近": the place is what the nearness is to
+            end -= len(run) - tail.start()
+            run = run[: tail.start()]
         start = end - len(run)
         phrase = run
         if not _zh_ok(phrase):
@@ -137,15 +159,19 @@ def unknown_phrases(text: str, known: list[Span]) -> list[Phrase]:
         for pattern in _EN_FRAMES:
             for match in pattern.finditer(text):
                 words = []
-                for word in match.group("x").split():
-                    if words and not word[:1].isupper():
+                raw = match.group("x").split()
+                lowercase = text == text.lower()  # a sentence typed all in lower case names places in lower case
+                if raw and raw[0].lower() == "the" and len(raw) > 1 and (raw[1][:1].isupper() or lowercase):
+                    raw = raw[1:]  # "the Alps", "the Great Wall"
+                for word in raw:
+                    if words and not (word[:1].isupper() or lowercase) and word.lower() not in _EN_NAME_WORDS:
                         break  # a name goes on in capitals ("Rizhao Golden Mountain"), not into "below 2000"
                     if word.lower() in _EN_STOP and not (words and word.lower() in _EN_NAME_WORDS):
                         break
                     words.append(word)
                 if not words:
                     continue
-                start = match.start("x")
+                start = text.find(words[0], match.start("x"))
                 end = start + len(" ".join(words))
                 inside = [(s, e) for s, e in known if s < end and e > start]
                 if inside:
@@ -153,7 +179,7 @@ def unknown_phrases(text: str, known: list[Span]) -> list[Phrase]:
                     rest = text[max(e for _, e in inside) : end].split()
                     if inside[0][0] != start or not rest or all(w.lower() in _EN_GENERIC for w in rest):
                         continue
-                phrase = " ".join(w.capitalize() if w.islower() else w for w in words)
+                phrase = " ".join(words)  # as the traveller wrote it (the engine adds a capitalised form)
                 found.append(Phrase(phrase, start, end))
     found.sort(key=lambda p: p.start)
     return found

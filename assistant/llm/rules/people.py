@@ -141,7 +141,15 @@ def _en_clean(raw: str) -> str | None:
     return " ".join(w.capitalize() if w.islower() else w for w in words)
 
 
-def _names_in(segment: str, offset: int, *, before_mobile: bool) -> list[tuple[str, Span]]:
+# "for John Smith" names a traveller only where something is being booked ("tornado warnings for Oklahoma City" not).
+_BOOKING_WORDS = re.compile(
+    r"\b(?:book|booking|reserve|reservation|tickets?|flights?|trains?|hotels?|rooms?|seats?|passengers?|guests?|"
+    r"travell?ers?|mobile|phone)\b|订|票|乘|入住",
+    re.I,
+)
+
+
+def _names_in(segment: str, offset: int, *, before_mobile: bool, booking: bool = True) -> list[tuple[str, Span]]:
     """Names in one stretch of text between mobiles, in order (the last one is the one nearest the next mobile)."""
     found: list[tuple[str, Span]] = []
     taken: list[Span] = []
@@ -161,6 +169,8 @@ def _names_in(segment: str, offset: int, *, before_mobile: bool) -> list[tuple[s
                 got = None
     for pattern in (_EN_LABEL_RE, _EN_FOR_RE, _EN_SELF_RE):
         if pattern is _EN_SELF_RE and not before_mobile:
+            continue
+        if pattern is _EN_FOR_RE and not (before_mobile or booking):
             continue
         for match in pattern.finditer(segment):
             name = _en_clean(match.group("name"))
@@ -214,7 +224,8 @@ def find_people(text: str) -> list[Person]:
                 start = phone.end() + match.start("run")
                 add(name, mobile, (start, start + len(name)))
         previous_end = phone.end()
-    for name, span in _names_in(text[previous_end:], previous_end, before_mobile=False):
+    booking = bool(_BOOKING_WORDS.search(text))
+    for name, span in _names_in(text[previous_end:], previous_end, before_mobile=False, booking=booking):
         add(name, None, span)
     return people
 
