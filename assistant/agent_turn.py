@@ -14,6 +14,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from assistant.agent import default_registry, run_agent
+from assistant.dispatcher import dispatch
 from assistant.handlers.base import tool_context
 from assistant.presenters import present_run
 from assistant.selectors import conversation_history
@@ -51,7 +52,9 @@ def agent_messages(context: TurnContext) -> list[dict]:
 
 
 def agent_turn(context: TurnContext) -> Reply:
-    """Run the agent over every registered tool for one message, then tell the user what the tools did."""
+    """Run the agent over every registered tool for one message, then tell the user what the tools did. When the
+    model fails before anything changed, channel 1 answers the turn from the offline reading (`context.intent`):
+    the traveller gets the answer the code can give, not "nothing was done"."""
     context = replace(context, started=context.started or timezone.now())
     result = run_agent(
         port=context.port,
@@ -60,4 +63,7 @@ def agent_turn(context: TurnContext) -> Reply:
         messages=agent_messages(context),
         max_iterations=settings.ASSISTANT_AGENT_MAX_ITERATIONS,
     )
+    if result.error is not None and result.writes == 0 and not result.pending:
+        logger.warning("the agent's model failed (%s): channel 1 answers this turn", result.error.kind)
+        return replace(dispatch(context), fallback=True)
     return present_run(result, context)

@@ -52,6 +52,8 @@ class Turn(models.Model):
     prompt_tokens = models.PositiveIntegerField(default=0)
     completion_tokens = models.PositiveIntegerField(default=0)
     latency_ms = models.PositiveIntegerField(default=0)
+    # The model failed (down, slow, invalid) and the offline engine answered this turn instead.
+    fallback = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -81,6 +83,8 @@ class LLMCall(models.Model):
     latency_ms = models.PositiveIntegerField(default=0)
     outcome = models.CharField(max_length=8, choices=Outcome.choices)
     error = models.CharField(max_length=500, blank=True)
+    # Made by the offline engine because the model's own call failed (that call has its own row).
+    fallback = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -149,11 +149,21 @@ def chat_turn(
     context = UnderstandContext(
         today=today, pending_intent=memory.task if task_waits(memory) else None, places=catalogue_places()
     )
+    fallback = False
     try:
         understood = reader.understand(text, context=context).intent
-    except LLMError as error:
-        reply = Reply(compose("llm_unavailable", language, kind=error.kind), TurnOutcome.DEGRADED)
-        return _finish(conversation, user, language, text, None, reply, port, started)
+    except LLMError:
+        # The model is down, slow or talking nonsense: the offline engine understands this turn (audited as the
+        # fallback), and the traveller is answered as usual.
+        offline = audited(get_llm_port("rules"), user=user, fallback=True)
+        try:
+            understood = offline.understand(text, context=context).intent
+        except LLMError as error:  # the offline engine never raises; should it, the honest degraded reply
+            reply = Reply(compose("llm_unavailable", language, kind=error.kind), TurnOutcome.DEGRADED)
+            return _finish(conversation, user, language, text, None, reply, port, started)
+        finally:
+            port.calls += offline.calls
+        fallback = True
     if choosing and not understood.pick and confirmation_answer(text) == YES:
         understood = understood.model_copy(update={"pick": 1})  # "好的" to the nearest options: the first one
 
@@ -163,9 +173,13 @@ def chat_turn(
     turn = context_for(intent, text if agent else step.request_text or text, step.memory.offered)
     social = intent.intent == IntentName.OUT_OF_SCOPE and intent.social  # a greeting is answered by code
     reply = agent_turn(turn) if agent and not social else dispatch(turn)
+    if agent and reply.fallback:
+        fallback = True
     _withdraw_stale_action(intent, reply, task=memory.task, user=user, conversation_id=str(conversation.pk))
     memory_save(str(conversation.pk), remembered(step, awaiting=reply.awaiting, offered=reply.offered))
-    return _finish(conversation, user, language, text, None if agent else intent, reply, port, started)
+    return _finish(
+        conversation, user, language, text, None if agent else intent, reply, port, started, fallback=fallback
+    )
 
 
 # The intents whose task is a write the traveller confirms (a booking, a rebooking, a cancel).
@@ -243,7 +257,9 @@ def _total(numbers) -> int:
 
 
 @transaction.atomic
-def _finish(conversation, user, language, text, intent: Intent | None, reply: Reply, port, started) -> TurnResult:
+def _finish(
+    conversation, user, language, text, intent: Intent | None, reply: Reply, port, started, *, fallback: bool = False
+) -> TurnResult:
     latency_ms = _total([int((time.monotonic() - started) * 1000)])
     calls = _turn_calls(port, reply)
     turn = Turn.objects.create(
@@ -260,6 +276,7 @@ def _finish(conversation, user, language, text, intent: Intent | None, reply: Re
         prompt_tokens=_total(c.prompt_tokens for c in calls),
         completion_tokens=_total(c.completion_tokens for c in calls),
         latency_ms=latency_ms,
+        fallback=fallback,
     )
     LLMCall.objects.filter(pk__in=[c.pk for c in calls]).update(turn=turn)
     Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now(), language=language)

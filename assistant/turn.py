@@ -34,6 +34,7 @@ class Reply:
     awaiting: str | None = None  # what the reply asks for, remembered for the next turn
     llm_calls: list = field(default_factory=list)  # model calls the handler made (audit rows)
     offered: list[str] = field(default_factory=list)  # option refs this reply offers, in the order shown
+    fallback: bool = False  # the model failed and channel 1 answered instead (channel 2)
 
 
 def chip(label: str, message: str | None = None, *, fresh: bool = False) -> dict:

@@ -19,9 +19,10 @@ logger = logging.getLogger("assistant.turn")
 class AuditedPort:
     """The LLM port with every call recorded. Purposes: understand, agent, verdict, preference."""
 
-    def __init__(self, inner: Any, *, user: Any = None) -> None:
+    def __init__(self, inner: Any, *, user: Any = None, fallback: bool = False) -> None:
         self.inner = inner
         self.user = user if getattr(user, "pk", None) else None
+        self.fallback = fallback  # this port stands in for a model that failed: its rows say so
         self.calls: list[LLMCall] = []
 
     @property
@@ -72,6 +73,7 @@ class AuditedPort:
                     latency_ms=usage.latency_ms,
                     outcome=outcome,
                     error=error[:500],
+                    fallback=self.fallback,
                 )
         except Exception:  # the audit is a side effect: it never fails the call it records
             logger.exception("could not record an LLM call (%s, %s)", purpose, outcome)
@@ -91,8 +93,9 @@ class AuditedPort:
         )
 
 
-def audited(port: Any, *, user: Any = None) -> AuditedPort:
-    """`port` with its calls audited for `user` (a port that is already audited is returned as it is)."""
+def audited(port: Any, *, user: Any = None, fallback: bool = False) -> AuditedPort:
+    """`port` with its calls audited for `user` (a port that is already audited is returned as it is); `fallback`:
+    the port stands in for a model that failed this turn."""
     if isinstance(port, AuditedPort):
         return port
-    return AuditedPort(port, user=user)
+    return AuditedPort(port, user=user, fallback=fallback)

@@ -89,22 +89,33 @@ def test_a_model_that_invents_an_activity_cannot_show_it(alice, openai_settings,
     ],
     ids=["invalid-json", "no-intent", "503", "timeout"],
 )
-def test_a_failing_model_gives_an_honest_degraded_reply_and_an_audited_call(
+def test_a_failing_model_is_replaced_by_the_offline_engine_and_both_calls_are_audited(
     alice, openai_settings, fake_openai, reply, kind, tokens
 ):
+    ActivityFactory(
+        title="大理古城漫游",
+        city="大理",
+        province="云南",
+        price=Decimal("199"),
+        start_date=TODAY,
+        end_date=TODAY + dt.timedelta(days=20),
+    )
     fake_openai.enqueue(reply)
 
     result = chat_turn(user=alice, message="大理有什么活动", today=TODAY)
 
-    assert result.outcome == "DEGRADED"
-    assert result.cards == []
-    assert "没有产生任何操作" in result.reply
-    call = LLMCall.objects.get()
-    assert call.outcome == kind
-    assert (call.prompt_tokens, call.completion_tokens) == tokens
+    # The traveller gets the answer the offline engine could give, from real rows.
+    assert result.outcome == "ANSWERED" and "没有产生任何操作" not in result.reply
+    assert [card["title"] for card in result.cards] == ["大理古城漫游"]
+    failed, offline = LLMCall.objects.order_by("id")
+    assert (failed.provider, failed.outcome, failed.fallback) == ("openai", kind, False)
+    assert (failed.prompt_tokens, failed.completion_tokens) == tokens
+    assert (offline.provider, offline.purpose, offline.outcome, offline.fallback) == ("rules", "understand", "OK", True)
     turn = Turn.objects.get()
+    assert turn.fallback is True and turn.intent == "SEARCH_ACTIVITIES"
+    assert set(turn.llm_calls.all()) == {failed, offline}
     assert (turn.prompt_tokens, turn.completion_tokens) == tokens
-    assert SECRET not in call.error and SECRET not in result.reply
+    assert SECRET not in failed.error and SECRET not in result.reply
 
 
 def test_the_api_key_is_sent_to_the_model_but_never_stored_or_logged(alice, openai_settings, fake_openai, caplog):

@@ -49,23 +49,29 @@ def use_openai(settings, base_url: str, timeout: float = 1.0) -> None:
 # --- chat turns ----------------------------------------------------------------------------------------------------
 
 
+def offline_answered(result, *, failed: set[str]) -> None:
+    """The turn was answered by the offline engine after the model failed: both calls and the fallback on record."""
+    assert result.outcome != "DEGRADED" and "没有产生任何操作" not in result.reply
+    calls = list(LLMCall.objects.order_by("id"))
+    assert [(c.provider, c.fallback) for c in calls] == [("openai", False), ("rules", True)]
+    assert calls[0].outcome in failed and calls[1].outcome == "OK"
+    turn = Turn.objects.get()
+    assert turn.fallback is True and set(turn.llm_calls.all()) == set(calls)
+
+
 @pytest.mark.parametrize("message", ["大理有什么活动", BOOK_FLIGHT])
-def test_a_model_that_refuses_connections_gives_the_honest_degraded_reply_and_an_audited_error(
+def test_a_model_that_refuses_connections_is_replaced_by_the_offline_engine_and_books_nothing(
     alice, settings, nothing_listening, supplier_sandbox, message
 ):
     use_openai(settings, nothing_listening)
 
     result = chat_turn(user=alice, message=message, today=TODAY)
 
-    assert result.outcome == "DEGRADED"
-    assert result.cards == []
-    assert "没有产生任何操作" in result.reply
-    call = LLMCall.objects.get()
-    assert call.outcome in {"ERROR", "TIMEOUT"}
-    assert (call.prompt_tokens, call.completion_tokens) == (0, 0)
-    assert Turn.objects.get().outcome == "DEGRADED"
+    offline_answered(result, failed={"ERROR", "TIMEOUT"})
     assert not BookingRecord.objects.exists()
     assert supplier_sandbox.stats()["orders"]["total"] == 0
+    if message == BOOK_FLIGHT:  # the options and a card to confirm: nothing is booked on the offline reading alone
+        assert [c["type"] for c in result.cards].count("confirmation") == 1
 
 
 @pytest.mark.parametrize(
@@ -86,25 +92,24 @@ def test_a_broken_understanding_of_a_booking_request_books_nothing_on_the_suppli
 
     result = chat_turn(user=alice, message=BOOK_FLIGHT, today=TODAY)
 
-    assert result.outcome == "DEGRADED"
-    assert "没有产生任何操作" in result.reply
+    offline_answered(result, failed={"INVALID", "ERROR", "TIMEOUT"})
+    assert [c["type"] for c in result.cards].count("confirmation") == 1  # waits for the traveller's yes
     assert not BookingRecord.objects.exists()
     assert supplier_sandbox.stats()["orders"]["total"] == 0
-    assert LLMCall.objects.get().outcome in {"INVALID", "ERROR", "TIMEOUT"}
-    assert len(fake_openai.requests) == 1  # no agent loop was started on a failed understanding
+    assert len(fake_openai.requests) == 1  # the model was asked once; the offline engine did the rest
 
 
 @pytest.mark.parametrize(
     ("broken", "outcome", "said"),
     [
         (Reply(content="<html>502 Bad Gateway</html>"), "CLARIFY", "还需要"),
-        (  # invalid arguments are refused back to the model, which then fails (503): nothing done, said so
+        (  # invalid arguments are refused back to the model, which then fails (503): channel 1 answers the turn
             Reply(tool_calls=[{"id": "c2", "name": "execute_platform_command", "arguments": "{not json"}]),
-            "DEGRADED",
-            "没有产生任何操作",
+            "ANSWERED",
+            "请确认",
         ),
-        (Reply(status=503, error_message="overloaded"), "DEGRADED", "没有产生任何操作"),
-        (Reply(delay=HANG, content="too late"), "DEGRADED", "没有产生任何操作"),
+        (Reply(status=503, error_message="overloaded"), "ANSWERED", "请确认"),
+        (Reply(delay=HANG, content="too late"), "ANSWERED", "请确认"),
     ],
     ids=["garbage-text", "garbage-arguments", "503", "slow"],
 )
@@ -136,6 +141,9 @@ def test_the_booking_agent_s_model_breaking_after_a_successful_search_leaves_no_
     assert calls[0] == ("agent", "OK")
     if outcome != "CLARIFY":  # a garbage final text is an (unhelpful) answer; the others are audited failures
         assert any(kind != "OK" for _, kind in calls[1:])
+        # channel 1 answered the turn from the offline reading: the booking waits for its card's yes
+        assert turn.fallback is True
+        assert [c["type"] for c in result.cards].count("confirmation") == 1
 
 
 # --- the after-sale verdict ----------------------------------------------------------------------------------------
