@@ -1,6 +1,7 @@
 """`manage.py assistant_eval`: the figures on the shared dev set and on our own sets, and its errors."""
 
 import json
+import os
 from io import StringIO
 from pathlib import Path
 
@@ -94,3 +95,48 @@ def test_the_command_exits_with_code_2_on_a_malformed_file(tmp_path):
     )
     assert done.returncode == 2
     assert "line 1" in done.stderr
+
+
+def test_the_report_has_a_confusion_matrix_and_writes_the_misses_to_a_file(tmp_path):
+    path = tmp_path / "three.jsonl"
+    lines = [
+        {"text": "大理天气怎么样", "intent": "QUERY_WEATHER", "slots": {"destination": "大理"}},
+        {"text": "大理有什么活动", "intent": "QUERY_WEATHER", "slots": {}},  # labelled wrong on purpose: a miss
+        {"text": "帮我写首诗", "intent": "OUT_OF_SCOPE", "slots": {}},
+    ]
+    path.write_text("\n".join(json.dumps(line, ensure_ascii=False) for line in lines), encoding="utf-8")
+    misses = tmp_path / "misses.jsonl"
+    out = StringIO()
+
+    call_command("assistant_eval", file=str(path), today="2026-12-01", provider="rules", misses=str(misses), stdout=out)
+
+    report = out.getvalue()
+    matrix = report[report.index("confusion") :].splitlines()
+    weather_row = next(line for line in matrix if line.startswith("QUERY_WEATHER"))
+    assert weather_row.split()[1:] == ["1", "1", "."]  # one understood as a search, one as the weather
+    [miss] = [json.loads(line) for line in misses.read_text(encoding="utf-8").splitlines()]
+    assert (miss["line"], miss["text"], miss["got"]["intent"]) == (2, "大理有什么活动", "SEARCH_ACTIVITIES")
+
+
+def test_the_command_fails_when_no_utterance_was_understood_at_all():
+    import subprocess
+    import sys
+
+    from tests.conftest import free_port
+
+    done = subprocess.run(
+        [sys.executable, "manage.py", "assistant_eval", "--file", str(OWN_SET), "--provider", "openai"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={
+            **os.environ,
+            "ASSISTANT_LLM_BASE_URL": f"http://127.0.0.1:{free_port()}/v1",  # nothing listens there
+            "ASSISTANT_LLM_API_KEY": "sk-test-none",
+            "ASSISTANT_LLM_TIMEOUT": "2",
+        },
+    )
+    assert done.returncode == 1
+    assert "no model answered" in done.stderr
+    assert "intent accuracy 0.0000" in done.stdout  # the figures are still printed

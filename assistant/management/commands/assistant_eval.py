@@ -64,6 +64,19 @@ def slot_matches(name: str, expected: Any, got: dict[str, Any]) -> bool:
     return value is not None and str(value) == str(expected)
 
 
+def _intent_order(name: str) -> tuple[int, str]:
+    members = list(IntentName.__members__)
+    return (members.index(name), name) if name in members else (len(members), name)
+
+
+def _short(name: str) -> str:
+    """A column label: SEARCH_ACTIVITIES → SEARCH, QUERY_WEATHER → WEATHER, ERROR:TIMEOUT → ERR:TIM."""
+    if name.startswith("ERROR:"):
+        return "ERR:" + name[6:9]
+    words = [w for w in name.split("_") if w not in ("QUERY", "MAKE")]
+    return (words[0] if words else name)[:6]
+
+
 class Command(BaseCommand):
     help = "Evaluate intent and slot accuracy of an LLM port adapter on a labelled JSONL file."
 
@@ -72,6 +85,7 @@ class Command(BaseCommand):
         parser.add_argument("--today", default=None, help="the date 'today' is, YYYY-MM-DD (default: the real today)")
         parser.add_argument("--provider", default=None, choices=["rules", "openai"], help="default: the setting")
         parser.add_argument("--json", action="store_true", help="end with one JSON line of the figures")
+        parser.add_argument("--misses", default=None, help="write the misses to this file, one JSON object a line")
 
     def handle(self, *args, **options):
         try:
@@ -83,7 +97,7 @@ class Command(BaseCommand):
         context = UnderstandContext(today=today, places=catalogue_places())
 
         intent_correct = slot_total = slot_correct = errors = 0
-        true_pos, predicted, support = Counter(), Counter(), Counter()
+        true_pos, predicted, support, confusion = Counter(), Counter(), Counter(), Counter()
         misses = []
         started = time.perf_counter()
         for case in cases:
@@ -94,6 +108,7 @@ class Command(BaseCommand):
                 got = {"intent": f"ERROR:{exc.kind}"}
             support[case["intent"]] += 1
             predicted[got["intent"]] += 1
+            confusion[(case["intent"], got["intent"])] += 1
             ok_intent = got["intent"] == case["intent"]
             intent_correct += ok_intent
             true_pos[case["intent"]] += ok_intent
@@ -124,8 +139,42 @@ class Command(BaseCommand):
             "mean_ms": round(elapsed * 1000 / total, 3) if total else 0.0,
         }
         self._report(result, true_pos, predicted, support, misses)
+        self._confusion(confusion)
+        if options["misses"]:
+            self._write_misses(Path(options["misses"]), misses)
         if options["json"]:
             self.stdout.write(json.dumps(result, ensure_ascii=False))
+        if total and errors == total:  # nothing was understood at all (no model, a wrong key): no figure to trust
+            raise CommandError(
+                f"every one of the {total} utterances failed ({result['provider']}): no model answered", returncode=1
+            )
+
+    def _confusion(self, confusion: Counter) -> None:
+        """Rows: the expected intent; columns: what was understood (only the intents that occur)."""
+        names = sorted({name for pair in confusion for name in pair}, key=_intent_order)
+        if not names:
+            return
+        short = {name: _short(name) for name in names}
+        out = self.stdout.write
+        out("")
+        out("confusion (rows expected, columns understood):")
+        out(f"{'':<20}" + "".join(f"{short[n]:>7}" for n in names))
+        for expected in names:
+            if not any(confusion[(expected, got)] for got in names):
+                continue
+            cells = "".join(f"{confusion[(expected, got)] or '.':>7}" for got in names)
+            out(f"{expected:<20}{cells}")
+
+    def _write_misses(self, path: Path, misses: list[dict]) -> None:
+        try:
+            with path.open("w", encoding="utf-8") as handle:
+                for miss in misses:
+                    expected = {"intent": miss["expected"]["intent"], "slots": miss["expected"]["slots"]}
+                    row = {"line": miss["line"], "text": miss["text"], "expected": expected, "got": miss["got"]}
+                    handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+        except OSError as exc:
+            raise CommandError(f"cannot write the misses to {path}: {exc}", returncode=2)
+        self.stdout.write(f"misses written to {path} ({len(misses)})")
 
     def _report(self, result, true_pos, predicted, support, misses) -> None:
         out = self.stdout.write
