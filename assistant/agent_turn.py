@@ -16,6 +16,7 @@ from django.utils import timezone
 from assistant.agent import default_registry, run_agent
 from assistant.dispatcher import dispatch
 from assistant.handlers.base import tool_context
+from assistant.llm.schema import IntentName
 from assistant.presenters import present_run
 from assistant.selectors import conversation_history
 from assistant.turn import Reply, TurnContext
@@ -66,4 +67,8 @@ def agent_turn(context: TurnContext) -> Reply:
     if result.error is not None and result.writes == 0 and not result.pending:
         logger.warning("the agent's model failed (%s): channel 1 answers this turn", result.error.kind)
         return replace(dispatch(context), fallback=True)
+    if not result.steps and context.intent.intent != IntentName.OUT_OF_SCOPE:
+        # No tool was called for a travel request (a slot is missing, or the model only talked): channel 1 answers
+        # from the offline reading, so the traveller gets the same question or answer in both channels.
+        return dispatch(context)
     return present_run(result, context)

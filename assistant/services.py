@@ -17,6 +17,7 @@ from assistant.actions import conversation_bookings, pending_action_answer, pend
 from assistant.agent_turn import agent_turn
 from assistant.dialogue import next_state, remembered, task_waits
 from assistant.dispatcher import dispatch
+from assistant.handlers.unsure import did_you_mean
 from assistant.llm.audit import AuditedPort, audited
 from assistant.llm.factory import get_llm_port
 from assistant.llm.port import LLMError, LLMPort, UnderstandContext
@@ -169,6 +170,13 @@ def chat_turn(
 
     # The dialogue's rules (assistant.dialogue): which task this sentence continues, resumes or starts, its slots.
     step = next_state(memory, understood, text)
+    if _unsure(understood, step, memory):
+        # Too unsure to act or refuse: one "did you mean …?" with chips; the conversation stays where it was.
+        unsure = step.intent.model_copy(
+            update={"confidence": understood.confidence, "alternatives": understood.alternatives}
+        )
+        reply = did_you_mean(context_for(unsure))
+        return _finish(conversation, user, language, text, step.intent, reply, port, started, fallback=fallback)
     intent = _conversation_booking(step.intent, user=user, conversation_id=str(conversation.pk))
     turn = context_for(intent, text if agent else step.request_text or text, step.memory.offered)
     social = intent.intent == IntentName.OUT_OF_SCOPE and intent.social  # a greeting is answered by code
@@ -180,6 +188,14 @@ def chat_turn(
     return _finish(
         conversation, user, language, text, None if agent else intent, reply, port, started, fallback=fallback
     )
+
+
+def _unsure(understood: Intent, step, memory: Memory) -> bool:
+    """Whether a new request was read with too little confidence to act on (or to refuse)."""
+    confidence = understood.confidence
+    if confidence is None or confidence >= settings.ASSISTANT_CLARIFY_BELOW or understood.social:
+        return False
+    return step.intent.intent == understood.intent and not task_waits(memory)
 
 
 # The intents whose task is a write the traveller confirms (a booking, a rebooking, a cancel).

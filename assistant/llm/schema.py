@@ -162,6 +162,9 @@ class Intent(BaseModel):
     # 再加一天 / 多住两晚 / one more day (+N) or 少玩一天 (-N): the trip at hand gets longer or shorter by that many
     # days (a plan) or nights (a stay, a round trip). The dialogue applies it to the remembered length.
     length_change: int | None = None
+    # -- how sure the reading is (issue 14): 0..1, and the other readings worth offering when it is low -------------
+    confidence: float | None = None
+    alternatives: list[IntentName] = []
     rebook: bool = False  # 改签 / change my flight: date_start is the new date
     original_date: date | None = None  # the date of the booking being changed, when named (12月19号的机票改签到20号)
     social: SocialName | None = None  # greeting, thanks, help (answered by the OUT_OF_SCOPE handler)
@@ -226,6 +229,25 @@ class Intent(BaseModel):
     @classmethod
     def _bool_or_null(cls, value: Any, handler: Any) -> bool | None:
         return value if isinstance(value, bool) else None
+
+    @field_validator("confidence", mode="wrap")
+    @classmethod
+    def _unit_or_null(cls, value: Any, handler: Any) -> float | None:
+        if isinstance(value, bool):
+            return None
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            return None
+        return min(max(number, 0.0), 1.0) if number == number else None  # NaN is no confidence
+
+    @field_validator("alternatives", mode="wrap")
+    @classmethod
+    def _alternatives(cls, value: Any, handler: Any) -> list[str]:
+        if not isinstance(value, list | tuple):
+            return []
+        names = [v.strip().upper() for v in value if isinstance(v, str)]
+        return [n for n in dict.fromkeys(names) if n in IntentName.__members__][:3]
 
     @field_validator("length_change", mode="wrap")
     @classmethod

@@ -10,6 +10,7 @@ from django.apps import apps
 from django.test import Client
 from rest_framework.test import APIClient
 
+from assistant.models import Turn
 from assistant.services import chat_turn
 from bookings.models import BookingRecord, SupplierAccount
 from tests.assistant.conftest import TODAY
@@ -125,7 +126,7 @@ def test_openai_turns_and_a_401_from_the_model_leak_no_secret(openai, demo, capl
     understood = api.post("/api/v1/assistant/understand", {"message": "大理"}, format="json")
 
     assert good.status_code == failed.status_code == 200
-    assert failed.json()["outcome"] == "DEGRADED"
+    assert Turn.objects.order_by("id").last().fallback is True  # the offline engine answered the failed turn
     assert openai.requests[0].authorization == f"Bearer {MODEL_KEY}"  # the key was really in use
     scan_pages_and_logs(caplog, demo, [good.content.decode(), failed.content.decode(), understood.content.decode()])
 
@@ -139,10 +140,10 @@ def test_openai_agent_turns_with_tools_and_a_401_leak_no_secret(openai, keys, de
         Reply(status=401, error_message=f"Incorrect API key provided: {MODEL_KEY}"),
     )
 
-    first = chat_turn(user=demo["alice"], message="我的预订有哪些", today=TODAY)
-    second = chat_turn(user=demo["alice"], message="我的预订有哪些", today=TODAY)
+    first = chat_turn(user=demo["alice"], message="帮我查一下我的预订", today=TODAY)
+    second = chat_turn(user=demo["alice"], message="大理这周末天气怎么样", today=TODAY)
 
-    assert second.outcome == "DEGRADED"
+    assert Turn.objects.order_by("id").last().fallback is True  # channel 1 answered the failed turn
     scan_pages_and_logs(
         caplog, demo, [json.dumps(r.__dict__, default=str, ensure_ascii=False) for r in (first, second)]
     )

@@ -281,9 +281,10 @@ class RulesLLM:
             decision = intents.Decision("BOOK")  # 改签 / change my flight: a new booking in place of the old
         also = [d.intent for d in requests[1:] if d.intent != decision.intent]
         name = decision.intent
+        reading = {"confidence": decision.confidence, "alternatives": list(decision.alternatives)}
         if name == "OUT_OF_SCOPE":
             # "再加一天" alone: the dialogue applies it to the trip at hand (or, with none, it is out of scope).
-            return Intent(intent=name, social=social, length_change=length_change)
+            return Intent(intent=name, social=social, length_change=length_change, **reading)
         wanted = {name, *also}
 
         named = [(m.start, m.place.name) for m in destinations]
@@ -320,6 +321,7 @@ class RulesLLM:
             "exclude_places": exclude_places,
             "correction": correction,
             "length_change": length_change,
+            **reading,
         }
         if wanted & {"BOOK", "CANCEL_BOOKING", "QUERY_PROGRESS", "AFTERSALE"} and biz_types:
             data["biz_type"] = biz_types[0]

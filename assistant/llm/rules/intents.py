@@ -170,7 +170,8 @@ SEARCH_CUES = _cues(
     (r"\b(?:tours?|trips?|activities|activity|things to do|what (?:can|to|could) (?:i |we )?do|hiking|hike|trek(?:king)?|"
      r"ski(?:ing)?|camping|diving|surf(?:ing)?|cycling|visit(?:ing)?|travel(?:l?ing)?|excursions?|day trips?|"
      r"sightseeing|vacation|holiday|getaway|explore|show me|looking for|anything in|go to|going to|head to|"
-     r"packages?|deals?)\b", 2),
+     r"packages?|deals?|rafting|cruises?|boat rides?|snorkel(?:l?ing)?|kayak(?:ing)?|safari|workshops?|"
+     r"classes|lessons?)\b", 2),
 )  # fmt: skip
 
 
@@ -206,6 +207,8 @@ class Decision:
     intent: str
     aftersale_action: str | None = None
     explicit: bool = True  # False when the intent came from slots alone (a follow-up may keep the pending one)
+    confidence: float = 1.0  # how sure the reading is (see `_confidence`)
+    alternatives: tuple[str, ...] = ()  # what else the sentence may be, most likely first
 
 
 def _score(cues: list[Cue], text: str) -> float:
@@ -220,7 +223,64 @@ def cue_strength(text: str) -> float:
 
 
 def classify(text: str, ev: Evidence, pending_intent: str | None = None) -> Decision:
-    """Choose the intent of one (normalised) sentence."""
+    """Choose the intent of one (normalised) sentence, with how sure that reading is."""
+    decision = _decide(text, ev, pending_intent)
+    decision.confidence, decision.alternatives = _confidence(decision, text, ev, pending_intent)
+    return decision
+
+
+# Cue lists by the intent they speak for (a reading's confidence weighs the best one against the others).
+CUES_BY_INTENT = {
+    "QUERY_PROGRESS": PROGRESS_STRONG,
+    "AFTERSALE": AFTERSALE_CUES,
+    "CANCEL_BOOKING": CANCEL_CUES,
+    "QUERY_WEATHER": WEATHER_CUES,
+    "PLAN_ITINERARY": COMPARE_CUES,
+    "BOOK": BOOK_CUES,
+    "MAKE_TRAVEL_PLAN": PLAN_CUES,
+    "RECOMMEND": RECOMMEND_CUES,
+    "SEARCH_ACTIVITIES": SEARCH_CUES,
+}
+
+
+def _confidence(decision: Decision, text: str, ev: Evidence, pending: str | None) -> tuple[float, tuple[str, ...]]:
+    """How sure the reading is, 0..1, and the other readings worth offering when it is not.
+
+    A reading a word of its own speaks for is sure (0.9, 0.75 for a weaker word); one taken from slots alone while a
+    task waits continues it (0.8); alone, the likeliest reading of a bare place (0.6), or of a bare route (0.4), and
+    unsure (0.45) when another intent's words are there. Out of scope with no word against us but a place in it is a
+    travel question we did not understand (0.3)."""
+    scores = {name: _score(cues, text) for name, cues in CUES_BY_INTENT.items()}
+    name = decision.intent
+    places = ev.destination or ev.province or ev.route  # dates alone ("今天星期几") make no travel question
+    if name == "OUT_OF_SCOPE":
+        if _score(OUT_OF_SCOPE_CUES, text) >= 5 or not places:
+            return 0.9, ()
+        likely = sorted((n for n, s in scores.items() if s > 0), key=lambda n: -scores[n])
+        return 0.3, tuple(likely[:2]) or _SLOT_GUESSES
+    own = scores.get(name, 0.0)
+    if name == "SEARCH_ACTIVITIES":
+        own += scores["RECOMMEND"]  # "漠河有什么好玩的": words of recommending, about a place, ask for its activities
+    # Slots alone: a follow-up, or the likeliest reading of a bare place; else as loud as the sentence's own words.
+    confidence = (0.8 if pending else 0.6) if own == 0 else (0.9 if own >= 4 else 0.75)
+    rivals = sorted(((s, n) for n, s in scores.items() if n != name and s > 0 and (name, n) not in _KIN), reverse=True)
+    if rivals and own == 0 and rivals[0][0] >= 4 and not pending:
+        # Read from slots alone while another intent's words are there: the rules' guess may be the wrong one. (A
+        # reading with words of its own was chosen over its rivals by the rules on purpose.)
+        confidence = min(confidence, 0.45)
+    if own == 0 and ev.route and not pending and not ev.biz_types:
+        # "北京到上海": a route and nothing said about it: a booking, or the round trip compared?
+        return 0.4, tuple(n for n in ("BOOK", "PLAN_ITINERARY") if n != name)
+    return confidence, tuple(n for _, n in rivals[:2])
+
+
+# Readings whose words come together by nature, the order of the rules deciding between them on purpose.
+_KIN = {("SEARCH_ACTIVITIES", "RECOMMEND"), ("QUERY_PROGRESS", "AFTERSALE"), ("AFTERSALE", "CANCEL_BOOKING")}
+# With places and dates but no word for what to do with them: the three things a traveller most often wants.
+_SLOT_GUESSES = ("SEARCH_ACTIVITIES", "QUERY_WEATHER", "MAKE_TRAVEL_PLAN")
+
+
+def _decide(text: str, ev: Evidence, pending_intent: str | None = None) -> Decision:
     if not text.strip() and not (ev.order_id or ev.booking_id):  # a bare "ORD-001" is masked to nothing
         return Decision("OUT_OF_SCOPE")
     oos = _score(OUT_OF_SCOPE_CUES, text)

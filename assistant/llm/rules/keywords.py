@@ -81,8 +81,12 @@ _EN_STOP = {
     "local", "downtown", "hotel", "flight", "train", "airport", "station", "family", "kids", "friends",
     "christmas", "new", "year", "what", "which", "where", "is", "are", "will", "would", "please", "some", "any",
     "in", "on", "at", "to", "of", "about", "around", "near", "by", "now", "then", "also", "too", "again",
-    "was", "were", "has", "had", "got", "been", "tonight", "morning", "afternoon", "evening", "right", "soon", "later", "early", "late", "cheapest", "best", "good", "nice", "fun", "first",
-    "back", "home", "work", "school", "outside", "dinner", "lunch", "breakfast",
+    "was", "were", "has", "had", "got", "been", "tonight", "morning", "afternoon", "evening", "right", "soon",
+    "later", "early", "late", "cheapest", "best", "good", "nice", "fun", "first", "back", "home", "work", "school",
+    "outside", "dinner", "lunch", "breakfast",
+    # verbs that follow "going to" / "want to" ("is it going to hail in Denver")
+    "hail", "rain", "snow", "storm", "pour", "freeze", "happen", "buy", "eat", "have", "take", "make", "stay",
+    "start", "leave", "arrive", "cost", "need", "try", "cancel", "change", "pay", "ask", "know", "find", "check",
 }  # fmt: skip
 
 

@@ -9,17 +9,22 @@ _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u20
 _SPACES_RE = re.compile(r"[ \t\r\n\u3000]+")
 # ASCII-only lower-casing keeps every offset stable (str.lower() may change the length of some letters).
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+# Chinese and Latin letters run together in mixed sentences ("明天weather如何", "Xiamen有什么activities"): a space
+# between them gives the English words their word boundaries (Python counts CJK characters as word characters).
+_SCRIPT_CHANGE_RE = re.compile(r"(?<=[\u3400-\u9fff])(?=[A-Za-z])|(?<=[A-Za-z])(?=[\u3400-\u9fff])")
 _PUNCT = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "。": ".", "、": ",", "～": "~", "—": "-", "–": "-"})
 
 
 def normalise(text: object) -> str:
-    """NFKC (full-width digits and letters to ASCII), no control characters, single spaces, at most 2000 chars."""
+    """NFKC (full-width digits and letters to ASCII), no control characters, a space where Chinese and Latin
+    letters meet, single spaces, at most 2000 chars."""
     if not isinstance(text, str):
         return ""
     text = text[: MAX_INPUT_CHARS * 2]
     text = unicodedata.normalize("NFKC", text)
     text = _CONTROL_RE.sub(" ", text)
     text = text.translate(_PUNCT)
+    text = _SCRIPT_CHANGE_RE.sub(" ", text)
     text = _SPACES_RE.sub(" ", text).strip()
     return text[:MAX_INPUT_CHARS]
 
