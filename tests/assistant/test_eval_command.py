@@ -15,6 +15,7 @@ HOLDOUT_SET = ROOT / "tests" / "assistant" / "eval" / "intents-holdout.jsonl"
 HOLDOUT_SET_2 = ROOT / "tests" / "assistant" / "eval" / "intents-holdout2.jsonl"
 TUNING_SET = ROOT / "tests" / "assistant" / "eval" / "intents-tuning.jsonl"
 GENERATED_SET = ROOT / "tests" / "assistant" / "eval" / "intents-generated.jsonl"
+HELDOUT_14_SET = ROOT / "tests" / "assistant" / "eval" / "intents-heldout-14.jsonl"
 
 
 def run_eval(path: Path) -> dict:
@@ -53,6 +54,15 @@ def test_the_tuning_set_of_issue_14_stays_understood():
     assert result["total"] == 158
     assert result["intent_accuracy"] >= 0.97
     assert result["slot_accuracy"] >= 0.97
+
+
+def test_the_set_written_after_issue_14_stays_understood():
+    # Written by someone who had not seen the engine, after it was frozen; scored once at intent 0.894 and slots
+    # 0.965 (docs/understanding.md). The kinds of misses it showed were then fixed: from here it is a floor.
+    result = run_eval(HELDOUT_14_SET)
+    assert result["total"] == 320
+    assert result["intent_accuracy"] >= 0.97
+    assert result["slot_accuracy"] >= 0.96
 
 
 def test_the_generated_corpus_is_the_committed_one_and_stays_understood():

@@ -144,7 +144,8 @@ _ZH_FULL_DATE_RE = re.compile(
 )
 _ISO_DATE_RE = re.compile(r"(?<!\d)(?P<y>20\d{2})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})(?!\d)")
 _DOT_DATE_RE = re.compile(
-    r"(?<![\d.,¥$])(?P<m>1[0-2]|0?[1-9])[./](?P<d>3[01]|[12]\d|0?[1-9])(?![\d.%]|\s*(?:[kKwW万千元块分]|个|天|人|折|倍|星|公里|km|小时))"
+    r"(?<![\d.,¥$])(?<!评分)(?<!rated )(?<!rating )(?P<m>1[0-2]|0?[1-9])[./](?P<d>3[01]|[12]\d|0?[1-9])"
+    r"(?![\d.%]|\s*(?:[kKwW万千元块分+]|以上|及以上|个|天|人|折|倍|星|公里|km|小时|stars?|or (?:above|higher|more)))"
 )
 _ZH_DAY_ONLY_RE = re.compile(
     rf"(?<![月\d{CN_NUM_CHARS}])(?P<d>{_NUM})\s*号(?![线楼门床位码]|\s*(?:方案|选项|套餐|房|桌|option))"

@@ -28,7 +28,9 @@ OUT_OF_SCOPE_CUES = _cues(
     (r"你是谁|你叫什么|陪我聊|聊聊天|谈恋爱|考研|高考|面试|工资|房价|租房|装修|挂号|吃什么药|感冒了|限号|限行|违章", 5),
     # Things a desk for trips does not keep: alarms, meetings, subscriptions, taxes, books and films.
     (r"闹钟|闹铃|提醒事项|会议|开会|日程提醒|订阅|自动续费|会员|退税|个税|税务|报税|小说|图书|电子书|歌单|播客|计时器|倒计时|"
-     r"几点了|现在几点|时差|餐厅|饭馆|订座|订餐", 6),
+     r"几点了|现在几点|时差|餐厅|饭馆|订座|订餐|手机(?!号)|电脑|笔记本电脑|平板|耳机|短信|快递|取件|这首歌|歌词|谁唱的|心情|"
+     r"(?:上午|下午|晚上|明天|今天|周[一二三四五六日])的会(?!员)", 6),
+    (r"(?:tax|个税|退税|税).{0,12}(?:refund|到账|退)|\btax refund", 10),
     (r"\b(?:poem|poetry|haiku|sonnet|lyrics|essay|cover letter|resume|python|javascript|java|sql query|algorithm|"
      r"quicksort|bubble sort|stock|stocks|shares|crypto|bitcoin|forex|food delivery|takeout|takeaway|pizza|joke|jokes|"
      r"riddle|translate|translation|football|soccer|basketball|nba|world cup|premier league|lottery|horoscope|zodiac|"
@@ -38,7 +40,8 @@ OUT_OF_SCOPE_CUES = _cues(
      r"countries|people live)|novels?|movies?|films?|songs?|music|podcasts?|tv series|anime|books? to read|"
      r"square root|calculate|who (?:is|was) the (?:president|king|queen|ceo|author|founder|prime minister)|"
      r"how (?:do|to|can) (?:i |you )?(?:cook|bake|fix|install|repair))\b", 6),
-    (r"\b(?:what time is it|time zones?|timezone|restaurants?|dinner reservation|table for|"
+    (r"\b(?:what time is it|time zones?|timezone|time difference|restaurants?|dinner reservation|table for|thermostat|"
+     r"air ?con(?:ditioner|ditioning)?|the lights|laptops?|smartphones?|under the weather|rain check|"
      r"alarms?|meetings?|appointments?|calendar|reminders?|subscriptions?|membership|(?<!-)timer|stopwatch|"
      r"tax(?:es)?|irs|novels?|audiobooks?|playlists?|spotify|netflix|youtube|exchange rates?|currency|stock price|"
      r"lyrics|recipe|podcast)\b", 6),
@@ -49,7 +52,8 @@ PROGRESS_STRONG = _cues(
      r"还没(?:有)?消息|没消息|没动静|有消息吗|有回复吗|没人处理|还没(?:有)?(?:退|到|收到|处理|批)|怎么还没|迟迟|退款呢|钱呢|"
      r"(?:什么|啥)时候(?:能|可以|才能)?(?:到账|退回来|退到|回来|到)|多久(?:能|才能|可以)?(?:到|退|回)|多长时间(?:能|才能)?(?:到|退)|"
      r"(?:退|到|批|处理|同意)了(?:没|吗)|同意了吗|同意没|(?:退|到|批)没退|有没有(?:退|到账|通过|批)", 4),
-    (r"什么时候(?:能)?到账|到账了吗|到账没|还没到账|没(?:有)?(?:到账|收到(?:退款|钱))|有结果了吗|结果出来了吗|通过了吗|通过没|批准了吗", 4),
+    (r"什么时候(?:能)?到账|到账了吗|到账没|还没到账|没(?:有)?(?:到账|收到(?:退款|钱))|有结果了吗|结果出来了吗|通过了吗|通过没|批准了吗|"
+     r"(?:寄回|退回|退回去|寄回去|寄过去)的.{0,6}(?:收到没|收到了吗|收到了没)", 4),
     (r"\b(?:status|progress|any update|update on|any news|been approved|been processed|approved yet|processed yet|"
      r"still pending|where(?: is|'?s) (?:my|the) (?:refund|return|money)|what'?s (?:happening|going on) with|what happened (?:to|with)|"
      r"(?:gone|go|went) through|how(?:'?s| is| are)? (?:my|the) (?:refunds?|returns?|requests?|claims?|tickets?)"
@@ -59,7 +63,9 @@ PROGRESS_STRONG = _cues(
      r"is my (?:refund|return)(?: request)?(?: for \S+)? (?:approved|done|processed|through|ready)|"
      r"(?:hasn'?t|has not|haven'?t|have not|didn'?t|did not|still not|not yet) (?:arrived|come|come through|been|received|got|"
      r"gotten|shown up)|still waiting|how long (?:will it|does it|until)|still no (?:refund|money|word|news)|"
-     r"no refund yet|never got (?:my|the) (?:refund|money))\b", 4),
+     r"no refund yet|never got (?:my|the) (?:refund|money)|hit my (?:card|account|bank)|checking in on|"
+     r"did you (?:get|receive) (?:it|them|the (?:boots|package|parcel|return|item)s?)|"
+     r"(?:will|does|did) (?:the|my) (?:refund|money) (?:come|arrive|show up|go through))\b", 4),
 )  # fmt: skip
 PROGRESS_WEAK = _cues((r"怎么样了|到账|结果|approved|pending|yet\b|check on", 2))
 AFTERSALE_CONTEXT = re.compile(r"退款|退货|退钱|申请|售后|工单|退回|refund|return|request|claim|ticket|审批", re.I)
@@ -72,7 +78,8 @@ AFTERSALE_CUES = _cues(
      r"shoes|boots|gear|tent|backpack|clothes|stuff|it|them)|make a return|a return for|return request|"
      r"(?:need|want|like|have|going) to return|return (?:my|the|this|that|these|those) (?:last |recent )?"
      r"(?:order|purchase|thing|one|item)|returns? (?:policy|process)|get (?:my|a) refund|refund (?:me|it|this|that)|"
-     r"my money back|a refund)\b", 4),
+     r"my money back|a refund|ship (?:it |them |this |that |these |those )?back|ship back|怎么 return|how (?:do i|to|can i) "
+     r"return)\b", 4),
 )  # fmt: skip
 RETURN_GOODS = re.compile(
     r"退货|寄回|换货|退回(?:商品|去|给)|(?:衣服|鞋|外套|冲锋衣|羽绒服|帐篷|背包|睡袋|登山杖|装备|商品|东西|货|产品|包裹|"
@@ -89,6 +96,11 @@ CANCEL_CUES = _cues(
     (r"取消|退订|撤销|不订了", 4),
     (r"退掉|退票|退了(?:吧)?|不要了|不去了|不用了|作废|算了", 2.5),
     (r"\b(?:cancel(?:l?ed|l?ing|lation)?|call off)\b", 4),
+    (
+        r"\b(?:scrap|undo|nix|ditch|kill|drop)\b(?= (?:my|the|this|that)\b.{0,30}\b(?:booking|reservation|ticket|flight|"
+        r"train|hotel|room)s?\b)",
+        4,
+    ),
     (r"\b(?:don'?t need (?:the|my|this|that)|no longer need|drop (?:my|the) (?:booking|reservation))\b", 3),
 )
 # A rating or price condition turns a recommendation into a search ("评分4.5以上", "rated above 4").
@@ -103,7 +115,9 @@ CANCELLED_ALREADY = re.compile(
     r"\b(?:was|were|got|been|has been|have been|is|are)\s+(?:cancell?ed|called off|postponed)\b",
     re.I,
 )
-ROUND_TRIP = re.compile(r"往返|来回|\b(?:round[- ]?trips?|returning|coming back|fly(?:ing)? back|back on)\b", re.I)
+ROUND_TRIP = re.compile(
+    r"往返|来回|\b(?:round[- ]?trips?|returning|coming back|fly(?:ing)? back|back on|and back)\b", re.I
+)
 BOOK_VERB = re.compile(r"(?<!取消)(?:帮我订|给我订|我要订|预订|预定|订票|\bbook\b|\breserve\b)", re.I)
 BOOKING_CONTEXT = re.compile(r"预订|预定|订的|订了|行程|票|booking|reservation|reserved|booked|ticket", re.I)
 
@@ -111,13 +125,14 @@ WEATHER_CUES = _cues(
     (r"天气|气温|温度|下雨|下雪|降雨|降雪|降温|冷不冷|热不热|冷吗|热吗|冷么|多少度|几度|预报|刮风|大风|台风|雾霾|空气质量|紫外线|"
      r"晴天|阴天|穿什么|穿多少|带伞|会冷|太冷|很冷|零下|冻不冻|暖和吗|凉快吗|水温|多冷|多热|冷不|热不|有雪吗|下雪没|"
      r"湿度|潮湿|闷热|暴雨|雷阵雨|阵雨|雷雨|冰雹|暴雪|寒潮|降水|有雨|下不下雨|什么天|啥天|天儿|刮大风|沙尘暴|台风天|晴不晴|"
-     r"风大不大|几级风|气压|天汽|穿.{0,3}(?:羽绒服|棉服|棉袄|外套|大衣|毛衣|短袖|秋裤|厚衣服|薄衣服)", 4),
+     r"风大不大|风大吗|几级风|气压|天汽|穿多厚|穿几件|有雾|大雾|起雾|会结冰|穿.{0,3}(?:羽绒服|棉服|棉袄|外套|大衣|毛衣|短袖|秋裤|厚衣服|薄衣服)", 4),
     (r"\b(?:weather|forecast|rain|raining|rainy|temperature|temperatures|how (?:cold|hot|warm|chilly)|degrees|humid|"
      r"windy|typhoon|umbrella|sunny|will it snow|snowing|what (?:should i|to) (?:wear|pack)|freezing|chilly|humidity|"
      r"storms?|stormy|thunder(?:storms?)?|lightning|hail(?:ing|storms?)?|tornado(?:es)?|hurricanes?|blizzards?|"
      r"snowfall|snowstorms?|drizzle|showers|heat ?wave|cold snap|frost|fog(?:gy)?|overcast|cloudy|uv index|"
      r"wind chill|sleet|monsoon|weather warnings?|(?:need|bring|pack|take) (?:a |an |my )?(?:jacket|coat|umbrella|"
-     r"raincoat|scarf|sweater)|jacket weather|will it be (?:nice|warm|cold|hot|sunny|wet|dry))\b", 4),
+     r"raincoat|scarf|sweater)|jacket weather|will it be (?:nice|warm|cold|hot|sunny|wet|dry)|"
+     r"(?:will|gonna|going to|is it|does it|did it|could it)\s+(?:it\s+)?(?:snow|rain|hail|storm|pour|freeze))\b", 4),
     (r"\b(?:cold|hot(?![ -]?(?:spring|pot|el|test|spot|deal))|warm)\b", 2),
 )  # fmt: skip
 
@@ -131,7 +146,8 @@ COMPARE_CUES = _cues(
     (r"(?:有|看看|看下|有没有|什么|哪些|几种|哪几种|各种|列出|给我)(?:哪些|什么|几种|几个)?(?:组合|搭配)|组合方案|怎么组合|"
      r"\b(?:compare (?:the )?(?:combinations?|combos?)|what combinations?|which combinations?|combinations? of)\b", 4),
     (r"\b(?:compare|comparison|options|plans)\b", 4),
-    (r"\b(?:round[- ]?trips?|return trip|there and back|returning|coming back|fly(?:ing)? back|back on)\b", 2),
+    (r"\b(?:round[- ]?trips?|return trip|there and back|and back|returning|coming back|fly(?:ing)? back|back on)\b", 2),
+    (r"比价|比个价|比一比价|哪个组合|\bplace to stay\b", 3),
     (r"\bcompare (?:the )?(?:prices?|fares?|flights?|options?)\b", 4),
     (r"\b(?:flights?|transport(?:ation)?|trains?)\s*(?:and|\+|&|plus|with)\s*(?:a |the )?hotels?\b|\bwith (?:a )?hotel\b", 3),
     (r"\bbusiness trip\b", 1.5),
@@ -150,7 +166,11 @@ BOOK_CUES = _cues(
 PLAN_CUES = _cues(
     (r"行程|攻略|规划|日程|怎么玩|怎么安排|玩法", 3),
     (r"计划|安排|线路|路线", 2),
-    (r"\b(?:itinerary|itineraries|day[- ]by[- ]day|how should (?:i|we) spend|what to do each day)\b", 4),
+    (
+        r"\b(?:itinerary|itineraries|day[- ]by[- ]day|how should (?:i|we) spend|what to do each day|travel guide|"
+        r"map out|lay out|put together (?:a|an|my) (?:trip|plan|itinerary))\b",
+        4,
+    ),
     (r"\bplan(?:ning)?\b(?! b\b)|\bschedule\b|\broute\b", 3),
 )
 RECOMMEND_CUES = _cues(
@@ -158,7 +178,8 @@ RECOMMEND_CUES = _cues(
      r"建议|适合.{0,6}(?:去|玩)|随便|出去玩|出去走走|哪些地方|什么地方|比较火|很火|最火|火爆|爆款|网红|人气|"
      r"(?:一个|个|找个|些).{0,8}地方", 3),
     (r"\b(?:recommend|recommendation|recommendations|suggest|suggestion|suggestions|ideas?|inspiration|"
-     r"where (?:should|can|could|to|would you) (?:i |we )?go|(?:good|nice|great|fun|cool) (?:place|spot)s?|where would you (?:recommend|suggest)|where to go|popular|trending|somewhere|anywhere|something fun|"
+     r"where (?:should|can|could|to|would you) (?:i |we )?go|where (?:do|does|did) (?:people|folks|locals|everyone|"
+     r"most people|you)(?: usually| normally)? go|inspo|wanderlust|(?:good|nice|great|fun|cool) (?:place|spot)s?|where would you (?:recommend|suggest)|where to go|popular|trending|somewhere|anywhere|something fun|"
      r"fun things|what'?s good|what'?s hot|surprise me|top picks?|best places?|best spots?|best destinations?|"
      r"must[- ](?:see|visit|go)|where'?s good|where is good|where to travel)\b", 3),
 )  # fmt: skip
@@ -213,6 +234,11 @@ class Decision:
 
 def _score(cues: list[Cue], text: str) -> float:
     return sum(weight for pattern, weight in cues if pattern.search(text))
+
+
+def about_tours(text: str) -> bool:
+    """Whether the sentence is about tours or activities ("temple tours, 4+ stars": the stars are a rating)."""
+    return _score(SEARCH_CUES, text) >= 2 and not re.search(r"酒店|宾馆|民宿|客栈|住|\b(?:hotels?|rooms?|stay)\b", text)
 
 
 def cue_strength(text: str) -> float:

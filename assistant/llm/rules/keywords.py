@@ -31,8 +31,9 @@ _EN_FRAMES = (
         r"events?|happening|going on|to see|to visit|to eat|sights?|attractions?|museums?|shows?|concerts?|"
         r"anything|something|hiking|hikes?|skiing|diving|surfing|camping|sightseeing|forecast|rain(?:ing)?|"
         r"snow(?:ing)?|storms?|hail|tornado(?:es)?|warnings?|humid(?:ity)?|temperatures?|cold|hot|warm|sunny|"
-        r"windy|freezing|chilly|like|hotels?|rooms?|hostels?|stay|staying|accommodation|apartments?)\s+"
-        rf"(?:in|on|at|around|near|for|over)\s+{_EN_PLACE}",
+        r"windy|freezing|chilly|like|hotels?|rooms?|hostels?|stay|staying|accommodation|apartments?|outside|"
+        r"guides?|itinerary|plan|trips?|days?)\s+"
+        rf"(?:in|on|at|around|near|for|over|close to|next to|by|from)\s+{_EN_PLACE}",
         re.I,
     ),
     re.compile(
@@ -53,7 +54,7 @@ _EN_FRAMES = (
 )
 # A phrase made of these is not a place of its own.
 _FUNCTION_CHARS = set(
-    "我你他她它们的了吗呢吧啊么也都还很太最更就才要想去到在是和跟与或个些点下这那哪谁几多少什么怎样好有没不"
+    "我你他她它们的了吗呢吧啊么也都还很太最更就才要想去到在是和跟与或个些点下这那哪谁几多少什么怎样好有没不啥咋"
 )
 _GENERIC = re.compile(
     r"^(?:周末|周边|附近|国内|国外|海外|境外|外地|本地|当地|市区|市内|郊区|郊外|城里|城区|景区|古城|老城|一带|地区|那边|这边|"
@@ -65,7 +66,7 @@ _GENERIC = re.compile(
 )
 # After a known place, a generic word keeps the place ("三亚海边", "成都周边", "杭州西湖边").
 _GENERIC_AFTER_PLACE = re.compile(
-    r"^(?:环线|大环线|小环线|环湖|环岛|线路|路线|一线|自驾|徒步|深度游|之旅|游|美食|小吃|夜景|夜市|酒吧|购物|玩法|特产|民俗|文化|"
+    r"^(?:环线|大环线|小环线|环湖|环岛|线路|路线|一线|自驾|徒步|深度游|之旅|游|周边游|周边玩|一日游|二日游|两日游|自由行|跟团游|美食|小吃|夜景|夜市|酒吧|购物|玩法|特产|民俗|文化|"
     r"风景|风光|老街|步行街|商圈|市场|雪景|红叶|樱花|花海|周末|冬天|夏天|春天|秋天|冬季|夏季|春季|秋季|"
     r"市|县|区|省|州|镇|乡|村|的?周边|附近|一带|地区|市区|市内|城区|郊区|郊外|当地|本地|那边|这边|边上|边|海边|山上|山里|岛上|"
     r"古城|老城|新区|景区|周围|附近的?|地方|这里|那里|城|站|机场|火车站|高铁站|湖边|江边|河边|沿海|沿线|园林|园子)$"
@@ -83,7 +84,7 @@ _EN_STOP = {
     "in", "on", "at", "to", "of", "about", "around", "near", "by", "now", "then", "also", "too", "again",
     "was", "were", "has", "had", "got", "been", "tonight", "morning", "afternoon", "evening", "right", "soon",
     "later", "early", "late", "cheapest", "best", "good", "nice", "fun", "first", "back", "home", "work", "school",
-    "outside", "dinner", "lunch", "breakfast",
+    "outside", "dinner", "lunch", "breakfast", "over", "during", "tmrw", "tmr", "tonite", "asap", "pls", "plz",
     # verbs that follow "going to" / "want to" ("is it going to hail in Denver")
     "hail", "rain", "snow", "storm", "pour", "freeze", "happen", "buy", "eat", "have", "take", "make", "stay",
     "start", "leave", "arrive", "cost", "need", "try", "cancel", "change", "pay", "ask", "know", "find", "check",
