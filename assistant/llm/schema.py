@@ -4,6 +4,7 @@ Unknown fields are dropped; a bad value becomes null (or the field's empty defau
 whole answer; only a missing or unknown `intent` makes the answer invalid.
 """
 
+import math
 from datetime import date
 from enum import StrEnum
 from typing import Any
@@ -118,6 +119,22 @@ PREFERENCE_SLOTS = (
 )  # fmt: skip
 
 
+def _real(value: Any) -> float | None:
+    """A number a model may send as a number or as text; None for anything else (true/false, NaN, infinity)."""
+    if isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _integer(value: Any) -> int | None:
+    number = _real(value)
+    return int(number) if number is not None else None
+
+
 class Intent(BaseModel):
     """One understood sentence."""
 
@@ -217,13 +234,8 @@ class Intent(BaseModel):
     @field_validator("nights", "star", "pick", mode="wrap")
     @classmethod
     def _small_int_or_null(cls, value: Any, handler: Any) -> int | None:
-        if isinstance(value, bool):
-            return None
-        try:
-            number = int(float(value))
-        except (TypeError, ValueError):
-            return None
-        return number if 0 < number <= 60 else None
+        number = _integer(value)
+        return number if number is not None and 0 < number <= 60 else None
 
     @field_validator("direct", mode="wrap")
     @classmethod
@@ -233,13 +245,8 @@ class Intent(BaseModel):
     @field_validator("confidence", mode="wrap")
     @classmethod
     def _unit_or_null(cls, value: Any, handler: Any) -> float | None:
-        if isinstance(value, bool):
-            return None
-        try:
-            number = float(value)
-        except (TypeError, ValueError):
-            return None
-        return min(max(number, 0.0), 1.0) if number == number else None  # NaN is no confidence
+        number = _real(value)
+        return min(max(number, 0.0), 1.0) if number is not None else None
 
     @field_validator("alternatives", mode="wrap")
     @classmethod
@@ -252,24 +259,14 @@ class Intent(BaseModel):
     @field_validator("length_change", mode="wrap")
     @classmethod
     def _small_change_or_null(cls, value: Any, handler: Any) -> int | None:
-        if isinstance(value, bool):
-            return None
-        try:
-            number = int(float(value))
-        except (TypeError, ValueError):
-            return None
+        number = _integer(value)
         return number if number and -30 <= number <= 30 else None
 
     @field_validator("days", "max_price", mode="wrap")
     @classmethod
     def _positive_int_or_null(cls, value: Any, handler: Any) -> int | None:
-        if isinstance(value, bool):
-            return None
-        try:
-            number = int(float(value))
-        except (TypeError, ValueError):
-            return None
-        return number if number > 0 else None
+        number = _integer(value)
+        return number if number is not None and number > 0 else None
 
     @field_validator(
         "date_start",

@@ -139,8 +139,9 @@ def present_bookings(envelopes: list[dict], context: TurnContext) -> Reply:
 # --- options, booking one, rebooking --------------------------------------------------------------------------------
 
 # Codes `bookings.services` names a missing fact with → the codes the booking_need template words.
-NEED_WORDS = {"biz_type": "biz_type", "route": "route", "origin": "origin", "destination": "destination", "city": "hotel_city", "date": "date", "check_in": "date",
-              "check_out": "check_out", "name": "contact", "mobile": "contact"}  # fmt: skip
+NEED_WORDS = {"biz_type": "biz_type", "route": "route", "origin": "origin", "destination": "destination",
+              "city": "hotel_city", "date": "date", "check_in": "date", "check_out": "check_out", "name": "contact",
+              "mobile": "contact"}  # fmt: skip
 WANT_ORDER = (
     "number",
     "time_band",

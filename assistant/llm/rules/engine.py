@@ -25,7 +25,7 @@ from assistant.llm.preferences import PreferenceCandidate, PreferenceScores
 from assistant.llm.rules import booking_prefs, dialogue, ids, intents, keywords, numbers, people, policy
 from assistant.llm.rules import dates as dates_mod
 from assistant.llm.rules import preferences as preferences_mod
-from assistant.llm.rules.gazetteer import ABROAD, PROVINCE, SPOT, Gazetteer, PlaceMatch, gazetteer
+from assistant.llm.rules.gazetteer import ABROAD, PROVINCE, Gazetteer, PlaceMatch, gazetteer
 from assistant.llm.rules.text import ascii_lower, mask, normalise
 from assistant.llm.schema import PREFERENCE_SLOTS, Intent, IntentName
 from assistant.llm.verdict import VerdictRequest, VerdictResult
@@ -302,14 +302,12 @@ class RulesLLM:
             # The route's destination stays first ("上海飞成都").
             destination_keywords.remove(destinations[0].place.name)
             destination_keywords.insert(0, destinations[0].place.name)
-        first = destinations[0].place if destinations else None
-        # A city named is the city; a scenic spot lies in one ("Harbin ice festival" is 冰雪大世界, in 哈尔滨).
-        city = (
-            (first.name if first.is_prefecture_city else first.city if first.kind == SPOT else None) if first else None
-        )
+        # A city named is the city (a scenic spot's city in the gazetteer may not be the catalogue's: 博尔塔拉 / 博乐).
+        city = destinations[0].place.name if destinations and destinations[0].place.is_prefecture_city else None
         if name in ("SEARCH_ACTIVITIES", "QUERY_WEATHER", "MAKE_TRAVEL_PLAN") and origin and not destination_keywords:
             # "day trips from Guilin": where the trips start is where they are
-            destination_keywords, city, origin = [origin.place.name], _city_of(origin.place), None
+            city = origin.place.name if origin.place.is_prefecture_city else None
+            destination_keywords, origin = [origin.place.name], None
         data = {
             "intent": name,
             "destination_keywords": destination_keywords,
@@ -602,10 +600,6 @@ _CHECK_OUT_WORDS = re.compile(r"退房|离店|check", re.I)
 def _ends_known_trip(pending: str | None, words: str) -> bool:
     """Whether a lone coming-back date ends the trip the conversation is about rather than starting one."""
     return pending == "PLAN_ITINERARY" or (pending == "BOOK" and bool(_CHECK_OUT_WORDS.search(words)))
-
-
-def _city_of(place) -> str | None:
-    return place.name if place.is_prefecture_city else place.city if place.kind == SPOT else None
 
 
 def _own_spelling(text: str, match: PlaceMatch) -> str | None:

@@ -28,7 +28,7 @@ OUT_OF_SCOPE_CUES = _cues(
     (r"你是谁|你叫什么|陪我聊|聊聊天|谈恋爱|考研|高考|面试|工资|房价|租房|装修|挂号|吃什么药|感冒了|限号|限行|违章", 5),
     # Things a desk for trips does not keep: alarms, meetings, subscriptions, taxes, books and films.
     (r"闹钟|闹铃|提醒事项|会议|开会|日程提醒|订阅|自动续费|会员|退税|个税|税务|报税|小说|图书|电子书|歌单|播客|计时器|倒计时|"
-     r"几点了|现在几点|时差|餐厅|饭馆|订座|订餐|手机(?!号)|电脑|笔记本电脑|平板|耳机|短信|快递|取件|这首歌|歌词|谁唱的|心情|"
+     r"几点了|现在几点|时差|餐厅|饭馆|订座|订餐|(?:买|推荐|换|选)(?:一?[款个部台])?.{0,8}(?:手机|电脑)|笔记本电脑|平板|耳机|短信|快递|取件|这首歌|歌词|谁唱的|心情|"
      r"(?:上午|下午|晚上|明天|今天|周[一二三四五六日])的会(?!员)", 6),
     (r"(?:tax|个税|退税|税).{0,12}(?:refund|到账|退)|\btax refund", 10),
     (r"\b(?:poem|poetry|haiku|sonnet|lyrics|essay|cover letter|resume|python|javascript|java|sql query|algorithm|"
