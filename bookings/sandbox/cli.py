@@ -1,18 +1,34 @@
 """The sandbox supplier's command line.
 
     python -m bookings.sandbox call <product> <action> -a '<json object>'
+    python -m bookings.sandbox event <cancel|change|expire> <orderNo> [--delay-minutes N]
     python -m bookings.sandbox stats
+
+`call` is the supplier platform's grammar (products flight, hotel, train, order; actions search, saveOrder,
+cancelOrder, queryOrder, pay, refund).
+
+`event` runs supplier-side events (the fault setting for what a real supplier does on its own side), for tests and
+demos, with no key, on any caller's order: `cancel` cancels an unpaid or paid order (cancelledBy "supplier");
+`change` moves a flight's or train's departTime and arriveTime by N minutes (`--delay-minutes`, default 90,
+negative for earlier), records the times before this change in scheduleChange and keeps the status; `expire` puts an
+unpaid order's payment deadline one second in the past, so the next command that loads it expires it (the event's
+own answer still shows it unpaid). It answers `{"order": {…}}`, or an error: ORDER_NOT_FOUND, INVALID_PARAM for a
+hotel's change, ORDER_CANCELLED / ORDER_EXPIRED / ALREADY_PAID when the order's status rules the event out.
+
+`stats` prints counts of orders (by status and product), refunds, cancels, payments and idempotency keys, with no key.
 
 Environment:
 - `SUPPLIER_API_KEY`: the caller's key (must start with `sbx_`); orders belong to the key that created them.
 - `SANDBOX_SUPPLIER_STORE`: the SQLite file (default `<repo>/var/sandbox-supplier.sqlite3`).
+- `SANDBOX_SUPPLIER_PAY_MINUTES`: how long a new order may be paid before it expires, in minutes (default 30; a
+  fraction like 0.5 is fine). Anything but a positive number is a usage error, as a bad fault rule is.
 - `SANDBOX_SUPPLIER_FAULTS`: injected faults, e.g. `flight.cancelOrder=fail,order.refund=timeout,*=garbage`;
   a rule is `product.action`, `product.*` or `*`, the most specific wins. `fail`: a `PLATFORM_ERROR` answer,
   `timeout`: sleep `SANDBOX_SUPPLIER_FAULT_SLEEP` seconds (default 3600) first, then carry on like a slow
   supplier (with `SANDBOX_SUPPLIER_FAULT_RELEASE=<file>`: until that file exists, at most that long);
   `garbage`: non-JSON text with exit code 0. `fail` and `garbage` change nothing in the store.
 
-saveOrder, cancelOrder and refund take an idempotency key, `requestId`: a repeat answers the first answer.
+saveOrder, cancelOrder, pay and refund take an idempotency key, `requestId`: a repeat answers the first answer.
 
 Exit codes: 0 with a JSON answer on stdout; 1 with `{"success": false, "errorCode", "errorMessage"}` on stdout;
 2 for a command line outside the grammar (usage on stderr).
@@ -23,13 +39,17 @@ import datetime as dt
 import hashlib
 import json
 import os
+import sqlite3
 import sys
 import time
 import traceback
+from collections.abc import Callable
 
 PRODUCTS = ["flight", "hotel", "train", "order"]
-ACTIONS = ["search", "saveOrder", "cancelOrder", "queryOrder", "refund"]
+ACTIONS = ["search", "saveOrder", "cancelOrder", "queryOrder", "pay", "refund"]
+EVENTS = ["cancel", "change", "expire"]
 FAULT_MODES = {"fail", "timeout", "garbage"}
+MAX_PAY_MINUTES = 366 * 24 * 60  # a year: enough for any test, far from a date overflow
 KEY_PREFIX = "sbx_"
 GARBAGE = "<html><head><title>502 Bad Gateway</title></head><body>upstream timed out</body></html>"
 
@@ -57,6 +77,23 @@ def fault_for(product: str, action: str) -> str | None:
     return None
 
 
+def pay_minutes() -> float:
+    """`SANDBOX_SUPPLIER_PAY_MINUTES`: refused when it is not a positive number (a typo silently turned into the default
+    would make a test of expiry pass or fail for the wrong reason)."""
+    from bookings.sandbox.store import DEFAULT_PAY_MINUTES
+
+    raw = os.environ.get("SANDBOX_SUPPLIER_PAY_MINUTES", "").strip()
+    if not raw:
+        return DEFAULT_PAY_MINUTES
+    try:
+        minutes = float(raw)
+        if not 0 < minutes <= MAX_PAY_MINUTES:  # nan and inf too
+            raise ValueError(raw)
+    except ValueError:
+        raise UsageError(f"SANDBOX_SUPPLIER_PAY_MINUTES: want minutes above 0 (e.g. 30 or 0.5), got {raw!r}")
+    return minutes
+
+
 def _answer(payload: dict) -> None:
     sys.stdout.write(json.dumps(payload, ensure_ascii=False) + "\n")
 
@@ -73,7 +110,11 @@ def _parser() -> argparse.ArgumentParser:
     call.add_argument("product", choices=PRODUCTS)
     call.add_argument("action", choices=ACTIONS)
     call.add_argument("-a", "--args", dest="arguments", default="{}", help="the arguments, one JSON object")
-    commands.add_parser("stats", help="print counts of orders and refunds (no key needed)")
+    event = commands.add_parser("event", help="the supplier acts on an order on its side (no key needed)")
+    event.add_argument("kind", choices=EVENTS)
+    event.add_argument("order_no", metavar="orderNo")
+    event.add_argument("--delay-minutes", type=int, help="change only: minutes the times move (default 90)")
+    commands.add_parser("stats", help="print counts of orders, refunds, cancels and payments (no key needed)")
     return parser
 
 
@@ -90,6 +131,7 @@ def _hang(seconds: float) -> None:
 
 
 def call(product: str, action: str, raw_arguments: str) -> int:
+    minutes = pay_minutes()
     fault = fault_for(product, action)
     if fault == "fail":
         return _error("PLATFORM_ERROR", "the supplier platform failed to process the request")
@@ -109,16 +151,39 @@ def call(product: str, action: str, raw_arguments: str) -> int:
     if not isinstance(arguments, dict):
         return _error("INVALID_PARAM", "-a must be one JSON object")
 
-    from bookings.sandbox import store, supplier
+    from bookings.sandbox import supplier
 
     if (product, action) not in supplier.COMMANDS:
         return _error("UNSUPPORTED_ACTION", f"{product} has no action {action}")
-    ctx = supplier.Context(hashlib.sha256(key.encode()).hexdigest(), dt.datetime.now().astimezone())
-    try:
-        with store.transaction() as conn:
-            payload = supplier.run(conn, ctx, product, action, arguments)
-    except supplier.SupplierError as exc:
-        return _error(exc.code, exc.message)
+    ctx = supplier.Context(
+        hashlib.sha256(key.encode()).hexdigest(), dt.datetime.now().astimezone(), pay_minutes=minutes
+    )
+    return _answered(lambda conn: supplier.run(conn, ctx, product, action, arguments))
+
+
+def event(kind: str, order_no: str, delay_minutes: int | None) -> int:
+    from bookings.sandbox import supplier
+
+    if delay_minutes is not None and kind != "change":
+        raise UsageError("--delay-minutes goes with change only")
+    ctx = supplier.Context(None, dt.datetime.now().astimezone())
+    delay = supplier.DEFAULT_DELAY_MINUTES if delay_minutes is None else delay_minutes
+    return _answered(lambda conn: supplier.run_event(conn, ctx, kind, order_no, delay_minutes=delay))
+
+
+def _answered(work: Callable[[sqlite3.Connection], dict]) -> int:
+    """Run `work` in one store transaction and print its answer, or its refusal. A refusal commits too: the
+    supplier has undone the command's writes itself, all but an overdue order's expiry, which must last."""
+    from bookings.sandbox import store, supplier
+
+    refusal = None
+    with store.transaction() as conn:
+        try:
+            payload = work(conn)
+        except supplier.SupplierError as exc:
+            refusal = exc
+    if refusal is not None:
+        return _error(refusal.code, refusal.message)
     _answer(payload)
     return 0
 
@@ -128,6 +193,8 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.reconfigure(encoding="utf-8")
     ns = _parser().parse_args(argv)
     try:
+        if ns.command == "event":
+            return event(ns.kind, ns.order_no, ns.delay_minutes)
         if ns.command == "stats":
             from bookings.sandbox import store
 

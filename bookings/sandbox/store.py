@@ -6,8 +6,14 @@ read-then-write past each other) with a busy timeout, in WAL mode so `stats` rea
 Idempotency keys (`requestId`) live in `idempotent_requests`, unique per caller's key: a command that changes
 something looks its key up and records its answer inside that one write transaction, so two processes sending the
 same key, however they interleave, make one effect and both get the first answer.
+
+A store written by an older version is brought up to date on first use, in that first write transaction: missing
+tables are created, the order columns added since version 3 are added, orders without a payment deadline get
+`created_at` + the default 30 minutes (not `SANDBOX_SUPPLIER_PAY_MINUTES`: an upgrade must not depend on which
+process happens to open the store first), and cancelled ones get cancelledBy "customer" (nothing else cancelled then).
 """
 
+import datetime as dt
 import json
 import os
 import secrets
@@ -18,7 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 DEFAULT_STORE = Path(__file__).resolve().parent.parent.parent / "var" / "sandbox-supplier.sqlite3"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 SCHEMA = [
     """CREATE TABLE IF NOT EXISTS orders (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -33,6 +39,17 @@ SCHEMA = [
         updated_at TEXT NOT NULL
     )""",
     "CREATE INDEX IF NOT EXISTS orders_key ON orders (key_hash)",
+    """CREATE TABLE IF NOT EXISTS payments (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        payment_no TEXT NOT NULL UNIQUE,
+        order_no TEXT NOT NULL,
+        amount REAL NOT NULL,
+        request_id TEXT,
+        key_hash TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    )""",
+    # An order is paid once: a second payment fails its transaction, whatever bug let it get that far.
+    "CREATE UNIQUE INDEX IF NOT EXISTS payments_order ON payments (order_no)",
     """CREATE TABLE IF NOT EXISTS refunds (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
         refund_no TEXT NOT NULL UNIQUE,
@@ -71,7 +88,16 @@ SCHEMA = [
         PRIMARY KEY (kind, item_no, day)
     )""",
 ]
+# Order columns added after version 3, added by ALTER TABLE to every store (a new one too), so an upgraded store and
+# a new one end up the same. A schedule change is JSON; the times are ISO 8601 with an offset, like created_at.
+ORDER_COLUMNS_ADDED = {"pay_deadline": "TEXT", "paid_at": "TEXT", "cancelled_by": "TEXT", "schedule_change": "TEXT"}
 BUSY_TIMEOUT_SECONDS = 30
+DEFAULT_PAY_MINUTES = 30  # how long a new order may be paid, unless SANDBOX_SUPPLIER_PAY_MINUTES says otherwise
+
+
+def pay_deadline(created: dt.datetime, minutes: float) -> str:
+    """The payment deadline of an order created at `created`, in the style of its created_at."""
+    return (created + dt.timedelta(minutes=minutes)).isoformat(timespec="seconds")
 
 
 def store_path() -> Path:
@@ -93,8 +119,7 @@ def transaction(path: Path | None = None) -> Iterator[sqlite3.Connection]:
         conn.execute("BEGIN IMMEDIATE")
         try:
             if conn.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
-                for statement in SCHEMA:
-                    conn.execute(statement)
+                _upgrade(conn)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             yield conn
         except BaseException:
@@ -103,6 +128,25 @@ def transaction(path: Path | None = None) -> Iterator[sqlite3.Connection]:
         conn.execute("COMMIT")
     finally:
         conn.close()
+
+
+def _upgrade(conn: sqlite3.Connection) -> None:
+    """Bring a new or older store to this version's tables and columns, inside the first write transaction."""
+    for statement in SCHEMA:
+        conn.execute(statement)
+    present = {row["name"] for row in conn.execute("PRAGMA table_info(orders)")}
+    for column, kind in ORDER_COLUMNS_ADDED.items():
+        if column not in present:
+            conn.execute(f"ALTER TABLE orders ADD COLUMN {column} {kind}")
+    undated = conn.execute("SELECT id, created_at FROM orders WHERE pay_deadline IS NULL").fetchall()
+    conn.executemany(
+        "UPDATE orders SET pay_deadline = ? WHERE id = ?",
+        [
+            (pay_deadline(dt.datetime.fromisoformat(row["created_at"]), DEFAULT_PAY_MINUTES), row["id"])
+            for row in undated
+        ],
+    )
+    conn.execute("UPDATE orders SET cancelled_by = 'customer' WHERE status = 'CANCELLED' AND cancelled_by IS NULL")
 
 
 def _wal(conn: sqlite3.Connection) -> None:
@@ -131,8 +175,9 @@ def new_number(conn: sqlite3.Connection, table: str, column: str, prefix: str, t
 
 
 def stats(conn: sqlite3.Connection) -> dict:
-    """Counts for tests and benchmarks: orders by status and product, refunds by order, cancels by order, and
-    idempotency keys seen and repeats answered from them."""
+    """Counts for tests and benchmarks: orders by status (as stored: an overdue order counts as EXPIRED once a command
+    loaded it) and product, refunds by order, cancels and payments by order, and idempotency keys seen and repeats
+    answered from them."""
     by_status = dict(conn.execute("SELECT status, COUNT(*) FROM orders GROUP BY status ORDER BY status").fetchall())
     by_product = dict(conn.execute("SELECT product, COUNT(*) FROM orders GROUP BY product ORDER BY product").fetchall())
     refunds = dict(
@@ -141,12 +186,16 @@ def stats(conn: sqlite3.Connection) -> dict:
     cancels = dict(
         conn.execute("SELECT order_no, COUNT(*) FROM cancellations GROUP BY order_no ORDER BY order_no").fetchall()
     )
+    payments = dict(
+        conn.execute("SELECT order_no, COUNT(*) FROM payments GROUP BY order_no ORDER BY order_no").fetchall()
+    )
     replayed = conn.execute("SELECT COUNT(*), COALESCE(SUM(replays), 0) FROM idempotent_requests").fetchone()
     return {
         "idempotency": {"keys": replayed[0], "replays": replayed[1]},
         "orders": {"total": sum(by_status.values()), "byStatus": by_status, "byProduct": by_product},
         "refunds": {"total": sum(refunds.values()), "byOrderId": refunds},
         "cancels": {"total": sum(cancels.values()), "byOrderNo": cancels},
+        "payments": {"total": sum(payments.values()), "byOrderNo": payments},
     }
 
 

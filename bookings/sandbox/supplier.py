@@ -1,4 +1,4 @@
-"""The sandbox supplier's commands: search, saveOrder, cancelOrder, queryOrder, refund.
+"""The sandbox supplier's commands (search, saveOrder, cancelOrder, queryOrder, pay, refund) and its own events.
 
 Answers vary in shape like real suppliers', but always the same way for a given product and action:
 
@@ -14,14 +14,30 @@ Answers vary in shape like real suppliers', but always the same way for a given 
 | train saveOrder / cancelOrder | `{"success": true, "data": {order, number under mainOrderNo}}` |
 | train queryOrder | plain order, number under `mainOrderNo` |
 | order queryOrder | `{"order": {…}}` with the product's own number key; for a business order (`ORD-…`): |
-| | `{"orderId": "ORD-…", "refunds": [{"refundId", "amount", "requestId", "createdAt"}]}`, the caller's refunds |
+| | `{"orderId": "ORD-…", "refunds": [{"refundId", "amount", "requestId", "createdAt"}]}`, the caller's refunds; |
+| | without an orderId: `{"orders": [{…}, …]}`, the caller's orders, newest first, at most 200 |
+| order pay | plain `{"paymentId": "PY…", "orderId", "product", "status": "PAID", "amount", "paidAt", "requestId"}` |
 | order refund | plain `{"refundId": "RF…", "status": "REFUNDED", "amount": …, "orderId": …, "requestId": …}` |
 
-An error is `{"success": false, "errorCode": "…", "errorMessage": "…"}` (raised here as `SupplierError`).
+An order (`{…}` above) also carries `payDeadline`, `paidAt`, `cancelledBy` (`customer`, `supplier` or null) and
+`scheduleChange` (null, or `{"previousDepartTime", "previousArriveTime", "changedAt"}` once a flight's or train's
+times moved; `departTime` and `arriveTime` are then the new ones, in their own `YYYY-MM-DDTHH:MM` form, and the
+previous ones are those before this change). Its status is one of PENDING_PAYMENT, PAID, CANCELLED and EXPIRED: it
+is payable until `payDeadline` (created + `SANDBOX_SUPPLIER_PAY_MINUTES`), and an unpaid order past it becomes
+EXPIRED in the store as soon as any command loads it (the list too), even one that then answers an error.
 
-Idempotency, as real payment and supplier APIs have it: saveOrder, cancelOrder and refund take a `requestId`; a
+An error is `{"success": false, "errorCode": "…", "errorMessage": "…"}` (raised here as `SupplierError`). Paying
+answers ORDER_EXPIRED, ORDER_CANCELLED or ALREADY_PAID for an order past PENDING_PAYMENT; cancelOrder answers
+ORDER_EXPIRED for an expired order and `alreadyCancelled: true` for a cancelled one.
+
+The supplier's own events (`python -m bookings.sandbox event …`, for tests and demos, no key) cancel an order
+from its side, move a flight's or train's times, or put a payment deadline in the past; they answer
+`{"order": {…}}`, as `order queryOrder` does.
+
+Idempotency, as real payment and supplier APIs have it: saveOrder, cancelOrder, pay and refund take a `requestId`; a
 repeat of a caller's requestId is answered with the first answer and changes nothing (see `run`). Only answers are
-remembered: an error changed nothing, so a repeat after one is processed afresh.
+remembered: an error changed nothing (but the expiry of an overdue order it loaded), so a repeat after one is
+processed afresh. Paying an order paid under another requestId answers ALREADY_PAID: one order, one payment.
 """
 
 import datetime as dt
@@ -29,6 +45,8 @@ import hashlib
 import json
 import re
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from bookings.sandbox import inventory, store
 from bookings.sandbox.store import new_number
@@ -37,11 +55,22 @@ DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 MOBILE_RE = re.compile(r"^1\d{10}$")
 ORDER_PREFIX = {"flight": "FL", "hotel": "HT", "train": "TR"}
 NUMBER_KEY = {"flight": "orderId", "hotel": "orderNo", "train": "mainOrderNo"}
-PENDING_PAYMENT, CANCELLED = "PENDING_PAYMENT", "CANCELLED"
+PENDING_PAYMENT, PAID, CANCELLED, EXPIRED = "PENDING_PAYMENT", "PAID", "CANCELLED", "EXPIRED"
+# The order's life: each status an order can move to, and the statuses it can move there from.
+TRANSITIONS = {
+    PAID: {PENDING_PAYMENT},
+    CANCELLED: {PENDING_PAYMENT, PAID},
+    EXPIRED: {PENDING_PAYMENT},
+}
+LIVE = TRANSITIONS[CANCELLED]  # orders still to be travelled on: they can be cancelled, or rescheduled by the supplier
+CUSTOMER, SUPPLIER = "customer", "supplier"  # who cancelled an order
+SCHEDULED_PRODUCTS = frozenset({"flight", "train"})  # the products with times a schedule change moves
+MAX_SCHEDULE_SHIFT_MINUTES = 7 * 24 * 60
+MAX_LISTED_ORDERS = 200
 BUSINESS_ORDER_PREFIX = "ORD-"  # TripDesk's own orders (refunded through `order refund`), not supplier bookings
 MAX_PASSENGERS = 9
 # The commands that change something: each takes an idempotency key.
-IDEMPOTENT_ACTIONS = frozenset({"saveOrder", "cancelOrder", "refund"})
+IDEMPOTENT_ACTIONS = frozenset({"saveOrder", "cancelOrder", "pay", "refund"})
 REQUEST_ID = "requestId"
 MAX_REQUEST_ID_CHARS = 128
 
@@ -171,7 +200,7 @@ def _create_order(
     number = new_number(conn, "orders", "order_no", ORDER_PREFIX[product], ctx.today)
     conn.execute(
         "INSERT INTO orders (order_no, product, key_hash, status, total_price, details, contact, created_at, "
-        "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "updated_at, pay_deadline) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             number,
             product,
@@ -182,17 +211,64 @@ def _create_order(
             json.dumps(contact, ensure_ascii=False),
             ctx.now,
             ctx.now,
+            store.pay_deadline(ctx.moment, ctx.pay_minutes),
         ),
     )
     return _order_view(_load(conn, ctx, number, product))
 
 
 def _load(conn: sqlite3.Connection, ctx: "Context", number: str, product: str | None) -> sqlite3.Row:
-    """The caller's own order; another key's order does not exist for them."""
-    row = conn.execute("SELECT * FROM orders WHERE order_no = ? AND key_hash = ?", (number, ctx.key_hash)).fetchone()
+    """The caller's own order as of now (see `_up_to_date`); another key's order does not exist for them. The
+    supplier's own events (no key) see every order."""
+    if ctx.key_hash is None:
+        row = conn.execute("SELECT * FROM orders WHERE order_no = ?", (number,)).fetchone()
+    else:
+        row = conn.execute(
+            "SELECT * FROM orders WHERE order_no = ? AND key_hash = ?", (number, ctx.key_hash)
+        ).fetchone()
     if row is None or (product is not None and row["product"] != product):
         raise SupplierError("ORDER_NOT_FOUND", f"no order {number}")
-    return row
+    return _up_to_date(conn, ctx, row)
+
+
+def _reload(conn: sqlite3.Connection, row: sqlite3.Row) -> sqlite3.Row:
+    return conn.execute("SELECT * FROM orders WHERE id = ?", (row["id"],)).fetchone()
+
+
+def _up_to_date(conn: sqlite3.Connection, ctx: "Context", row: sqlite3.Row) -> sqlite3.Row:
+    """The order as of the supplier's now: an unpaid order past its payment deadline becomes EXPIRED in the store
+    first (remembered in `ctx`, so a command's error does not undo it). Compared as instants, not as text: two
+    processes may write their times with different offsets."""
+    if row["status"] != PENDING_PAYMENT or dt.datetime.fromisoformat(row["pay_deadline"]) >= ctx.moment:
+        return row
+    _expire(conn, ctx, row["id"])
+    ctx.expired.append(row["id"])
+    return _reload(conn, row)
+
+
+def _expire(conn: sqlite3.Connection, ctx: "Context", order_id: int) -> None:
+    conn.execute(
+        "UPDATE orders SET status = ?, updated_at = ? WHERE id = ? AND status = ?",
+        (EXPIRED, ctx.now, order_id, PENDING_PAYMENT),
+    )
+
+
+def _check_move(row: sqlite3.Row, status: str) -> None:
+    """Refuse to move an order to `status` from where it is, with the error its present status calls for."""
+    if row["status"] not in TRANSITIONS[status]:
+        raise _refusal(row)
+
+
+def _refusal(row: sqlite3.Row) -> SupplierError:
+    """Why an order past PENDING_PAYMENT cannot make a move, saying when or by whom, as a caller needs to tell."""
+    number, status = row["order_no"], row["status"]
+    if status == PAID:
+        return SupplierError("ALREADY_PAID", f"order {number} was already paid at {row['paid_at']}")
+    if status == CANCELLED:
+        return SupplierError("ORDER_CANCELLED", f"order {number} was cancelled by the {row['cancelled_by']}")
+    return SupplierError(
+        "ORDER_EXPIRED", f"order {number} expired unpaid at its payment deadline {row['pay_deadline']}"
+    )
 
 
 def _amount(value: float) -> int | float:
@@ -210,16 +286,26 @@ def _order_view(row: sqlite3.Row) -> dict:
         "contact": {"name": json.loads(row["contact"]).get("name", "")},
         "createdAt": row["created_at"],
         "updatedAt": row["updated_at"],
+        "payDeadline": row["pay_deadline"],
+        "paidAt": row["paid_at"],
+        "cancelledBy": row["cancelled_by"],
+        "scheduleChange": json.loads(row["schedule_change"]) if row["schedule_change"] else None,
     }
 
 
 class Context:
-    """Who calls (the hash of their key) and when."""
+    """Who calls (the hash of their key; None for the supplier's own events) and when, how long a new order may be
+    paid, and the overdue orders this command expired."""
 
-    def __init__(self, key_hash: str, now: dt.datetime) -> None:
+    def __init__(
+        self, key_hash: str | None, now: dt.datetime, *, pay_minutes: float = store.DEFAULT_PAY_MINUTES
+    ) -> None:
         self.key_hash = key_hash
-        self.now = now.isoformat(timespec="seconds")
+        self.pay_minutes = pay_minutes
+        self.moment = now.replace(microsecond=0)
+        self.now = self.moment.isoformat(timespec="seconds")
         self.today = now.strftime("%y%m%d")
+        self.expired: list[int] = []
 
 
 # --- commands ----------------------------------------------------------------------------------------------------
@@ -339,7 +425,11 @@ def _cancel(conn, ctx, args, product: str) -> dict:
     row = _load(conn, ctx, _order_id(args), product)
     already = row["status"] == CANCELLED
     if not already:
-        conn.execute("UPDATE orders SET status = ?, updated_at = ? WHERE id = ?", (CANCELLED, ctx.now, row["id"]))
+        _check_move(row, CANCELLED)
+        conn.execute(
+            "UPDATE orders SET status = ?, cancelled_by = ?, updated_at = ? WHERE id = ?",
+            (CANCELLED, CUSTOMER, ctx.now, row["id"]),
+        )
     conn.execute(
         "INSERT INTO cancellations (order_no, already_cancelled, created_at) VALUES (?, ?, ?)",
         (row["order_no"], int(already), ctx.now),
@@ -373,6 +463,11 @@ def train_query(conn, ctx, args):
 
 
 def order_query(conn, ctx, args):
+    if args.get("orderId") is None:
+        rows = conn.execute(
+            "SELECT * FROM orders WHERE key_hash = ? ORDER BY id DESC LIMIT ?", (ctx.key_hash, MAX_LISTED_ORDERS)
+        ).fetchall()
+        return {"orders": [_order_view(_up_to_date(conn, ctx, row)) for row in rows]}
     order_id = _order_id(args)
     if order_id.startswith(BUSINESS_ORDER_PREFIX):
         # A merchant's own order, not a booking: what this key refunded on it (how an executor checks a past try).
@@ -392,6 +487,32 @@ def order_query(conn, ctx, args):
         ]
         return {"orderId": order_id, "refunds": refunds}
     return {"order": _order_view(_load(conn, ctx, order_id, None))}
+
+
+def order_pay(conn, ctx, args):
+    """Pay the caller's order in full: PENDING_PAYMENT before its deadline becomes PAID, with one payment."""
+    row = _load(conn, ctx, _order_id(args), None)
+    _check_move(row, PAID)
+    # A repeated requestId never gets here: `run` answers it with the first payment.
+    request_id = _request_id(args)
+    number = new_number(conn, "payments", "payment_no", "PY", ctx.today)
+    conn.execute(
+        "UPDATE orders SET status = ?, paid_at = ?, updated_at = ? WHERE id = ?", (PAID, ctx.now, ctx.now, row["id"])
+    )
+    conn.execute(
+        "INSERT INTO payments (payment_no, order_no, amount, request_id, key_hash, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (number, row["order_no"], row["total_price"], request_id, ctx.key_hash, ctx.now),
+    )
+    return {
+        "paymentId": number,
+        "orderId": row["order_no"],
+        "product": row["product"],
+        "status": PAID,
+        "amount": _amount(row["total_price"]),
+        "paidAt": ctx.now,
+        "requestId": request_id,
+    }
 
 
 def order_refund(conn, ctx, args):
@@ -431,8 +552,77 @@ COMMANDS = {
     ("train", "cancelOrder"): train_cancel,
     ("train", "queryOrder"): train_query,
     ("order", "queryOrder"): order_query,
+    ("order", "pay"): order_pay,
     ("order", "refund"): order_refund,
 }
+
+
+# --- the supplier's own events -----------------------------------------------------------------------------------
+
+
+def event_cancel(conn, ctx, row):
+    """The supplier cancels an unpaid or paid order on its side."""
+    _check_move(row, CANCELLED)
+    conn.execute(
+        "UPDATE orders SET status = ?, cancelled_by = ?, updated_at = ? WHERE id = ?",
+        (CANCELLED, SUPPLIER, ctx.now, row["id"]),
+    )
+
+
+def event_change(conn, ctx, row, delay_minutes):
+    """A live flight's or train's times move by `delay_minutes` (negative: earlier); the order keeps its status and
+    records the times before this change. The travel `date` stays the booked one, as a delayed flight keeps its
+    flight date."""
+    if row["product"] not in SCHEDULED_PRODUCTS:
+        raise invalid(f"order {row['order_no']} is a {row['product']} order: only flights and trains have times")
+    if row["status"] not in LIVE:
+        raise _refusal(row)
+    if delay_minutes == 0 or abs(delay_minutes) > MAX_SCHEDULE_SHIFT_MINUTES:
+        raise invalid(f"a schedule change moves the times by 1 to {MAX_SCHEDULE_SHIFT_MINUTES} minutes either way")
+    details = json.loads(row["details"])
+    change = {
+        "previousDepartTime": details["departTime"],
+        "previousArriveTime": details["arriveTime"],
+        "changedAt": ctx.now,
+    }
+    shift = dt.timedelta(minutes=delay_minutes)
+    for name in ("departTime", "arriveTime"):
+        details[name] = (dt.datetime.fromisoformat(details[name]) + shift).isoformat(timespec="minutes")
+    conn.execute(
+        "UPDATE orders SET details = ?, schedule_change = ?, updated_at = ? WHERE id = ?",
+        (json.dumps(details, ensure_ascii=False), json.dumps(change, ensure_ascii=False), ctx.now, row["id"]),
+    )
+
+
+def event_expire(conn, ctx, row):
+    """The payment deadline of an unpaid order passes now: it expires when next loaded, so tests need no clock."""
+    _check_move(row, EXPIRED)
+    passed = (ctx.moment - dt.timedelta(seconds=1)).isoformat(timespec="seconds")
+    conn.execute("UPDATE orders SET pay_deadline = ?, updated_at = ? WHERE id = ?", (passed, ctx.now, row["id"]))
+
+
+DEFAULT_DELAY_MINUTES = 90
+
+
+def run_event(
+    conn: sqlite3.Connection, ctx: Context, kind: str, number: str, *, delay_minutes: int = DEFAULT_DELAY_MINUTES
+) -> dict:
+    """Apply one supplier event to any caller's order, in the caller's open write transaction; answer
+    `{"order": {…}}` as the event left it (an order given a past deadline is answered before it is loaded again, so
+    still unpaid).
+
+    A refusal (SupplierError) is like a command's: see `_refusals_undone`."""
+    with _refusals_undone(conn, ctx):
+        row = _load(conn, ctx, number.strip().upper(), None)
+        if kind == "cancel":
+            event_cancel(conn, ctx, row)
+        elif kind == "change":
+            event_change(conn, ctx, row, delay_minutes)
+        elif kind == "expire":
+            event_expire(conn, ctx, row)
+        else:
+            raise ValueError(f"no supplier event {kind!r}")
+        return {"order": _order_view(_reload(conn, row))}
 
 
 # --- running a command, idempotently -----------------------------------------------------------------------------
@@ -452,6 +642,23 @@ def _arguments_hash(args: dict) -> str:
     return hashlib.sha256(json.dumps(rest, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
+@contextmanager
+def _refusals_undone(conn: sqlite3.Connection, ctx: Context) -> Iterator[None]:
+    """Undo what a refused command wrote (it raised SupplierError), all but the expiry of the overdue orders it
+    loaded: an order past its deadline stays EXPIRED whatever the command answered. The caller commits the
+    transaction after a refusal too, so that expiry lasts."""
+    conn.execute("SAVEPOINT command")
+    try:
+        yield
+    except SupplierError:
+        conn.execute("ROLLBACK TO command")
+        for order_id in ctx.expired:
+            _expire(conn, ctx, order_id)
+        raise
+    finally:
+        conn.execute("RELEASE command")
+
+
 def run(conn: sqlite3.Connection, ctx: Context, product: str, action: str, args: dict) -> dict:
     """Run one command in the caller's open write transaction (`store.transaction`, BEGIN IMMEDIATE).
 
@@ -460,25 +667,29 @@ def run(conn: sqlite3.Connection, ctx: Context, product: str, action: str, args:
     key runs the command and records its answer in the same transaction, so the effect and the key commit together
     or not at all. The write lock is held from the look-up to the commit: two processes with one key are serialised
     and the second reads the first's answer.
+
+    A refusal (SupplierError) has undone the command's writes but an overdue order's expiry (`_refusals_undone`):
+    commit the transaction after it too.
     """
-    command = COMMANDS.get((product, action))
-    if command is None:
-        raise SupplierError("UNSUPPORTED_ACTION", f"{product} has no action {action}")
-    request_id = _request_id(args) if action in IDEMPOTENT_ACTIONS else None
-    if request_id is None:
-        return command(conn, ctx, args)
-    key = {
-        "key_hash": ctx.key_hash,
-        "request_id": request_id,
-        "command": f"{product}.{action}",
-        "arguments_hash": _arguments_hash(args),
-    }
-    try:
-        first = store.first_answer(conn, **key)
-    except ValueError as exc:
-        raise SupplierError("IDEMPOTENCY_KEY_REUSED", str(exc))
-    if first is not None:
-        return first
-    answer = command(conn, ctx, args)
-    store.remember_answer(conn, **key, answer=answer, now=ctx.now)
-    return answer
+    with _refusals_undone(conn, ctx):
+        command = COMMANDS.get((product, action))
+        if command is None:
+            raise SupplierError("UNSUPPORTED_ACTION", f"{product} has no action {action}")
+        request_id = _request_id(args) if action in IDEMPOTENT_ACTIONS else None
+        if request_id is None:
+            return command(conn, ctx, args)
+        key = {
+            "key_hash": ctx.key_hash,
+            "request_id": request_id,
+            "command": f"{product}.{action}",
+            "arguments_hash": _arguments_hash(args),
+        }
+        try:
+            first = store.first_answer(conn, **key)
+        except ValueError as exc:
+            raise SupplierError("IDEMPOTENCY_KEY_REUSED", str(exc))
+        if first is not None:
+            return first
+        answer = command(conn, ctx, args)
+        store.remember_answer(conn, **key, answer=answer, now=ctx.now)
+        return answer

@@ -3,6 +3,8 @@
 Every test runs the real command line in a subprocess, on a store file of its own.
 """
 
+import datetime as dt
+import hashlib
 import json
 import os
 import re
@@ -25,6 +27,7 @@ def store(tmp_path, monkeypatch) -> Path:
     path = tmp_path / "supplier.sqlite3"
     monkeypatch.setenv("SANDBOX_SUPPLIER_STORE", str(path))
     monkeypatch.delenv("SANDBOX_SUPPLIER_FAULTS", raising=False)
+    monkeypatch.delenv("SANDBOX_SUPPLIER_PAY_MINUTES", raising=False)
     return path
 
 
@@ -42,6 +45,16 @@ def sandbox(*argv: str, key: str | None = KEY, faults: str | None = None, timeou
 def call(product: str, action: str, arguments: dict, **options) -> tuple[int, dict]:
     done = sandbox("call", product, action, "-a", json.dumps(arguments, ensure_ascii=False), **options)
     return done.returncode, json.loads(done.stdout)
+
+
+def event(*argv: str) -> tuple[int, dict]:
+    """A supplier-side event: its exit code, and the order it answers (`{"order": …}`) or its error."""
+    done = sandbox("event", *argv, key=None)
+    payload = json.loads(done.stdout)
+    if done.returncode != 0:
+        return done.returncode, payload
+    assert list(payload) == ["order"], payload
+    return done.returncode, payload["order"]
 
 
 def stats() -> dict:
@@ -97,6 +110,33 @@ def book_train(**options) -> str:
     code, payload = call("train", "saveOrder", arguments, **options)
     assert code == 0, payload
     return payload["data"]["mainOrderNo"]
+
+
+def book_hotel(**options) -> str:
+    hotel = search_hotels()[0]
+    arguments = {
+        "hotelId": hotel["hotelId"],
+        "checkInDate": "2026-12-10",
+        "checkOutDate": "2026-12-12",
+        "guests": [CONTACT],
+    }
+    code, payload = call("hotel", "saveOrder", arguments, **options)
+    assert code == 0, payload
+    return payload["orderNo"]
+
+
+def order(number: str, **options) -> dict:
+    code, payload = call("order", "queryOrder", {"orderId": number}, **options)
+    assert code == 0, payload
+    return payload["order"]
+
+
+def pay(number: str, request_id: str, **options) -> tuple[int, dict]:
+    return call("order", "pay", {"orderId": number, "requestId": request_id}, **options)
+
+
+def moment(text: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(text)
 
 
 # --- search ------------------------------------------------------------------------------------------------------
@@ -613,3 +653,385 @@ def test_processes_opening_a_new_store_at_once_all_get_it(tmp_path):
         for process in started:
             process.join(timeout=60)
         assert found == ["ok"] * processes
+
+
+# --- payment deadline, paying, the order list ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("setting", "window"),
+    [(None, dt.timedelta(minutes=30)), ("5", dt.timedelta(minutes=5)), ("0.5", dt.timedelta(seconds=30))],
+)
+def test_a_new_order_is_payable_until_the_configured_minutes_after_it_was_made(monkeypatch, setting, window):
+    if setting is not None:
+        monkeypatch.setenv("SANDBOX_SUPPLIER_PAY_MINUTES", setting)
+    before = dt.datetime.now().astimezone().replace(microsecond=0)
+
+    booked = order(book_flight())
+
+    after = dt.datetime.now().astimezone()
+    deadline = moment(booked["payDeadline"])
+    assert deadline - moment(booked["createdAt"]) == window
+    assert before + window <= deadline <= after + window
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d", booked["payDeadline"])
+    assert (booked["paidAt"], booked["cancelledBy"], booked["scheduleChange"]) == (None, None, None)
+
+
+@pytest.mark.parametrize("setting", ["half an hour", "0", "-5", "nan", "inf"])
+def test_a_pay_minutes_setting_that_is_not_a_positive_number_is_a_usage_error(monkeypatch, setting):
+    monkeypatch.setenv("SANDBOX_SUPPLIER_PAY_MINUTES", setting)
+
+    done = sandbox("call", "flight", "search", "-a", json.dumps({"from": "上海", "to": "杭州", "date": "2026-12-05"}))
+
+    assert done.returncode == 2
+    assert b"SANDBOX_SUPPLIER_PAY_MINUTES" in done.stderr
+    assert done.stdout == b""
+
+
+@pytest.mark.parametrize("book", [book_flight, book_hotel, book_train])
+def test_paying_an_unpaid_order_makes_it_paid_with_one_payment(book):
+    number = book()
+    total = order(number)["totalPrice"]
+
+    code, payment = pay(number, "pay:BK1")
+
+    assert code == 0
+    assert re.fullmatch(r"PY\d{12}", payment["paymentId"])
+    assert payment | {"paymentId": "", "paidAt": ""} == {
+        "paymentId": "",
+        "orderId": number,
+        "product": book.__name__.removeprefix("book_"),
+        "status": "PAID",
+        "amount": total,
+        "paidAt": "",
+        "requestId": "pay:BK1",
+    }
+    paid = order(number)
+    assert paid["status"] == "PAID" and paid["paidAt"] == payment["paidAt"]
+    assert stats()["payments"] == {"total": 1, "byOrderNo": {number: 1}}
+    assert stats()["orders"]["byStatus"] == {"PAID": 1}
+
+
+def test_a_repeated_payment_request_answers_the_first_payment_and_pays_once():
+    number = book_flight()
+
+    first, second = pay(number, "pay:BK1"), pay(number, "pay:BK1")
+
+    assert first == second and first[0] == 0
+    assert stats()["payments"] == {"total": 1, "byOrderNo": {number: 1}}
+    assert stats()["idempotency"] == {"keys": 1, "replays": 1}
+
+
+def test_paying_a_paid_order_again_with_a_new_request_id_is_refused_and_pays_nothing_more():
+    number = book_flight()
+    pay(number, "pay:BK1")
+    before, paid = stats(), order(number)
+
+    code, payload = pay(number, "pay:BK2")
+
+    assert (code, payload["errorCode"]) == (1, "ALREADY_PAID")
+    assert paid["paidAt"] in payload["errorMessage"]
+    assert stats() == before
+    assert stats()["payments"]["total"] == 1
+    assert order(number) == paid
+
+
+def test_another_key_cannot_pay_an_order_and_an_unknown_order_cannot_be_paid():
+    number = book_flight()
+
+    other = pay(number, "pay:1", key=OTHER_KEY)
+    business = pay("ORD-001", "pay:2")
+
+    assert other[1]["errorCode"] == business[1]["errorCode"] == "ORDER_NOT_FOUND"
+    assert order(number)["status"] == "PENDING_PAYMENT"
+    assert stats()["payments"]["total"] == 0
+
+
+def test_a_payment_without_an_order_id_is_refused():
+    code, payload = call("order", "pay", {"requestId": "pay:1"})
+
+    assert (code, payload["errorCode"]) == (1, "INVALID_PARAM")
+    assert stats()["payments"]["total"] == 0
+
+
+def test_many_processes_paying_one_order_with_different_request_ids_pay_it_once():
+    number = book_flight()
+
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        results = list(pool.map(lambda i: pay(number, f"pay:{i}"), range(10)))
+
+    assert sorted(code for code, _ in results) == [0] + [1] * 9
+    assert {payload["errorCode"] for code, payload in results if code == 1} == {"ALREADY_PAID"}
+    assert stats()["payments"] == {"total": 1, "byOrderNo": {number: 1}}
+    assert stats()["orders"]["byStatus"] == {"PAID": 1}
+
+
+def test_a_paid_flight_can_still_be_cancelled_by_the_customer():
+    number = book_flight()
+    pay(number, "pay:1")
+
+    code, payload = call("flight", "cancelOrder", {"orderId": number})
+
+    assert code == 0
+    cancelled = payload["data"]
+    assert (cancelled["status"], cancelled["cancelledBy"], cancelled["alreadyCancelled"]) == (
+        "CANCELLED",
+        "customer",
+        False,
+    )
+    assert cancelled["paidAt"] is not None
+
+
+def test_the_order_list_shows_only_the_callers_orders_newest_first():
+    flight, train = book_flight(), book_train()
+    others = book_flight(key=OTHER_KEY)
+
+    code, payload = call("order", "queryOrder", {})
+    theirs = call("order", "queryOrder", {}, key=OTHER_KEY)[1]
+
+    assert code == 0
+    assert [(o["product"], o.get("orderId") or o.get("mainOrderNo")) for o in payload["orders"]] == [
+        ("train", train),
+        ("flight", flight),
+    ]
+    assert payload["orders"][0] == order(train)
+    assert [o["orderId"] for o in theirs["orders"]] == [others]
+
+
+def test_the_order_list_shows_each_order_as_it_stands_now():
+    flight, hotel, train = book_flight(), book_hotel(), book_train()
+    pay(train, "pay:1")
+    event("cancel", hotel)
+    event("expire", flight)
+
+    code, payload = call("order", "queryOrder", {})
+
+    assert code == 0
+    listed = payload["orders"]
+    assert [(o["product"], o["status"]) for o in listed] == [
+        ("train", "PAID"),
+        ("hotel", "CANCELLED"),
+        ("flight", "EXPIRED"),
+    ]
+    assert listed == [order(train), order(hotel), order(flight)]
+
+
+def test_an_empty_order_list_is_an_empty_list():
+    assert call("order", "queryOrder", {}) == (0, {"orders": []})
+
+
+# --- supplier events ---------------------------------------------------------------------------------------------
+
+
+def test_an_order_whose_deadline_passed_is_expired_and_can_no_longer_be_paid():
+    number = book_flight()
+
+    code, answered = event("expire", number)
+    expired = order(number)
+    refused = pay(number, "pay:1")
+
+    assert code == 0 and answered["status"] == "PENDING_PAYMENT"  # it expires when next loaded
+    assert moment(answered["payDeadline"]) < dt.datetime.now().astimezone()
+    assert expired["status"] == "EXPIRED" and expired["paidAt"] is None
+    assert (refused[0], refused[1]["errorCode"]) == (1, "ORDER_EXPIRED")
+    assert stats()["payments"]["total"] == 0
+    assert stats()["orders"]["byStatus"] == {"EXPIRED": 1}
+
+
+def test_a_refused_payment_of_an_overdue_order_still_leaves_it_expired():
+    number = book_flight()
+    event("expire", number)
+
+    code, payload = pay(number, "pay:1")
+
+    assert (code, payload["errorCode"]) == (1, "ORDER_EXPIRED")
+    assert stats()["orders"]["byStatus"] == {"EXPIRED": 1}
+    assert stats()["payments"]["total"] == 0
+    assert stats()["idempotency"]["keys"] == 0
+
+
+def test_the_order_list_expires_the_overdue_orders_it_shows():
+    number = book_flight()
+    event("expire", number)
+
+    listed = call("order", "queryOrder", {})[1]["orders"]
+
+    assert [o["status"] for o in listed] == ["EXPIRED"]
+    assert stats()["orders"]["byStatus"] == {"EXPIRED": 1}
+
+
+def test_an_expired_order_cannot_be_cancelled_and_nothing_changes():
+    number = book_flight()
+    event("expire", number)
+    expired, before = order(number), stats()
+
+    code, payload = call("flight", "cancelOrder", {"orderId": number, "requestId": "cancel:1"})
+
+    assert (code, payload["errorCode"]) == (1, "ORDER_EXPIRED")
+    assert order(number) == expired
+    assert stats() == before
+    assert stats()["cancels"]["total"] == 0
+
+
+def test_a_paid_order_has_no_deadline_to_expire():
+    number = book_flight()
+    pay(number, "pay:1")
+    paid = order(number)
+
+    code, payload = event("expire", number)
+
+    assert (code, payload["errorCode"]) == (1, "ALREADY_PAID")
+    assert order(number) == paid
+
+
+@pytest.mark.parametrize("pay_first", [False, True])
+def test_the_supplier_cancelling_an_order_leaves_it_cancelled_by_the_supplier(pay_first):
+    number = book_flight()
+    if pay_first:
+        pay(number, "pay:1")
+
+    code, cancelled = event("cancel", number)
+
+    assert code == 0
+    assert (cancelled["status"], cancelled["cancelledBy"]) == ("CANCELLED", "supplier")
+    assert order(number) == cancelled
+    assert stats()["cancels"]["total"] == 0  # not a customer's cancelOrder
+    assert stats()["payments"]["total"] == int(pay_first)
+
+
+def test_an_order_the_supplier_cancelled_cannot_be_paid():
+    number = book_hotel()
+    event("cancel", number)
+    before = stats()
+
+    code, payload = pay(number, "pay:1")
+
+    assert (code, payload["errorCode"]) == (1, "ORDER_CANCELLED")
+    assert stats() == before
+
+
+def test_an_order_the_customer_cancelled_cannot_be_paid():
+    number = book_train()
+    call("train", "cancelOrder", {"orderId": number})
+
+    code, payload = pay(number, "pay:1")
+
+    assert (code, payload["errorCode"]) == (1, "ORDER_CANCELLED")
+    assert "customer" in payload["errorMessage"]
+    assert stats()["payments"]["total"] == 0
+
+
+def test_cancelling_an_order_the_supplier_cancelled_answers_already_cancelled():
+    number = book_flight()
+    event("cancel", number)
+
+    code, payload = call("flight", "cancelOrder", {"orderId": number})
+
+    assert code == 0
+    assert (payload["data"]["alreadyCancelled"], payload["data"]["cancelledBy"]) == (True, "supplier")
+
+
+@pytest.mark.parametrize(("book", "delay", "minutes"), [(book_flight, None, 90), (book_train, "-45", -45)])
+def test_a_schedule_change_moves_the_times_and_records_the_previous_ones(book, delay, minutes):
+    number = book()
+    booked = order(number)
+
+    code, changed = event("change", number, *(["--delay-minutes", delay] if delay else []))
+
+    assert code == 0
+    shift = dt.timedelta(minutes=minutes)
+    for name in ("departTime", "arriveTime"):
+        assert moment(changed[name]) == moment(booked[name]) + shift
+    assert changed["scheduleChange"]["previousDepartTime"] == booked["departTime"]
+    assert changed["scheduleChange"]["previousArriveTime"] == booked["arriveTime"]
+    assert moment(changed["scheduleChange"]["changedAt"]) >= moment(booked["createdAt"])
+    assert changed["status"] == "PENDING_PAYMENT" and changed["date"] == booked["date"]
+    assert order(number) == changed
+
+
+def test_a_hotel_has_no_schedule_to_change():
+    number = book_hotel()
+    booked = order(number)
+
+    code, payload = event("change", number)
+
+    assert (code, payload["errorCode"]) == (1, "INVALID_PARAM")
+    assert order(number) == booked
+
+
+@pytest.mark.parametrize(("closing", "error"), [("cancel", "ORDER_CANCELLED"), ("expire", "ORDER_EXPIRED")])
+def test_a_closed_order_gets_no_schedule_change(closing, error):
+    number = book_flight()
+    event(closing, number)
+    closed = order(number)
+
+    code, payload = event("change", number)
+
+    assert (code, payload["errorCode"]) == (1, error)
+    assert order(number) == closed
+
+
+def test_an_event_on_an_unknown_order_says_not_found():
+    assert event("cancel", "FL000000000000")[1]["errorCode"] == "ORDER_NOT_FOUND"
+
+
+def test_a_delay_for_an_event_other_than_a_change_is_a_usage_error():
+    number = book_flight()
+    booked = order(number)
+
+    done = sandbox("event", "expire", number, "--delay-minutes", "5", key=None)
+
+    assert done.returncode == 2
+    assert order(number) == booked
+
+
+# --- an older store ----------------------------------------------------------------------------------------------
+
+# The orders table as version 3 of the store made it, before payment deadlines (the other tables are unchanged).
+V3_ORDERS = """CREATE TABLE orders (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    order_no TEXT NOT NULL UNIQUE,
+    product TEXT NOT NULL,
+    key_hash TEXT NOT NULL,
+    status TEXT NOT NULL,
+    total_price REAL NOT NULL,
+    details TEXT NOT NULL,
+    contact TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+)"""
+
+
+def test_a_store_of_the_previous_version_gets_payment_deadlines_for_its_orders(store, monkeypatch):
+    monkeypatch.setenv("SANDBOX_SUPPLIER_PAY_MINUTES", "5")  # new orders' window: the upgrade keeps the default 30
+    now = dt.datetime.now().astimezone().replace(microsecond=0)
+    made = {
+        "FL261201000001": ("PENDING_PAYMENT", now - dt.timedelta(hours=2)),
+        "FL261201000002": ("PENDING_PAYMENT", now - dt.timedelta(minutes=5)),
+        "FL261201000003": ("CANCELLED", now - dt.timedelta(minutes=10)),
+    }
+    details = json.dumps({"flightNo": "MU5101", "departTime": "2026-12-05T09:00", "arriveTime": "2026-12-05T10:05"})
+    with sqlite3.connect(store) as conn:
+        conn.execute(V3_ORDERS)
+        conn.executemany(
+            "INSERT INTO orders (order_no, product, key_hash, status, total_price, details, contact, created_at, "
+            "updated_at) VALUES (?, 'flight', ?, ?, 500, ?, '{}', ?, ?)",
+            [
+                (number, hashlib.sha256(KEY.encode()).hexdigest(), status, details, at.isoformat(), at.isoformat())
+                for number, (status, at) in made.items()
+            ],
+        )
+        conn.execute("PRAGMA user_version = 3")
+
+    listed = {o["orderId"]: o for o in call("order", "queryOrder", {})[1]["orders"]}
+
+    for number, (_, at) in made.items():
+        assert moment(listed[number]["payDeadline"]) == at + dt.timedelta(minutes=30)
+        assert (listed[number]["paidAt"], listed[number]["scheduleChange"]) == (None, None)
+    assert listed["FL261201000001"]["status"] == "EXPIRED"  # made two hours ago: its deadline passed
+    assert listed["FL261201000002"]["status"] == "PENDING_PAYMENT"
+    assert (listed["FL261201000003"]["status"], listed["FL261201000003"]["cancelledBy"]) == ("CANCELLED", "customer")
+    with sqlite3.connect(store) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 4
+    assert pay("FL261201000002", "pay:1")[1]["status"] == "PAID"
+    assert stats()["payments"] == {"total": 1, "byOrderNo": {"FL261201000002": 1}}
