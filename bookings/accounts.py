@@ -3,6 +3,7 @@
 import secrets
 
 from django.db import transaction
+from django.utils import timezone
 
 from bookings.models import SupplierAccount
 
@@ -15,3 +16,8 @@ def supplier_account_ensure(*, user) -> SupplierAccount:
         user=user, defaults={"api_key": f"sbx_{secrets.token_urlsafe(24)}"}
     )
     return account
+
+
+def supplier_account_ordering(*, user) -> None:
+    """Note that the user's key is about to ask for an order (before it is sent, so a crash after it is noted too)."""
+    SupplierAccount.objects.filter(user=user).update(ordered_at=timezone.now())

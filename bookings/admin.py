@@ -16,7 +16,7 @@ class BookingEventInline(admin.TabularInline):
     model = BookingEvent
     extra = 0
     can_delete = False
-    fields = readonly_fields = ("from_status", "to_status", "actor", "reason", "created_at")
+    fields = readonly_fields = ("from_status", "to_status", "source", "actor", "reason", "created_at")
 
     def has_add_permission(self, request, obj=None):
         return False
@@ -45,6 +45,8 @@ class BookingRecordAdmin(BoundedSearchMixin, admin.ModelAdmin):
         "details",
         "raw_payload",
         "remark",
+        "pay_deadline",
+        "paid_at",
         "cancel_claimed_until",
         "created_at",
         "updated_at",

@@ -1,7 +1,10 @@
-"""The bookings JSON API: the user's own bookings, and cancelling one (through `booking_cancel`, like every way in).
+"""The bookings JSON API: the user's own bookings, paying one (`booking_pay`) and cancelling one (`booking_cancel`),
+like every way in.
 
-Cancelling is two steps: a POST without `{"confirm": true}` changes nothing and answers 409 CONFIRMATION_REQUIRED
-with what cancelling will do (`booking_cancel_preview`) in `data.preview`; the same POST with it cancels.
+Paying and cancelling are two steps: a POST without `{"confirm": true}` changes nothing and answers 409
+CONFIRMATION_REQUIRED with what it will do (`booking_pay_preview`: the exact amount and the deadline;
+`booking_cancel_preview`) in `data.preview`; the same POST with it pays or cancels. A payment past the deadline
+answers 409 BOOKING_EXPIRED; one the supplier did not take, 502 PAYMENT_FAILED (nothing was charged).
 
 Refusals are `BookingError`s; the project's exception handler (`core.api`) answers them with the one error body.
 A cancel that waits for an approver answers 202 TICKET_PENDING with the ticket in `data`; someone else's booking
@@ -15,6 +18,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from bookings.models import BookingRecord
+from bookings.payment import booking_pay, booking_pay_preview
 from bookings.selectors import bookings_for_user
 from bookings.services import BookingError, booking_cancel, booking_cancel_preview
 from core.api import ErrorSerializer
@@ -31,13 +35,23 @@ class BookingSerializer(serializers.ModelSerializer):
             "amount",
             "external_order_no",
             "details",
+            "pay_deadline",
+            "paid_at",
             "created_at",
             "updated_at",
         ]
 
 
 class ConfirmSerializer(serializers.Serializer):
-    confirm = serializers.BooleanField(required=False, help_text="true to cancel; without it nothing changes (409)")
+    confirm = serializers.BooleanField(required=False, help_text="true to do it; without it nothing changes (409)")
+
+
+class PayResultSerializer(serializers.Serializer):
+    ok = serializers.BooleanField(default=True)
+    code = serializers.CharField()
+    message = serializers.CharField()
+    booking = BookingSerializer()
+    already_paid = serializers.BooleanField()
 
 
 class CancelResultSerializer(serializers.Serializer):
@@ -59,6 +73,45 @@ class BookingListView(generics.ListAPIView):
         return bookings_for_user(user=self.request.user)
 
 
+def _confirmed(request) -> bool:
+    return isinstance(request.data, dict) and request.data.get("confirm") is True
+
+
+class BookingPayView(APIView):
+    @extend_schema(
+        request=ConfirmSerializer,
+        responses={
+            200: PayResultSerializer,
+            400: ErrorSerializer,
+            401: ErrorSerializer,
+            404: ErrorSerializer,
+            409: ErrorSerializer,
+            502: ErrorSerializer,
+        },
+        summary=(
+            'Pay one of my bookings: without {"confirm": true} → 409 CONFIRMATION_REQUIRED with the preview; '
+            "idempotent (a repeat pays nothing more); past the deadline → 409 BOOKING_EXPIRED"
+        ),
+    )
+    def post(self, request, booking_id: str):
+        if not _confirmed(request):
+            preview = booking_pay_preview(user=request.user, booking_id=booking_id, language=get_language())
+            raise BookingError(
+                Code.CONFIRMATION_REQUIRED,
+                'Nothing was paid yet: send {"confirm": true} to pay.',
+                {"preview": preview},
+            )
+        outcome = booking_pay(user=request.user, booking_id=booking_id)
+        body = {
+            "ok": True,
+            "code": Code.OK.value,
+            "message": "paid already" if outcome.already_paid else "paid; the booking is confirmed",
+            "booking": BookingSerializer(outcome.booking).data,
+            "already_paid": outcome.already_paid,
+        }
+        return Response(body)
+
+
 class BookingCancelView(APIView):
     @extend_schema(
         request=ConfirmSerializer,
@@ -78,8 +131,7 @@ class BookingCancelView(APIView):
         ),
     )
     def post(self, request, booking_id: str):
-        confirmed = isinstance(request.data, dict) and request.data.get("confirm") is True
-        if not confirmed:
+        if not _confirmed(request):
             preview = booking_cancel_preview(user=request.user, booking_id=booking_id, language=get_language())
             raise BookingError(
                 Code.CONFIRMATION_REQUIRED,

@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from core.models import StatusEvent
 
@@ -14,17 +15,29 @@ class BizType(models.TextChoices):
 
 
 class BookingStatus(models.TextChoices):
-    PENDING_PAYMENT = "PENDING_PAYMENT", "Pending payment"
-    CONFIRMED = "CONFIRMED", "Confirmed"
-    CANCELLED = "CANCELLED", "Cancelled"
+    PENDING_PAYMENT = "PENDING_PAYMENT", _("Pending payment")
+    CONFIRMED = "CONFIRMED", _("Confirmed")
+    CANCELLED = "CANCELLED", _("Cancelled")
+    EXPIRED = "EXPIRED", _("Expired")  # not paid by its deadline: the supplier let it go
 
 
 # The only moves a booking may make; `bookings.services.booking_transition` checks every change against it.
 BOOKING_TRANSITIONS: dict[str, set[str]] = {
-    BookingStatus.PENDING_PAYMENT: {BookingStatus.CONFIRMED, BookingStatus.CANCELLED},
+    BookingStatus.PENDING_PAYMENT: {BookingStatus.CONFIRMED, BookingStatus.CANCELLED, BookingStatus.EXPIRED},
     BookingStatus.CONFIRMED: {BookingStatus.CANCELLED},
     BookingStatus.CANCELLED: set(),
+    BookingStatus.EXPIRED: set(),
 }
+# Bookings still open on the supplier: the ones the reconciliation asks about.
+OPEN_STATUSES = (BookingStatus.PENDING_PAYMENT, BookingStatus.CONFIRMED)
+CLOSED_STATUSES = (BookingStatus.CANCELLED, BookingStatus.EXPIRED)
+
+
+class EventSource(models.TextChoices):
+    """Who made a change: the traveller (or staff) is the event's actor; the supplier has no user row."""
+
+    TRIPDESK = "TRIPDESK", _("TripDesk")
+    SUPPLIER = "SUPPLIER", _("The supplier")
 
 
 class BookingRecord(models.Model):
@@ -42,6 +55,9 @@ class BookingRecord(models.Model):
     remark = models.TextField(blank=True)
     # A cancel in progress holds the row until then (compare-and-set), so concurrent cancels call the platform once.
     cancel_claimed_until = models.DateTimeField(null=True, blank=True, editable=False)
+    # The supplier's payment deadline: an unpaid order expires then (the supplier's saveOrder answer says when).
+    pay_deadline = models.DateTimeField(null=True, blank=True)
+    paid_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -65,12 +81,41 @@ class BookingEvent(StatusEvent):
     SUBJECT_FIELD = "booking"
 
     booking = models.ForeignKey(BookingRecord, on_delete=models.CASCADE, related_name="events")
+    source = models.CharField(max_length=16, choices=EventSource.choices, default=EventSource.TRIPDESK)
 
     class Meta(StatusEvent.Meta):
         pass
 
     def __str__(self) -> str:
         return f"{self.booking.booking_id}: {self.from_status or '∅'} → {self.to_status}"
+
+
+class NoticeKind(models.TextChoices):
+    EXPIRED = "EXPIRED", _("Not paid in time")
+    CANCELLED_BY_SUPPLIER = "CANCELLED_BY_SUPPLIER", _("Cancelled by the supplier")
+    SCHEDULE_CHANGED = "SCHEDULE_CHANGED", _("Schedule changed")
+    PAID = "PAID", _("Payment confirmed")
+    RECOVERED = "RECOVERED", _("Booking recorded")
+
+
+class BookingNotice(models.Model):
+    """Something the supplier changed that the traveller must hear of: shown in the chat and on the notices page.
+    `facts` hold what the text needs (numbers and times, never sentences): the text is composed in the reader's
+    language when it is shown."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="booking_notices")
+    booking = models.ForeignKey(BookingRecord, on_delete=models.CASCADE, related_name="notices")
+    kind = models.CharField(max_length=24, choices=NoticeKind.choices)
+    facts = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    read_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["user", "read_at"], name="notice_user_unread")]
+
+    def __str__(self) -> str:
+        return f"{self.booking.booking_id}: {self.get_kind_display()}"
 
 
 class SupplierAccount(models.Model):
@@ -80,6 +125,9 @@ class SupplierAccount(models.Model):
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="supplier_account")
     api_key = models.CharField(max_length=200)
     created_at = models.DateTimeField(auto_now_add=True)
+    # When this key last asked the supplier for an order (saveOrder): the reconciliation asks about such users even
+    # when we hold no booking of theirs (recording it may have failed).
+    ordered_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"supplier account of {self.user}"

@@ -37,17 +37,17 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
 
-from bookings.accounts import supplier_account_ensure
+from bookings.accounts import supplier_account_ensure, supplier_account_ordering
 from core.parsers import bounded_loads
 
 logger = logging.getLogger("bookings.platform")
 
 PRODUCTS = ("flight", "hotel", "train", "order")
-ACTIONS = ("search", "saveOrder", "cancelOrder", "queryOrder", "refund")
+ACTIONS = ("search", "saveOrder", "cancelOrder", "queryOrder", "refund", "pay")
 # Actions that only read: they change nothing on the platform.
 READ_ACTIONS = frozenset({"search", "queryOrder"})
 # Actions that change something: each is sent with an idempotency key under REQUEST_ID.
-IDEMPOTENT_ACTIONS = frozenset({"saveOrder", "cancelOrder", "refund"})
+IDEMPOTENT_ACTIONS = frozenset({"saveOrder", "cancelOrder", "refund", "pay"})
 REQUEST_ID = "requestId"
 PROGRAM = "supplier"
 MAX_COMMAND_CHARS = 4000
@@ -456,6 +456,9 @@ def platform_run(command: PlatformCommand, *, user, idempotency_scope: str | Non
     delivery of it is one supplier effect; `idempotency_scope` (a conversation) makes a saveOrder's key
     deterministic (`request_id_for`)."""
     command = with_idempotency_key(command, scope=idempotency_scope)
+    if command.action == "saveOrder":
+        supplier_account_ensure(user=user)
+        supplier_account_ordering(user=user)  # the reconciliation looks for the order even if its record fails
     if not _use_worker():
         return platform_call(command, api_key=supplier_account_ensure(user=user).api_key)
 

@@ -5,8 +5,9 @@ from functools import cache
 from pathlib import Path
 
 from django.db.models import QuerySet
+from django.utils import timezone
 
-from bookings.models import BookingRecord, BookingStatus
+from bookings.models import BookingEvent, BookingNotice, BookingRecord, BookingStatus, EventSource
 from bookings.options import overnight_days
 
 
@@ -23,6 +24,29 @@ def bookings_for_user(*, user, biz_type: str | None = None, status: str | None =
 def bookings_cancellable(*, user, biz_type: str | None = None) -> QuerySet[BookingRecord]:
     """The user's bookings that are not cancelled yet, newest first."""
     return bookings_for_user(user=user, biz_type=biz_type).exclude(status=BookingStatus.CANCELLED)
+
+
+def booking_payable(booking: BookingRecord) -> bool:
+    """Whether the traveller may pay it now: waiting for payment and before its deadline."""
+    if booking.status != BookingStatus.PENDING_PAYMENT:
+        return False
+    return booking.pay_deadline is None or booking.pay_deadline > timezone.now()
+
+
+def booking_cancelled_by_supplier(booking: BookingRecord) -> bool:
+    if booking.status != BookingStatus.CANCELLED:
+        return False
+    return BookingEvent.objects.filter(
+        booking=booking, to_status=BookingStatus.CANCELLED, source=EventSource.SUPPLIER
+    ).exists()
+
+
+def notices_for_user(*, user, unread: bool = False) -> QuerySet[BookingNotice]:
+    """The user's booking notices (what the supplier changed), newest first; `unread`: not yet shown."""
+    notices = BookingNotice.objects.filter(user=user).select_related("booking")
+    if unread:
+        notices = notices.filter(read_at__isnull=True)
+    return notices.order_by("-created_at", "-id")
 
 
 def bookings_of_platform_orders(*, user, orders: list[tuple[str, str]]) -> list[BookingRecord]:

@@ -19,10 +19,20 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone, translation
+from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
 
 from bookings.accounts import supplier_account_ensure
-from bookings.models import BOOKING_TRANSITIONS, BizType, BookingEvent, BookingRecord, BookingStatus
+from bookings.models import (
+    BOOKING_TRANSITIONS,
+    CLOSED_STATUSES,
+    BizType,
+    BookingEvent,
+    BookingNotice,
+    BookingRecord,
+    BookingStatus,
+    EventSource,
+)
 from bookings.options import (
     BookingWants,
     OptionRef,
@@ -41,7 +51,9 @@ from bookings.platform import (
     order_number,
     parse_command,
     platform_run,
+    unwrap,
 )
+from bookings.refund_rules import refund_estimate
 from bookings.selectors import booking_facts
 from core.approvals import approval_gate
 from core.envelope import Code
@@ -63,10 +75,12 @@ __all__ = [
     "booking_rebook_preview",
     "platform_command_preview",
     "booking_lock",
+    "booking_notices_mark_read",
     "booking_record_from_platform",
     "booking_requirements",
     "booking_transition",
     "platform_command_for_traveller",
+    "supplier_moved",
     "supplier_account_ensure",
 ]
 
@@ -90,7 +104,7 @@ TRAVELLER_ACTIONS: dict[str, frozenset[str]] = {
     "train": frozenset({"search", "saveOrder", "queryOrder"}),
     "order": frozenset({"queryOrder"}),
 }
-SERVICE_ONLY_ACTIONS = frozenset({"cancelOrder", "refund"})
+SERVICE_ONLY_ACTIONS = frozenset({"cancelOrder", "refund", "pay"})
 # Error codes with which a supplier says it is broken, not that the request was wrong.
 SUPPLIER_SYSTEM_ERRORS = frozenset({"PLATFORM_ERROR", "SYSTEM_ERROR", "SYSTEM_BUSY", "INTERNAL_ERROR"})
 
@@ -114,7 +128,7 @@ def _new_booking_id(day: dt.date) -> str:
     return f"BK{day:%Y%m%d}{_random_digits()}"
 
 
-def _amount(payload: dict) -> Decimal:
+def order_amount(payload: dict) -> Decimal:
     for key in ("totalPrice", "amount", "price", "orderAmount"):
         value = payload.get(key)
         if value is not None:
@@ -131,11 +145,11 @@ def booking_record_from_platform(
     """Record (or return the existing record of) an order the platform created for the user."""
     contact = arguments.get("contactTourist") or arguments.get("contact") or (arguments.get("guests") or [{}])[0]
     details = {k: v for k, v in arguments.items() if k not in ("contactTourist", "contact", "guests")}
-    return _booking_record_create(
+    return booking_record_create(
         user=user,
         biz_type=biz_type,
         external_order_no=external_order_no,
-        amount=_amount(response),
+        amount=order_amount(response),
         contact=contact if isinstance(contact, dict) else {},
         details=details,
         raw=response,
@@ -143,7 +157,7 @@ def booking_record_from_platform(
     )
 
 
-def _booking_record_create(
+def booking_record_create(
     *,
     user,
     biz_type: str,
@@ -153,9 +167,11 @@ def _booking_record_create(
     details: dict,
     raw: dict,
     reason: str,
+    source: str = EventSource.TRIPDESK,
 ) -> BookingRecord:
     """The one way a BookingRecord is made: one per platform order (a repeat returns the first), with its
-    creation event, numbered with retries on the (rare) clash."""
+    creation event, numbered with retries on the (rare) clash. Its payment deadline is the supplier's
+    (`payDeadline` in the order's answer). `source` SUPPLIER: found on the supplier by the reconciliation."""
     biz_type = biz_type.upper()
     if biz_type not in BizType.values:
         raise BookingError(Code.INVALID_PARAM, f"unknown business type {biz_type}")
@@ -175,14 +191,35 @@ def _booking_record_create(
                     contact=contact,
                     details=details,
                     raw_payload=raw,
+                    pay_deadline=pay_deadline_of(raw),
                 )
-                record_creation(booking, event_model=BookingEvent, actor=user, reason=reason)
+                record_creation(
+                    booking,
+                    event_model=BookingEvent,
+                    actor=user if source == EventSource.TRIPDESK else None,
+                    reason=reason,
+                    event_fields={"source": source},
+                )
                 return booking
         except IntegrityError:
             existing = BookingRecord.objects.filter(biz_type=biz_type, external_order_no=external_order_no).first()
             if existing:
                 return existing
     raise BookingError(Code.INTERNAL_ERROR, "could not number the booking")
+
+
+def pay_deadline_of(answer: object) -> dt.datetime | None:
+    """The supplier's payment deadline in an order's answer (raw or unwrapped), None when it names none."""
+    try:
+        order = unwrap(answer)
+    except PlatformError:
+        return None
+    order = order.get("order") if isinstance(order.get("order"), dict) else order
+    raw = order.get("payDeadline")
+    moment = parse_datetime(raw) if isinstance(raw, str) else None
+    if moment is not None and timezone.is_naive(moment):
+        moment = timezone.make_aware(moment)
+    return moment
 
 
 # --- the one state machine ---------------------------------------------------------------------------------------
@@ -215,6 +252,51 @@ def booking_transition(
         fields=fields,
         error=BookingError,
         error_code=Code.INVALID_TRANSITION,
+    )
+
+
+@transaction.atomic
+def supplier_moved(
+    booking: BookingRecord, *, to_status: str, reason: str, fields: dict[str, Any] | None = None
+) -> BookingRecord:
+    """A change the supplier made on its side (expired, cancelled, paid), recorded as a transition with the
+    supplier as its source (no user acted). A booking already there is left as it is."""
+    locked = booking_lock(booking_id=booking.booking_id)
+    if locked.status == to_status:
+        return locked
+    moved = transition(
+        locked,
+        to_status=to_status,
+        table=BOOKING_TRANSITIONS,
+        event_model=BookingEvent,
+        actor=None,
+        reason=reason,
+        fields={"cancel_claimed_until": None, **(fields or {})},
+        error=BookingError,
+        error_code=Code.INVALID_TRANSITION,
+        event_fields={"source": EventSource.SUPPLIER},
+    )
+    return moved
+
+
+CLOSED_TAILS = {"pay": "there is nothing to pay", "cancel": "there is nothing to cancel", "change": "book anew instead"}
+
+
+def booking_closed_error(booking: BookingRecord, *, doing: str) -> BookingError:
+    """Why a cancelled or expired booking cannot be paid, cancelled or changed (`doing`: a key of CLOSED_TAILS):
+    BOOKING_EXPIRED or INVALID_TRANSITION, with its status in `data`."""
+    data = {"status": booking.status, "booking_id": booking.booking_id}
+    if booking.status == BookingStatus.EXPIRED:
+        message = f"booking {booking.booking_id} was not paid by its deadline and has expired: {CLOSED_TAILS[doing]}"
+        return BookingError(Code.BOOKING_EXPIRED, message, data)
+    message = f"booking {booking.booking_id} is cancelled: {CLOSED_TAILS[doing]}"
+    return BookingError(Code.INVALID_TRANSITION, message, data)
+
+
+def booking_notices_mark_read(*, user, notice_ids: list[int]) -> int:
+    """The user's notices shown to them (on their bookings page or in the chat): read now. How many were unread."""
+    return BookingNotice.objects.filter(user=user, pk__in=notice_ids, read_at__isnull=True).update(
+        read_at=timezone.now()
     )
 
 
@@ -313,6 +395,8 @@ def booking_cancel(*, user, booking_id: object) -> CancelOutcome:
     is_hotel = booking.biz_type == BizType.HOTEL
     if booking.status == BookingStatus.CANCELLED:
         return CancelOutcome(booking, already_cancelled=True, call_the_hotel=is_hotel)
+    if booking.status == BookingStatus.EXPIRED:
+        raise booking_closed_error(booking, doing="cancel")
     _ask_approval(user=user, booking=booking)
 
     if not _claim_for_cancel(booking):
@@ -340,6 +424,9 @@ def booking_cancel(*, user, booking_id: object) -> CancelOutcome:
         platform_run(command, user=user)
     except BaseException as exc:
         _release_claim(booking)
+        if isinstance(exc, PlatformError) and exc.platform_code == "ORDER_EXPIRED":
+            booking = supplier_moved(booking, to_status=BookingStatus.EXPIRED, reason="Not paid by its deadline.")
+            raise booking_closed_error(booking, doing="cancel") from None
         if isinstance(exc, PlatformError):
             logger.warning("platform cancel failed", extra={"booking_id": bid, "code": exc.code})
             raise BookingError(Code.PLATFORM_CANCEL_FAILED, f"the platform did not cancel {bid}: {exc.code}") from None
@@ -853,9 +940,9 @@ def booking_create(
         logger.error("saveOrder answer has no order number", extra={"product": product})
         raise BookingError(Code.PLATFORM_UNAVAILABLE, "the supplier's answer has no order number")
     contact = {**people[0], "travellers": people}
-    amount = _amount(answer) if _amount(answer) > 0 else Decimal(option["total"])
+    amount = order_amount(answer) if order_amount(answer) > 0 else Decimal(option["total"])
     try:
-        return _booking_record_create(
+        return booking_record_create(
             user=user,
             biz_type=option["biz_type"],
             external_order_no=number,
@@ -886,7 +973,7 @@ class RebookOutcome:
     cancel_code: str | None = None
 
 
-def _own_booking(*, user, booking_id: object) -> BookingRecord:
+def booking_of_user(*, user, booking_id: object) -> BookingRecord:
     bid = normalise_booking_id(booking_id)
     if not bid:
         raise BookingError(Code.INVALID_PARAM, "that is not a booking id (like BK20261201001)")
@@ -907,9 +994,9 @@ def booking_travellers(booking: BookingRecord) -> list[dict]:
 
 
 def _rebookable(*, user, booking_id: object, option_ref: object) -> tuple[BookingRecord, OptionRef]:
-    old = _own_booking(user=user, booking_id=booking_id)
-    if old.status == BookingStatus.CANCELLED:
-        raise BookingError(Code.INVALID_TRANSITION, f"booking {old.booking_id} is cancelled already: book anew")
+    old = booking_of_user(user=user, booking_id=booking_id)
+    if old.status in CLOSED_STATUSES:
+        raise booking_closed_error(old, doing="change")
     ref = _ref(option_ref)
     if ref.biz_type != old.biz_type:
         raise BookingError(
@@ -988,13 +1075,15 @@ def booking_cancel_preview(*, user, booking_id: object, language: str = "zh-hans
     Raises BookingError INVALID_PARAM, BOOKING_NOT_FOUND (unknown or someone else's, alike), INVALID_TRANSITION
     (cancelled already: `data.already_cancelled`).
     """
-    booking = _own_booking(user=user, booking_id=booking_id)
+    booking = booking_of_user(user=user, booking_id=booking_id)
     if booking.status == BookingStatus.CANCELLED:
         raise BookingError(
             Code.INVALID_TRANSITION,
             f"booking {booking.booking_id} is cancelled already",
             {"already_cancelled": True, "booking_id": booking.booking_id},
         )
+    if booking.status == BookingStatus.EXPIRED:
+        raise booking_closed_error(booking, doing="cancel")
     facts = booking_facts(booking)
     with translation.override(language):
         if booking.biz_type == BizType.HOTEL:
@@ -1019,7 +1108,7 @@ def booking_cancel_preview(*, user, booking_id: object, language: str = "zh-hans
                 [_("Seat"), facts["seat"]],
                 [_("Passengers"), "、".join(facts["passengers"])],
             ]
-            terms = _("It is cancelled on the supplier platform; the refund follows the supplier's rules.")
+            terms = _refund_terms(booking)
         limit = Decimal(str(settings.AFTERSALE_CHECKPOINT_AMOUNT))
         if booking.amount > limit:
             terms += " " + _("Above ¥%(limit)s an approver decides; nothing is cancelled until they approve.") % {
@@ -1039,6 +1128,19 @@ def booking_cancel_preview(*, user, booking_id: object, language: str = "zh-hans
                 "needs_approver": booking.amount > limit,
             },
         }
+
+
+def _refund_terms(booking: BookingRecord) -> str:
+    """What cancelling a flight or train gives back, under its fare rules (`bookings.refund_rules`)."""
+    estimate = refund_estimate(booking)
+    if not estimate.paid:
+        return _("It is cancelled on the supplier platform. It is not paid yet, so nothing is charged or refunded.")
+    if estimate.amount is None:
+        return _("It is cancelled on the supplier platform; the refund follows the supplier's rules.")
+    return _(
+        "It is cancelled on the supplier platform. Refund under its fare rules: ¥%(refund)s of the ¥%(paid)s paid "
+        "(%(share)s%%: cancelled %(band)s)."
+    ) % {"refund": estimate.amount, "paid": booking.amount, "share": estimate.percent, "band": estimate.band_text}
 
 
 # --- what a traveller's own saveOrder will do ------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from typing_extensions import TypedDict
 
 from bookings.hooks import BookingPersistenceHook
 from bookings.options import BookingWants
+from bookings.payment import booking_pay, booking_pay_preview
 from bookings.platform import READ_ACTIONS, PlatformError, parse_command
 from bookings.selectors import booking_facts, bookings_for_user
 from bookings.services import (
@@ -25,6 +26,7 @@ from bookings.services import (
     platform_command_for_traveller,
     platform_command_preview,
 )
+from bookings.sync import bookings_refresh_for_user
 from core.envelope import Code, fail, ok
 from core.ids import normalise_booking_id
 from core.tools import Risk, ToolContext, tool
@@ -37,6 +39,7 @@ KIND_BOOKINGS = "bookings"
 KIND_OPTIONS = "booking_options"
 KIND_CREATED = "booking_created"
 KIND_REBOOK = "rebook"
+KIND_PAY = "booking_pay"
 MAX_LISTED = 20
 OPTION_REF = Field(max_length=200, description="An option's `ref`, exactly as find_booking_options returned it")
 
@@ -52,6 +55,8 @@ def booking_summary(booking) -> dict:
         "details": booking.details,
         "facts": booking_facts(booking),
         "created_at": booking.created_at.isoformat(),
+        "pay_deadline": booking.pay_deadline.isoformat() if booking.pay_deadline else None,
+        "paid_at": booking.paid_at.isoformat() if booking.paid_at else None,
     }
 
 
@@ -311,15 +316,64 @@ def rebook_booking(
     return ok(data, message)
 
 
+def _pay_preview(context: ToolContext, arguments: dict) -> dict:
+    return booking_pay_preview(user=context.user, booking_id=arguments["booking_id"], language=context.language)
+
+
+@tool(risk=Risk.WRITE, tags=("booking",), preview=_refusing_as(KIND_PAY)(_pay_preview))
+def pay_booking(
+    context: ToolContext,
+    booking_id: Annotated[str, Field(max_length=32, description="TripDesk booking id, like BK20261201001")],
+) -> dict:
+    """Pay one of the traveller's bookings that waits for payment (待支付), before its payment deadline. Nothing is
+    paid before the traveller confirms the card this call shows (the exact amount). Pays once however often it is
+    asked; the booking is then CONFIRMED. A booking past its deadline is expired and cannot be paid."""
+    try:
+        outcome = booking_pay(user=context.user, booking_id=booking_id)
+    except BookingError as exc:
+        shown = None if exc.code == Code.BOOKING_NOT_FOUND else (normalise_booking_id(booking_id) or booking_id)
+        return fail(exc.code, exc.message, {**(exc.data or {}), "kind": KIND_PAY, "booking_id": shown})
+    data = booking_summary(outcome.booking) | {"kind": KIND_PAY, "already_paid": outcome.already_paid}
+    return ok(data, "paid already" if outcome.already_paid else "paid")
+
+
+BookingStatusName = Literal["PENDING_PAYMENT", "CONFIRMED", "CANCELLED", "EXPIRED"]
+
+
 @tool(risk=Risk.READ, tags=("booking",))
 def list_my_bookings(
     context: ToolContext,
     biz_type: Literal["FLIGHT", "HOTEL", "TRAIN"] | None = None,
-    status: Literal["PENDING_PAYMENT", "CONFIRMED", "CANCELLED"] | None = None,
+    status: BookingStatusName | None = None,
 ) -> dict:
-    """List the traveller's own bookings, newest first, optionally of one type or status."""
+    """List the traveller's own bookings, newest first, optionally of one type or status, as last recorded."""
     bookings = bookings_for_user(user=context.user, biz_type=biz_type, status=status)[:MAX_LISTED]
     return ok({"kind": KIND_BOOKINGS, "bookings": [booking_summary(b) for b in bookings]})
+
+
+@tool(risk=Risk.READ, tags=("booking",))
+def check_my_bookings(
+    context: ToolContext,
+    biz_type: Literal["FLIGHT", "HOTEL", "TRAIN"] | None = None,
+    booking_id: Annotated[str | None, Field(max_length=32, description="One booking, like BK20261201001")] = None,
+) -> dict:
+    """The traveller's bookings as they stand on the supplier now (paid, waiting for payment and until when,
+    expired, cancelled by the supplier, schedule changed): asks the supplier first and records what changed. For
+    questions like "我的订单付款了吗" or "my booking status". Changes nothing the traveller did."""
+    report = bookings_refresh_for_user(user=context.user)
+    bookings = bookings_for_user(user=context.user, biz_type=biz_type)
+    asked = normalise_booking_id(booking_id) if booking_id else None
+    if booking_id and not asked:
+        return fail(Code.INVALID_PARAM, "that is not a booking id (like BK20261201001)", {"kind": KIND_BOOKINGS})
+    if asked:
+        bookings = bookings.filter(booking_id=asked)
+    data = {
+        "kind": KIND_BOOKINGS,
+        "bookings": [booking_summary(b) for b in bookings[:MAX_LISTED]],
+        "checked": True,
+        "supplier_answered": report is None or report.ok,
+    }
+    return ok(data)
 
 
 TOOLS = [
@@ -328,6 +382,8 @@ TOOLS = [
     rebook_booking,
     execute_platform_command,
     cancel_booking,
+    pay_booking,
     list_my_bookings,
+    check_my_bookings,
 ]
 HOOKS = [BookingPersistenceHook()]

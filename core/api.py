@@ -38,6 +38,8 @@ HTTP_STATUS = {
     Code.ACTION_EXPIRED: status.HTTP_410_GONE,
     Code.ACTION_IN_PROGRESS: status.HTTP_409_CONFLICT,
     Code.ACTION_DECLINED: status.HTTP_409_CONFLICT,
+    Code.BOOKING_EXPIRED: status.HTTP_409_CONFLICT,
+    Code.PAYMENT_FAILED: status.HTTP_502_BAD_GATEWAY,
 }
 # DRF's own exceptions, by class, as envelope codes.
 DRF_CODES = (

@@ -38,6 +38,9 @@ class Code(StrEnum):
     ACTION_IN_PROGRESS = "ACTION_IN_PROGRESS"
     ACTION_DECLINED = "ACTION_DECLINED"
     NO_MATCH = "NO_MATCH"  # nothing matches what was asked (options offered instead)
+    # A booking's life (issue 18): paying, and an order the supplier let expire.
+    BOOKING_EXPIRED = "BOOKING_EXPIRED"
+    PAYMENT_FAILED = "PAYMENT_FAILED"
 
 
 def ok(data: Any = None, message: str = "") -> dict:

@@ -33,8 +33,10 @@ def transition(
     fields: Mapping[str, Any] | None = None,
     error: type[ApplicationError] = TransitionRefused,
     error_code: str | None = None,
+    event_fields: Mapping[str, Any] | None = None,
 ) -> models.Model:
-    """Move a row locked by the caller to `to_status`, with an event row; `fields` are saved with it.
+    """Move a row locked by the caller to `to_status`, with an event row; `fields` are saved with it,
+    `event_fields` go on the event (who else acted: e.g. the supplier as its source).
 
     Raises `error(error_code)` when `table` does not allow the move. Must run inside the caller's atomic block.
     """
@@ -49,6 +51,7 @@ def transition(
         to_status=to_status,
         actor=actor if getattr(actor, "pk", None) else None,
         reason=(reason or "")[:500],
+        **(event_fields or {}),
     )
     row.status = to_status
     extra = dict(fields or {})
@@ -61,7 +64,14 @@ def transition(
     return row
 
 
-def record_creation(row: models.Model, *, event_model: type[models.Model], actor: Any = None, reason: str = ""):
+def record_creation(
+    row: models.Model,
+    *,
+    event_model: type[models.Model],
+    actor: Any = None,
+    reason: str = "",
+    event_fields: Mapping[str, Any] | None = None,
+):
     """The first event of a new row (from nothing to its initial status)."""
     return event_model.objects.create(
         **{event_model.SUBJECT_FIELD: row},
@@ -69,4 +79,5 @@ def record_creation(row: models.Model, *, event_model: type[models.Model], actor
         to_status=row.status,
         actor=actor if getattr(actor, "pk", None) else None,
         reason=(reason or "")[:500],
+        **(event_fields or {}),
     )

@@ -99,8 +99,9 @@ def _worker_env(database_name: str) -> dict[str, str]:
     return env
 
 
-def _start_worker(node: str, log_path: Path) -> subprocess.Popen:
-    """One real `celery worker` process on the test database and the configured broker, logging to a file."""
+def _start_worker(node: str, log_path: Path, *, beat_schedule: Path | None = None) -> subprocess.Popen:
+    """One real `celery worker` process on the test database and the configured broker, logging to a file; with
+    `beat_schedule`, running the beat's schedule too (celery's `-B`)."""
     db_name = settings.DATABASES["default"]["NAME"]
     log = open(log_path, "ab")  # noqa: SIM115 - the worker process writes it until it is stopped
     return subprocess.Popen(
@@ -122,6 +123,7 @@ def _start_worker(node: str, log_path: Path) -> subprocess.Popen:
             f"{node}@%h",
             "-l",
             "INFO",
+            *(["-B", "--schedule", str(beat_schedule)] if beat_schedule else []),
         ],
         cwd=ROOT,
         env=_worker_env(db_name),
@@ -170,6 +172,19 @@ def celery_worker_process(transactional_db):
     try:
         _wait_for_workers([proc], 1)
         yield proc
+    finally:
+        _stop_worker(proc)
+
+
+@pytest.fixture
+def celery_worker_with_beat(transactional_db, supplier_sandbox, tmp_path, monkeypatch):
+    """A real worker that also runs the beat, with the booking sync every second, on this test's supplier store."""
+    _require_worker_services()
+    monkeypatch.setenv("BOOKING_SYNC_SECONDS", "1")
+    proc = _start_worker(f"beat-{os.getpid()}", tmp_path / "worker.log", beat_schedule=tmp_path / "beat-schedule")
+    try:
+        _wait_for_workers([proc], 1)
+        yield tmp_path / "worker.log"
     finally:
         _stop_worker(proc)
 

@@ -70,6 +70,10 @@ ASSISTANT_PENDING_ACTION_TTL = _int("ASSISTANT_PENDING_ACTION_TTL", 900)  # seco
 BOOKING_OPTIONS_SHOWN = _int("BOOKING_OPTIONS_SHOWN", 3)  # booking options offered to pick from
 
 PLATFORM_CLI = _str("PLATFORM_CLI")
+# Bookings stay in step with the supplier: the beat task asks it every BOOKING_SYNC_SECONDS about open bookings;
+# opening one's bookings (page or chat) asks again at most once per BOOKING_REFRESH_SECONDS (0: every time).
+BOOKING_SYNC_SECONDS = _int("BOOKING_SYNC_SECONDS", 120)
+BOOKING_REFRESH_SECONDS = _int("BOOKING_REFRESH_SECONDS", 30)
 PLATFORM_TIMEOUT = _float("PLATFORM_TIMEOUT", 15.0)
 
 AFTERSALE_TICKET_TTL_HOURS = _int("AFTERSALE_TICKET_TTL_HOURS", 48)

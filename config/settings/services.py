@@ -77,4 +77,9 @@ CELERY_BEAT_SCHEDULE: dict = {
         "task": "aftersale.tasks.resume_stalled_tickets",
         "schedule": env.AFTERSALE_TIMEOUT_SWEEP_SECONDS,
     },
+    # Bookings in step with the supplier: expiries, its own cancels and schedule changes, orders we failed to record.
+    "bookings-sync": {
+        "task": "bookings.tasks.sync_bookings",
+        "schedule": env.BOOKING_SYNC_SECONDS,
+    },
 }

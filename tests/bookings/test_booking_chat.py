@@ -134,7 +134,7 @@ def test_a_failing_persistence_hook_is_logged_and_the_conversation_goes_on(
     def broken(**kwargs):
         raise RuntimeError("database hiccup")
 
-    monkeypatch.setattr("bookings.services._booking_record_create", broken)
+    monkeypatch.setattr("bookings.services.booking_record_create", broken)
     caplog.set_level(logging.ERROR)
 
     result, booking = book(alice)

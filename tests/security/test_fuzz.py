@@ -150,6 +150,7 @@ POSTS = {
         ["origin", "depart_date", "outbound", "hotels", "preference_scores", "policy", "preferences_text"],
     ),
     "booking cancel": ("/api/v1/bookings/BK20990101001/cancel", {}, ["booking_id"]),
+    "booking pay": ("/api/v1/bookings/BK20990101001/pay", {"confirm": True}, ["confirm", "booking_id"]),
 }
 GETS = {
     "bookings list": ("/api/v1/bookings/", ["page", "biz_type", "status"]),
@@ -160,6 +161,7 @@ GETS = {
 PATH_TEMPLATES = [
     "/api/v1/itinerary/plans/{}",
     "/api/v1/bookings/{}/cancel",
+    "/api/v1/bookings/{}/pay",
     "/api/v1/assistant/actions/{}/confirm",
     "/api/v1/assistant/actions/{}/decline",
 ]
@@ -184,6 +186,7 @@ COVERED = {
     ("post", "/api/v1/itinerary/plans"),
     ("get", "/api/v1/itinerary/plans/{plan_id}"),
     ("post", "/api/v1/bookings/{booking_id}/cancel"),
+    ("post", "/api/v1/bookings/{booking_id}/pay"),
     ("get", "/api/v1/bookings/"),
     ("get", "/api/v1/aftersale/orders/"),
     ("get", "/api/v1/aftersale/tickets/"),
@@ -284,7 +287,7 @@ def test_hostile_ids_in_the_path_are_a_4xx_and_change_nothing(client, supplier_s
     for template in PATH_TEMPLATES:
         for hostile in HOSTILE_IDS:
             path = template.format(hostile)
-            if path.endswith(("/cancel", "/confirm", "/decline")):
+            if path.endswith(("/cancel", "/pay", "/confirm", "/decline")):
                 response = client.post(path, "{}", content_type="application/json")
             else:
                 response = client.get(path)
@@ -393,6 +396,8 @@ BASELINES = {
     },
     "execute_platform_command": {"command": "supplier call flight search -a '{}'"},
     "cancel_booking": {"booking_id": "BK20990101001"},
+    "pay_booking": {"booking_id": "BK20990101001"},
+    "check_my_bookings": {"biz_type": "FLIGHT"},
     "find_booking_options": {"biz_type": "FLIGHT", "origin": "上海", "destination": "杭州", "date": "2026-12-05"},
     "book_option": {
         "option_ref": "FLIGHT|MU5101|2026-12-05|上海|杭州|经济舱",
