@@ -7,11 +7,11 @@ returns the dict as it is.
 from collections.abc import Mapping
 
 from django.urls import reverse
-from django.utils import translation
+from django.utils import timezone, translation
 
 from aftersale.models import TicketAction, TicketStatus
 from aftersale.selectors import ticket_facts
-from bookings.selectors import booking_facts
+from bookings.selectors import booking_cancelled_by_supplier, booking_facts, booking_payable
 from bookings.services import duration_text, option_title, times_text
 from itinerary.models import Activity
 from itinerary.tools import activity_facts
@@ -53,7 +53,7 @@ def activity_detail_card(facts: Mapping) -> dict:
     }
 
 
-BOOKING_STATUS_ZH = {"PENDING_PAYMENT": "待支付", "CONFIRMED": "已确认", "CANCELLED": "已取消"}
+BOOKING_STATUS_ZH = {"PENDING_PAYMENT": "待支付", "CONFIRMED": "已确认", "CANCELLED": "已取消", "EXPIRED": "已过期"}
 BIZ_TYPE_ZH = {"FLIGHT": "机票", "HOTEL": "酒店", "TRAIN": "火车票"}
 
 
@@ -101,6 +101,22 @@ def booking_card(booking) -> dict:
         "nights": facts["nights"],
         "passengers": facts["passengers"],
         "url": reverse("bookings:list"),
+        **booking_life(booking),
+    }
+
+
+def booking_life(booking) -> dict:
+    """Where a booking is in its life: until when it may be paid (and whether it still may), whether the supplier
+    cancelled it, the departure it had before the supplier changed it."""
+    deadline = booking.pay_deadline
+    changed = (booking.details or {}).get("schedule_change") or {}
+    return {
+        "pay_deadline": deadline.isoformat() if deadline else None,
+        "pay_deadline_label": timezone.localtime(deadline).strftime("%m-%d %H:%M") if deadline else "",
+        "payable": booking_payable(booking),
+        "cancelled_by_supplier": booking_cancelled_by_supplier(booking),
+        "previous_depart_time": str(changed.get("previous_depart") or "")[11:16],
+        "previous_arrive_time": str(changed.get("previous_arrive") or "")[11:16],
     }
 
 

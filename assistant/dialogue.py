@@ -111,6 +111,8 @@ def next_state(memory: Memory, understood: Intent, text: str) -> Step:
         understood = _lengthened(memory, understood)
     new = own_slots(understood)
     name = understood.intent
+    if understood.pay or understood.booking_status:
+        return _about_bookings(memory, understood, new, text)
     if memory.suspended and _resumes(memory, understood, new, text):
         memory = _restored(memory)
     if name == OUT_OF_SCOPE and not (new or understood.exclude_places or understood.follow_up):
@@ -290,6 +292,14 @@ def _side_question(memory: Memory, understood: Intent, new: dict, text: str) -> 
     return _step(state, understood.intent, slots, understood)
 
 
+def _about_bookings(memory: Memory, understood: Intent, new: dict, text: str) -> Step:
+    """Paying a booking or asking how bookings stand: about the traveller's own bookings, with only this sentence's
+    facts (a remembered date or booking never picks which one to pay); a task at hand is put aside and resumes."""
+    suspended = memory.suspended or (_aside(memory) if memory.task in RESUMABLE else None)
+    state = Memory(task=understood.intent, request=text, suspended=suspended)
+    return _step(state, understood.intent, dict(new), understood)
+
+
 def _new_request(memory: Memory, understood: Intent, new: dict, text: str) -> Step:
     """A request of its own: fresh when it names a place (no stale dates, budget or keywords); without one, the
     place and time of the conversation. An after-sale question keeps its order."""
@@ -323,6 +333,8 @@ def _step(state: Memory, task: str, slots: dict, understood: Intent, *, accept_n
         "correction": understood.correction,
         "follow_up": understood.follow_up,
         "accept_nearest": accept_nearest,  # this sentence only
+        "pay": understood.pay,  # this sentence only
+        "booking_status": understood.booking_status,
     }
     intent = Intent.model_validate(data)
     return Step(intent, replace(state, task=task, slots=own_slots(intent)))

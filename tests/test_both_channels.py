@@ -54,6 +54,9 @@ VOLATILE = {
     "pending_id",
     "expires_at",
     "expires_label",
+    "pay_deadline",
+    "pay_deadline_label",
+    "paid_at",
     "rebooked_from",
 }
 

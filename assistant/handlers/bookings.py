@@ -1,10 +1,10 @@
 """Bookings: BOOK finds options and prepares the best (or the picked) one; a rebooking prepares the change of a
-booking; CANCEL_BOOKING prepares the cancel. Nothing is written here: every write is a pending action that the
+booking; a payment (BOOK with `pay`) prepares paying one; CANCEL_BOOKING prepares the cancel. Nothing is written here: every write is a pending action that the
 traveller confirms ("确认" / the Confirm button), answered by `assistant.actions` before any handler runs.
 
 The same tools as channel 2, with the same arguments (`assistant.llm.rules.policy.booking_search` and friends, so
 both channels search and prepare the same thing): `find_booking_options` → `book_option` / `rebook_booking`, and
-`cancel_booking`. Which option is best is `bookings.options`' rule; what the traveller reads comes from the tools'
+`pay_booking`, `cancel_booking`. Which option is best is `bookings.options`' rule; what the traveller reads comes from the tools'
 envelopes through the presenters, and the questions from the reply templates.
 """
 
@@ -18,13 +18,16 @@ from assistant.llm.rules.policy import (
     CANCEL_TOOL,
     LIST_BOOKINGS_TOOL,
     OPTIONS_TOOL,
+    PAY_TOOL,
     REBOOK_TOOL,
+    WAITING_FOR_PAYMENT,
     BookingSearch,
     booking_search,
     booking_target,
     complete,
     option_choice,
     passengers_of,
+    payment_target,
     rebook_search,
 )
 from assistant.llm.schema import IntentName
@@ -97,6 +100,8 @@ def book(context: TurnContext) -> Reply:
     intent = context.intent
     if intent.rebook:
         return rebook(context)
+    if intent.pay:
+        return pay(context)
     passengers = passengers_of(intent, _texts(context))
     picked = _offered_pick(context)
     search = booking_search(intent, today=context.today)
@@ -220,3 +225,27 @@ def cancel(context: TurnContext) -> Reply:
             return Reply(text, "CLARIFY" if active else "EMPTY", cards=booking_cards, suggestions=chips)
         booking_id = booking["booking_id"]
     return answer_with(context, CANCEL_TOOL, booking_id=booking_id)
+
+
+# -- paying ----------------------------------------------------------------------------------------------------------
+
+
+def pay(context: TurnContext) -> Reply:
+    """Prepare the payment of one booking waiting for it (the tool answers with the confirmation card: the exact
+    amount); without an id, the only one waiting (of the type and day named, as channel 2 chooses), else the
+    question which one, with a chip each."""
+    intent, language = context.intent, context.language
+    booking_id = intent.booking_id
+    if not booking_id:
+        listed = run_tool(context, LIST_BOOKINGS_TOOL, biz_type=intent.biz_type, status=WAITING_FOR_PAYMENT)
+        if not listed.get("ok"):
+            return present([listed], context)
+        booking, candidates = payment_target((listed.get("data") or {}).get("bookings") or [], intent)
+        if booking is None:
+            waiting = _rows(context, candidates[:MAX_CHOICES])
+            text = compose("pay_choose", language, bookings=[cards.booking_card(b) for b in waiting])
+            chips = [chip(compose("pay_chip", language, booking_id=b.booking_id), fresh=True) for b in waiting]
+            booking_cards = [cards.booking_card(b) for b in waiting]
+            return Reply(text, "CLARIFY" if waiting else "EMPTY", cards=booking_cards, suggestions=chips)
+        booking_id = booking["booking_id"]
+    return answer_with(context, PAY_TOOL, booking_id=booking_id)

@@ -183,6 +183,9 @@ class Intent(BaseModel):
     confidence: float | None = None
     alternatives: list[IntentName] = []
     rebook: bool = False  # 改签 / change my flight: date_start is the new date
+    pay: bool = False  # BOOK: 帮我付款 / pay for my booking: pay a booking waiting for payment (booking_id, biz_type)
+    # QUERY_PROGRESS: 我的订单付款了吗 / my booking status: how the traveller's bookings stand (not an after-sale request)
+    booking_status: bool = False
     original_date: date | None = None  # the date of the booking being changed, when named (12月19号的机票改签到20号)
     social: SocialName | None = None  # greeting, thanks, help (answered by the OUT_OF_SCOPE handler)
     aftersale_reason: AftersaleReasonName | None = None
@@ -292,7 +295,15 @@ class Intent(BaseModel):
             return None
 
     @field_validator(
-        "need_clarification", "star_or_above", "correction", "follow_up", "rebook", "accept_nearest", mode="wrap"
+        "need_clarification",
+        "star_or_above",
+        "correction",
+        "follow_up",
+        "rebook",
+        "accept_nearest",
+        "pay",
+        "booking_status",
+        mode="wrap",
     )
     @classmethod
     def _bool(cls, value: Any, handler: Any) -> bool:

@@ -3,8 +3,8 @@
 Channel 1's handlers make this call once their clarifying questions are answered; the `rules` adapter's
 tool-calling policy (channel 2 offline) makes the same call. The places go to the tool as understood (keywords, city
 and province together): the service decides which one searches and which one stands in for the weather, so no
-channel drops a fact the other keeps. Booking (a model over the skill document) and cancelling (choose a booking
-first) are flows of their own and are not mapped here.
+channel drops a fact the other keeps. Booking (a model over the skill document), paying and cancelling (choose a
+booking first) are flows of their own and are not mapped here.
 """
 
 from dataclasses import dataclass, field
@@ -19,6 +19,7 @@ TRAVEL_PLAN_TOOL = "make_travel_plan"
 ROUND_TRIP_TOOL = "compare_round_trip"
 AFTERSALE_TOOL = "request_aftersale"
 PROGRESS_TOOL = "query_progress"
+CHECK_BOOKINGS_TOOL = "check_my_bookings"
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,9 @@ def tool_call_for(intent: Intent) -> ToolCallPlan | None:
                 "reason_kind": intent.aftersale_reason,  # picks the policy; the words come from the turn's text
             },
         )
+    if name == IntentName.QUERY_PROGRESS and (intent.booking_status or (intent.booking_id and not intent.order_id)):
+        # "我的订单付款了吗": the bookings as the supplier has them now (one booking when its number is named)
+        return ToolCallPlan(CHECK_BOOKINGS_TOOL, {"biz_type": intent.biz_type, "booking_id": intent.booking_id})
     if name == IntentName.QUERY_PROGRESS:
         return ToolCallPlan(PROGRESS_TOOL, {"order_id": intent.order_id})
     return None

@@ -1,5 +1,6 @@
 """Presenters of the bookings tools, the same for both channels: `booking_options` (options to pick from),
-`booking_created`, `rebook`, `platform` (what the booking agent achieved), `booking_cancel` and `bookings`.
+`booking_created`, `rebook`, `platform` (what the booking agent achieved), `booking_pay`, `booking_cancel` and
+`bookings`.
 
 Texts come from the reply templates, cards from BookingRecord and ticket rows; the envelopes say which rows and
 what was done (product, action, order number), so no command string is read here.
@@ -86,6 +87,12 @@ def _deadline(ticket, data: dict) -> str:
     return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M") if moment else ""
 
 
+def _booking_card(context: TurnContext, booking_id: str) -> dict | None:
+    """The card of one of the traveller's bookings, as it is now; None for a number that is not theirs."""
+    booking = bookings_for_user(user=context.user).filter(booking_id=booking_id).first() if booking_id else None
+    return cards.booking_card(booking) if booking is not None else None
+
+
 def present_cancel(envelopes: list[dict], context: TurnContext) -> Reply:
     """The reply to a cancel: done (the booking card), waiting for an approver or rejected (the ticket card),
     refused or failed (the booking unchanged)."""
@@ -95,10 +102,7 @@ def present_cancel(envelopes: list[dict], context: TurnContext) -> Reply:
         booking_id = data.get("booking_id") or ""
         if code == Code.INVALID_TRANSITION and data.get("already_cancelled"):  # the preview found it cancelled
             envelope, code = {**envelope, "ok": True}, Code.OK
-        booking = (
-            bookings_for_user(user=context.user).filter(booking_id=booking_id).first() if envelope.get("ok") else None
-        )
-        card = cards.booking_card(booking) if booking else None
+        card = _booking_card(context, booking_id) if envelope.get("ok") else None
         ticket_no = data.get("ticket_no")
         ticket = ticket_for_user(user=context.user, ticket_no=ticket_no) if isinstance(ticket_no, str) else None
         rejected = code == Code.PERMISSION_DENIED and bool(ticket_no) and data.get("status") == "REJECTED"
@@ -128,12 +132,51 @@ def present_cancel(envelopes: list[dict], context: TurnContext) -> Reply:
 
 
 def present_bookings(envelopes: list[dict], context: TurnContext) -> Reply:
-    """The traveller's bookings that the tool listed, as cards from their rows."""
+    """The traveller's bookings that the tool listed, as cards from their rows; after a check with the supplier
+    ("我的订单付款了吗"), each one's state in words: waiting for payment until when, paid, expired, cancelled by the
+    supplier, its times changed."""
+    envelope = envelopes[-1]
+    if not envelope.get("ok"):
+        return Reply(compose("booking_list", context.language, count=0, failed=True), "REJECTED")
+    data = _data(envelope)
     wanted = [b.get("booking_id") for e in envelopes for b in _data(e).get("bookings", []) if isinstance(b, dict)]
     rows = bookings_for_user(user=context.user).filter(booking_id__in=wanted).in_bulk(field_name="booking_id")
     booking_cards = [cards.booking_card(rows[i]) for i in dict.fromkeys(wanted) if i in rows]
-    text = compose("booking_list", context.language, count=len(booking_cards))
-    return Reply(text, "ANSWERED" if booking_cards else "EMPTY", cards=booking_cards)
+    text = compose(
+        "booking_list",
+        context.language,
+        count=len(booking_cards),
+        bookings=booking_cards,
+        checked=bool(data.get("checked")),
+        supplier_answered=data.get("supplier_answered", True),
+    )
+    outcome = "ANSWERED" if booking_cards else "EMPTY"
+    if data.get("checked") and data.get("supplier_answered") is False:
+        outcome = "DEGRADED"
+    return Reply(text, outcome, cards=booking_cards)
+
+
+PAY_OUTCOMES = {Code.OK: "ANSWERED", Code.PAYMENT_FAILED: "DEGRADED", Code.PLATFORM_UNAVAILABLE: "DEGRADED"}
+
+
+def present_pay(envelopes: list[dict], context: TurnContext) -> Reply:
+    """The reply to a payment: paid (the booking card, now confirmed), or why not (expired, cancelled, paid
+    already, the supplier did not take it: then nothing was charged and the booking is as it was)."""
+    envelope = envelopes[-1]
+    data, code = _data(envelope), envelope.get("code")
+    booking_id = data.get("booking_id") or ""
+    card = _booking_card(context, booking_id)
+    text = compose(
+        "pay_result",
+        context.language,
+        code=code,
+        message=envelope.get("message", ""),
+        booking_id=booking_id,
+        booking=card,
+        already=bool(data.get("already_paid")),
+        status=data.get("status") or "",
+    )
+    return Reply(text, PAY_OUTCOMES.get(code, "REJECTED"), cards=[card] if card else [])
 
 
 # --- options, booking one, rebooking --------------------------------------------------------------------------------
@@ -285,5 +328,6 @@ PRESENTERS: dict[str, Presenter] = {
     "rebook": present_rebook,
     "platform": present_platform,
     "booking_cancel": present_cancel,
+    "booking_pay": present_pay,
     "bookings": present_bookings,
 }

@@ -32,3 +32,29 @@ document.addEventListener("htmx:afterRequest", (event) => {
   const list = form.dataset.scrollToLatest && document.querySelector(form.dataset.scrollToLatest);
   list?.lastElementChild?.scrollIntoView({ behavior: "smooth", block: "start" });
 });
+
+// <span data-deadline="ISO time">: a countdown to a booking's payment deadline ("12:34 left"), refreshed every
+// second; at zero it says data-expired-text and its Pay now button is disabled (the server refuses a late payment
+// anyway: this only saves a click). New ones come with htmx swaps, so every tick looks for them afresh.
+function tickCountdowns() {
+  const now = Date.now();
+  document.querySelectorAll("[data-deadline]").forEach((el) => {
+    const left = Math.floor((Date.parse(el.dataset.deadline) - now) / 1000);
+    if (Number.isNaN(left)) {
+      return;
+    }
+    if (left <= 0) {
+      el.textContent = el.dataset.expiredText || "0:00";
+      el.setAttribute("data-expired", "");
+      el.closest("[data-pay]")?.querySelectorAll("button").forEach((button) => {
+        button.disabled = true;
+      });
+      return;
+    }
+    const minutes = Math.floor(left / 60);
+    const seconds = String(left % 60).padStart(2, "0");
+    el.textContent = `${minutes}:${seconds}`;
+  });
+}
+tickCountdowns();
+setInterval(tickCountdowns, 1000);

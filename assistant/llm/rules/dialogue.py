@@ -296,6 +296,47 @@ def rebook_to_dated(text: str) -> re.Match | None:
     return REBOOK_TO_DATED_RE.search(text)
 
 
+# -- paying a booking, and asking how bookings stand ----------------------------------------------------------------
+
+_BOOKING_THING = r"(?:订单|预订|预定|机票|车票|火车票|高铁票|动车票|酒店|房间|航班|订的票|买的票)"
+_MY = r"(?:我的|我订的|我定的|我买的|刚才?(?:订|定|买)的|之前(?:订|定|买)的)"
+BOOKING_STATUS_RE = re.compile(
+    r"(?:付款|支付|付钱|付费|缴费|交钱|付)(?:成功)?(?:了吗|了没有?|了嘛|了么|没有?(?=[?？。!！\s]*$)|成功了吗|好了吗|完了吗|过了吗)|"
+    r"(?:有没有|是否|是不是)(?:已经)?(?:付款|支付|付钱|付过|出票|确认)|出票(?:了吗|了没有?|没有?|成功了吗)|"
+    rf"{_BOOKING_THING}(?:现在|目前)?(?:的|是)?(?:什么|啥)?(?:状态|情况)|{_BOOKING_THING}(?:现在|目前)?(?:怎么样了|咋样了|有变化吗|确认了吗|还在吗|"
+    r"还有效吗|过期了吗|被取消了吗|还能用吗)|"
+    rf"^(?:看看|查查?|查一下|看一下)?{_MY}(?:所有的?)?{_BOOKING_THING}(?:呢|都有哪些|有哪些|列表)?[?？。!！\s]*$|"
+    r"\b(?:(?:is|was|has|are) (?:my|the|our) (?:(?:train|flight|plane|hotel|rail) )?(?:booking|order|reservation|flight|ticket|hotel|train)s? (?:been )?"
+    r"(?:paid|confirmed|ticketed|issued|still (?:valid|on|active|there)|expired|cancell?ed)|"
+    r"(?:paid|confirmed|ticketed) yet|(?:booking|order|reservation)s? status|"
+    r"status of (?:my|the|our) (?:booking|order|reservation|flight|train|hotel)s?|"
+    r"did (?:my|the) payment go through|(?:show|list|see|check)(?: me)? (?:all )?(?:my|our) (?:bookings|orders|reservations)|"
+    r"^(?:my|our) (?:bookings|reservations)\W*$)",
+    re.I,
+)
+PAY_RE = re.compile(
+    r"(?:付款|支付|付钱|买单|结账|付费)(?!宝|方式|密码|失败|了吗|了没|没|成功|好了|完了)|"
+    r"(?:把|将).{0,16}(?:付了|付掉|付一下|支付了|付款了|支付一下)|付一下|"
+    r"\b(?:pay(?: for| now| it| this| that| the| my| off)?(?!\s+(?:attention|someone|a visit))(?=\W|$)|"
+    r"make (?:a |the )?payment|complete (?:the |my )?payment|check ?out (?:now|please|my booking))\b",
+    re.I,
+)
+# Money back: a refund's or a return's progress is not a booking's state.
+MONEY_BACK = re.compile(r"退款|退货|退钱|退费|售后|工单|\b(?:refund|return|claim)", re.I)
+_PRICE_QUESTION = re.compile(r"多少钱|how much|价格|price|cost", re.I)
+
+
+def asks_booking_status(text: str) -> bool:
+    """ "我的订单付款了吗", "my booking status", "机票出票了吗": how the traveller's bookings stand."""
+    return bool(BOOKING_STATUS_RE.search(text))
+
+
+def wants_to_pay(text: str) -> bool:
+    """ "帮我付款", "把刚才的机票付了", "pay for my booking": pay a booking that waits for payment (not a question
+    about a price, nor one whether it is paid)."""
+    return bool(PAY_RE.search(text)) and not _PRICE_QUESTION.search(text) and not asks_booking_status(text)
+
+
 # -- why the traveller wants money back -----------------------------------------------------------------------------
 
 REASONS = (

@@ -280,6 +280,9 @@ class RulesLLM:
             decision = requests[0]
         if rebook and decision.intent not in ("AFTERSALE", "QUERY_PROGRESS", "QUERY_WEATHER"):
             decision = intents.Decision("BOOK")  # 改签 / change my flight: a new booking in place of the old
+        payment = None if rebook else _payment(lowered, decision, evidence)
+        if payment is not None:
+            decision = payment
         also = [d.intent for d in requests[1:] if d.intent != decision.intent]
         name = decision.intent
         reading = {"confidence": decision.confidence, "alternatives": list(decision.alternatives)}
@@ -342,6 +345,8 @@ class RulesLLM:
         if name not in ("AFTERSALE", "QUERY_PROGRESS", "QUERY_WEATHER"):
             data.update(_wants_slots(wants))
             data["nights"] = _nights(date_text, date_range, biz_types)
+        if payment is not None:
+            data["pay" if name == "BOOK" else "booking_status"] = True
         if rebook and name == "BOOK":
             data["rebook"] = True
             new, original = _rebook_dates(date_text, today)
@@ -352,6 +357,22 @@ class RulesLLM:
         cued = intents.cue_strength(mask(lowered, not_cues)) >= 2
         data["follow_up"] = _follow_up(work, decision, pending, evidence, data, named_biz=named_biz, cued=cued)
         return Intent(**data)
+
+
+def _payment(text: str, decision: intents.Decision, ev: intents.Evidence) -> intents.Decision | None:
+    """A booking's payment: "我的订单付款了吗" / "my booking status" asks how the bookings stand (QUERY_PROGRESS,
+    `booking_status`); "帮我付款" / "pay for my booking" pays one (BOOK, `pay`). Neither when the sentence is about
+    money back, cancelling, a shop order, or a new trip (a place, a route, a date: "pay for a hotel in Dali")."""
+    if ev.order_id or decision.intent in ("AFTERSALE", "CANCEL_BOOKING") and not ev.booking_id:
+        return None
+    if dialogue.MONEY_BACK.search(text) or intents.cancel_words(text):
+        return None
+    if dialogue.asks_booking_status(text):
+        return intents.Decision("QUERY_PROGRESS", confidence=0.9)
+    new_trip = ev.destination or ev.route or (ev.date and not ev.booking_id)
+    if dialogue.wants_to_pay(text) and not new_trip:
+        return intents.Decision("BOOK", confidence=0.9)
+    return None
 
 
 def _requests(

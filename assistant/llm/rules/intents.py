@@ -241,6 +241,11 @@ def about_tours(text: str) -> bool:
     return _score(SEARCH_CUES, text) >= 2 and not re.search(r"酒店|宾馆|民宿|客栈|住|\b(?:hotels?|rooms?|stay)\b", text)
 
 
+def cancel_words(text: str) -> bool:
+    """Whether the sentence says to cancel something ("取消", "不要了", "cancel")."""
+    return _score(CANCEL_CUES, text) >= 2.5
+
+
 def cue_strength(text: str) -> float:
     """The strongest cue of any travel-desk intent in the text (0 when it only names slots: "赛里木湖", "三千")."""
     lists = (PROGRESS_STRONG, AFTERSALE_CUES, CANCEL_CUES, WEATHER_CUES, COMPARE_CUES, BOOK_CUES, PLAN_CUES,

@@ -28,9 +28,13 @@ same cards; dates as YYYY-MM-DD, empty values left out):
   is missing). No match or a failed search → the end, with the options shown and nothing prepared. Which option is best is `bookings.options`' rule, never this policy's.
 - BOOK with `rebook`: `list_my_bookings` → the booking to change (`booking_target`) → `find_booking_options` on the
   new date for its route → `rebook_booking(booking_id, option_ref)`, again waiting for the confirmation.
+- BOOK with `pay`: `pay_booking` with the booking id (it asks for the confirmation); without one,
+  `list_my_bookings(status=PENDING_PAYMENT)` and pay the only booking waiting for payment (of the asked type, on the
+  named day), if there is exactly one (`payment_target`).
 - CANCEL_BOOKING: `cancel_booking` with the booking id (it asks for the confirmation); without one,
   `list_my_bookings` and cancel the only active booking of the asked type, if there is exactly one.
-- AFTERSALE → `request_aftersale(order_id, action)`; QUERY_PROGRESS → `query_progress(order_id)`.
+- AFTERSALE → `request_aftersale(order_id, action)`; QUERY_PROGRESS → `query_progress(order_id)`, or with
+  `booking_status` `check_my_bookings(biz_type, booking_id)`.
 - OUT_OF_SCOPE, or a fact the flow cannot work without (a place, a route, an order id) → the end, no call.
 
 A message that only answers the booking asked for earlier in the conversation ("张三 13800000000", "第二个",
@@ -71,6 +75,8 @@ BOOK_TOOL = "book_option"
 REBOOK_TOOL = "rebook_booking"
 CANCEL_TOOL = "cancel_booking"
 LIST_BOOKINGS_TOOL = "list_my_bookings"
+PAY_TOOL = "pay_booking"
+WAITING_FOR_PAYMENT = "PENDING_PAYMENT"
 # The code of a write's envelope that only became a pending action (core.envelope.Code.CONFIRMATION_REQUIRED).
 CONFIRMATION_REQUIRED = "CONFIRMATION_REQUIRED"
 
@@ -456,6 +462,8 @@ def _book(turn: Turn) -> Decision:
     intent = turn.intent
     if intent.rebook:
         return _rebook(turn)
+    if intent.pay:
+        return _pay(turn)
     if intent.biz_type is None:
         return End("Missing: what to book (flight, hotel or train).")
     for name in (OPTIONS_TOOL, BOOK_TOOL):
@@ -578,14 +586,10 @@ def _rebook(turn: Turn) -> Decision:
         return End(_write_summary(prepared[-1]))
     if intent.date_start is None:
         return End("Missing: the new date.")
-    listed = turn.calls(LIST_BOOKINGS_TOOL)
-    if not listed:
-        properties = turn.offered[LIST_BOOKINGS_TOOL].get("properties") or {}
-        arguments = {"biz_type": intent.biz_type} if intent.biz_type and "biz_type" in properties else {}
-        return Call(LIST_BOOKINGS_TOOL, arguments)
-    if not listed[-1].ok:
-        return End(f"Your bookings could not be listed: {_reason(listed[-1])}.")
-    booking, candidates = booking_target(_items(listed[-1].data, "bookings"), intent)
+    listed = _listed_bookings(turn, biz_type=intent.biz_type)
+    if not isinstance(listed, list):
+        return listed
+    booking, candidates = booking_target(listed, intent)
     if booking is None:
         if not candidates:
             return End("There is no active booking to change.")
@@ -604,6 +608,61 @@ def _rebook(turn: Turn) -> Decision:
     if option is None:
         return End(f"Nothing was prepared: {why}.")
     return Call(REBOOK_TOOL, {"booking_id": str(booking.get("booking_id")), "option_ref": option["ref"]})
+
+
+def _listed_bookings(turn: Turn, **wanted: Any) -> list[dict] | Decision:
+    """The traveller's bookings `list_my_bookings` answered this request (the given filters, those it takes), or
+    the call to make first, or the end when it failed or is not offered."""
+    if LIST_BOOKINGS_TOOL not in turn.offered:
+        return _not_offered(LIST_BOOKINGS_TOOL)
+    listed = turn.calls(LIST_BOOKINGS_TOOL)
+    if not listed:
+        properties = turn.offered[LIST_BOOKINGS_TOOL].get("properties") or {}
+        return Call(LIST_BOOKINGS_TOOL, {k: v for k, v in wanted.items() if v and k in properties})
+    if not listed[-1].ok:
+        return End(f"Your bookings could not be listed: {_reason(listed[-1])}.")
+    return _items(listed[-1].data, "bookings")
+
+
+# BOOK with `pay`: paying a booking that waits for payment
+
+
+def payment_target(bookings: list[dict], intent: Intent) -> tuple[dict | None, list[dict]]:
+    """The booking a payment means, and the candidates when it is not clear which: the one named by id, else those
+    waiting for payment of the asked type (on the day named), the only one left."""
+    waiting = [
+        b for b in bookings if str(b.get("status") or "").upper() == WAITING_FOR_PAYMENT and _active(b, intent.biz_type)
+    ]
+    if intent.booking_id:
+        named = [b for b in waiting if normalise_booking_id(b.get("booking_id")) == intent.booking_id]
+        return (named[0] if named else None), named
+    if intent.date_start:
+        on_day = [b for b in waiting if booking_day(b) == intent.date_start]
+        if not on_day:
+            return None, waiting
+        waiting = on_day
+    return (waiting[0] if len(waiting) == 1 else None), waiting
+
+
+def _pay(turn: Turn) -> Decision:
+    intent = turn.intent
+    if PAY_TOOL not in turn.offered:
+        return _not_offered(PAY_TOOL)
+    paid = turn.calls(PAY_TOOL)
+    if paid:
+        return End(_write_summary(paid[-1]))
+    if intent.booking_id:
+        return Call(PAY_TOOL, {"booking_id": intent.booking_id})
+    listed = _listed_bookings(turn, status=WAITING_FOR_PAYMENT, biz_type=intent.biz_type)
+    if not isinstance(listed, list):
+        return listed
+    booking, candidates = payment_target(listed, intent)
+    if booking is not None:
+        return Call(PAY_TOOL, {"booking_id": normalise_booking_id(booking.get("booking_id"))})
+    if not candidates:
+        return End("No booking waits for payment.")
+    ids = ", ".join(str(b.get("booking_id")) for b in candidates)
+    return End(f"{len(candidates)} bookings wait for payment ({ids}): which one? Missing: booking id.")
 
 
 # CANCEL_BOOKING
@@ -629,16 +688,10 @@ def _cancel(turn: Turn) -> Decision:
         return Call(CANCEL_TOOL, {"booking_id": intent.booking_id})
     if intent.biz_type is None and intent.date_start is None:
         return End("Missing: booking id.")
-    if LIST_BOOKINGS_TOOL not in turn.offered:
-        return _not_offered(LIST_BOOKINGS_TOOL)
-    listed = turn.calls(LIST_BOOKINGS_TOOL)
-    if not listed:
-        properties = turn.offered[LIST_BOOKINGS_TOOL].get("properties") or {}
-        arguments = {"biz_type": intent.biz_type} if "biz_type" in properties and intent.biz_type else {}
-        return Call(LIST_BOOKINGS_TOOL, arguments)
-    if not listed[-1].ok:
-        return End(f"Your bookings could not be listed: {_reason(listed[-1])}.")
-    booking, candidates = booking_target(_items(listed[-1].data, "bookings"), intent)
+    listed = _listed_bookings(turn, biz_type=intent.biz_type)
+    if not isinstance(listed, list):
+        return listed
+    booking, candidates = booking_target(listed, intent)
     if booking is not None:
         return Call(CANCEL_TOOL, {"booking_id": normalise_booking_id(booking.get("booking_id"))})
     product = PRODUCTS.get(intent.biz_type or "", "")
