@@ -61,6 +61,8 @@ def booking_card(booking) -> dict:
     """A booking as the traveller sees it: what (number, airline or hotel, route), when (departure and arrival
     with +1 when it lands the next day; check-in, check-out and nights), who, how much, in which state."""
     facts = booking_facts(booking)
+    with translation.override("en"):  # the English labels (the Chinese ones are beside them): one card, any page
+        english = {"biz_type": str(booking.get_biz_type_display()), "status": str(booking.get_status_display())}
     route = " → ".join(x for x in (facts["origin"], facts["destination"]) if x)
     if booking.biz_type == "HOTEL":
         stay = f"{facts['check_in']} → {facts['check_out']}" if facts["check_in"] and facts["check_out"] else ""
@@ -78,10 +80,10 @@ def booking_card(booking) -> dict:
         "type": "booking",
         "booking_id": booking.booking_id,
         "biz_type": booking.biz_type,
-        "biz_type_label": booking.get_biz_type_display(),
+        "biz_type_label": english["biz_type"],
         "biz_type_label_zh": BIZ_TYPE_ZH.get(booking.biz_type, booking.biz_type),
         "status": booking.status,
-        "status_label": booking.get_status_display(),
+        "status_label": english["status"],
         "status_label_zh": BOOKING_STATUS_ZH.get(booking.status, booking.status),
         "amount": str(booking.amount),
         "external_order_no": booking.external_order_no,

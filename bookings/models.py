@@ -9,9 +9,9 @@ from core.models import StatusEvent
 
 
 class BizType(models.TextChoices):
-    FLIGHT = "FLIGHT", "Flight"
-    HOTEL = "HOTEL", "Hotel"
-    TRAIN = "TRAIN", "Train"
+    FLIGHT = "FLIGHT", _("Flight")
+    HOTEL = "HOTEL", _("Hotel")
+    TRAIN = "TRAIN", _("Train")
 
 
 class BookingStatus(models.TextChoices):

@@ -333,7 +333,7 @@ def _ask_approval(*, user, booking: BookingRecord) -> None:
         action=APPROVAL_ACTION,
         entity=booking.booking_id,
         amount=booking.amount,
-        summary=f"Cancel {booking.get_biz_type_display().lower()} booking {booking.booking_id} (¥{booking.amount})",
+        summary=f"Cancel {booking.biz_type.lower()} booking {booking.booking_id} (¥{booking.amount})",
         arguments={"booking_id": booking.booking_id},
         evidence=_booking_facts(booking),
     )
