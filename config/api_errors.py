@@ -9,15 +9,21 @@ the CSRF check reading an oversized form post. `not_found` and `server_error` (h
 one error body under /api/ for a URL no route matches and for a failure nobody foresaw.
 """
 
+import logging
+
 from django.core.exceptions import BadRequest, RequestDataTooBig, SuspiciousOperation
-from django.http import JsonResponse
+from django.http import HttpResponseServerError, JsonResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import render
+from django.template import loader
 from django.utils.translation import gettext as _
 from django.views import defaults
 
 # core.envelope, not core.api: middleware loads before DRF's views, whose settings import the auth classes.
 from core.envelope import Code, fail
 from core.parsers import body_too_large_message
+
+logger = logging.getLogger(__name__)
 
 API_PREFIX = "/api/"
 REFUSED = (SuspiciousOperation, BadRequest)
@@ -72,8 +78,20 @@ def not_found(request, exception=None):
 
 
 def server_error(request):
-    """handler500: under /api/ the one error body (the error itself is logged by Django), never an HTML page."""
+    """handler500: under /api/ the one error body (the error itself is logged by Django), never an HTML page;
+    elsewhere templates/500.html in the request's language."""
     if _is_api(request):
         message = _("Something went wrong on our side; nothing more is known.")
         return JsonResponse(fail(Code.INTERNAL_ERROR, message), status=500)
-    return defaults.server_error(request)
+    return server_error_page(request)
+
+
+def server_error_page(request) -> HttpResponseServerError:
+    """The 500 page, rendered from a plain context: no context processor runs, so nothing reads the session, the
+    user or the database (which may be what failed); the language switcher gets its CSRF token from the cookie."""
+    try:
+        body = loader.get_template("500.html").render({"request": request, "csrf_token": get_token(request)})
+    except Exception:  # the page itself failed: Django's bare one rather than no answer at all
+        logger.exception("the 500 page could not be rendered")
+        return HttpResponseServerError(defaults.ERROR_PAGE_TEMPLATE % {"title": "Server Error (500)", "details": ""})
+    return HttpResponseServerError(body)

@@ -1,11 +1,15 @@
+from csp.decorators import csp_update
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
 from config.health import healthz
 
-# A request Django refuses (too large, malformed): JSON under /api/, a clear page or chat partial elsewhere.
+# A request Django refuses (too large, malformed): JSON under /api/, a clear page or chat partial elsewhere. The
+# pages are templates/400.html, 404.html and 500.html; Django's own handler403 and CSRF failure view render
+# templates/403.html and 403_csrf.html.
 handler400 = "config.api_errors.bad_request"
 handler404 = "config.api_errors.not_found"
 handler500 = "config.api_errors.server_error"
@@ -22,6 +26,15 @@ urlpatterns = [
         "api/v1/docs/",
         SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="api/swagger_ui.html"),
         name="api-docs",
+    ),
+    # ReDoc, started by a separate same-origin file too, with the CSP additions it needs on its page only
+    # (settings.REDOC_CSP_UPDATE: its <style> elements, its search worker).
+    path(
+        "api/v1/docs/redoc/",
+        csp_update(settings.REDOC_CSP_UPDATE)(
+            SpectacularRedocView.as_view(url_name="api-schema", template_name="api/redoc.html")
+        ),
+        name="api-redoc",
     ),
     path("", include("itinerary.urls")),
     path("", include("bookings.urls")),

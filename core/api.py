@@ -3,6 +3,7 @@ handler that produces it from an `ApplicationError` or from DRF's own exceptions
 
 import logging
 
+from drf_spectacular.authentication import SessionScheme
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -84,4 +85,51 @@ def exception_handler(exc, context):
     else:
         message, data = "The request is not valid.", detail
     response.data = fail(code, message, data)
+    return response
+
+
+# -- what the OpenAPI schema says about authentication (settings: SPECTACULAR_SETTINGS) -----------------------------
+
+
+class TripDeskSessionScheme(SessionScheme):
+    """The schema's `cookieAuth` for core.authentication.SessionAuthentication, as drf-spectacular's for DRF's own."""
+
+    target_class = "core.authentication.SessionAuthentication"
+
+
+WRITES = {"post", "put", "patch", "delete"}
+NOT_SIGNED_IN = "Not signed in (NOT_AUTHENTICATED): sign in on the site first; its session cookie authenticates."
+NOT_ALLOWED = (
+    "Signed in, but not allowed (PERMISSION_DENIED): e.g. a write without its CSRF token (the X-CSRFToken header)."
+)
+
+
+def document_auth_responses(result, generator, request, public):
+    """drf-spectacular postprocessing hook: every operation that needs a signed-in caller documents what the API
+    answers without one (401 and its WWW-Authenticate challenge) and, for a write, a signed-in caller the session's
+    CSRF check refuses (403), both with the one error body, as views that list them already do."""
+    if "Error" not in result.get("components", {}).get("schemas", {}):
+        return result
+    for item in result.get("paths", {}).values():
+        for method, operation in item.items():
+            security = operation.get("security") if isinstance(operation, dict) else None
+            if not security or {} in security:
+                continue  # anyone may call it
+            responses = operation.setdefault("responses", {})
+            unauthenticated = _error_response(responses, "401", NOT_SIGNED_IN)
+            unauthenticated.setdefault("headers", {})["WWW-Authenticate"] = {
+                "description": "The challenge: sign in to the site (a session cookie).",
+                "schema": {"type": "string"},
+            }
+            if method in WRITES:
+                _error_response(responses, "403", NOT_ALLOWED)
+    return result
+
+
+def _error_response(responses: dict, status_code: str, description: str) -> dict:
+    response = responses.setdefault(
+        status_code, {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+    )
+    if not response.get("description"):
+        response["description"] = description
     return response

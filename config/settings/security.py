@@ -4,12 +4,12 @@
 (tests/security/test_headers.py runs it); the README's Deployment section explains each warning left without HTTPS.
 """
 
-from csp.constants import NONE, SELF
+from csp.constants import NONCE, NONE, SELF
 
 from config.settings import env
 
 # No inline script, no inline style, no eval: the pages' behaviour is in static/js/tripdesk.js, htmx runs with
-# `allowEval` off (templates/base.html), the API docs page loads Swagger UI and its init script from this site.
+# `allowEval` off (templates/base.html), the API docs pages load Swagger UI, ReDoc and their init scripts from this site.
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": [SELF],
@@ -21,6 +21,20 @@ CONTENT_SECURITY_POLICY = {
         "form-action": [SELF],
         "frame-ancestors": [NONE],
     },
+}
+
+# What the ReDoc page (/api/v1/docs/redoc/, config/urls.py) adds to that policy, for that page only. ReDoc styles
+# itself with <style> elements: those of its components carry the response's nonce (passed to ReDoc by
+# static/js/api-redoc.js); the one its bundle inserts as it loads, before it knows the nonce (perfect-scrollbar's
+# CSS), is allowed by its hashes: empty as created, then filled. They belong to drf-spectacular-sidecar 2026.10.1's
+# ReDoc (tests/browser/test_page_finish.py fails on a new bundle's). Its search runs in a worker made from a blob: URL.
+REDOC_CSP_UPDATE = {
+    "style-src": [
+        NONCE,
+        "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='",
+        "'sha256-QMIg+bpjm3JdElJ388KYke01izlUW0UoNOeKjpMxdgc='",
+    ],
+    "worker-src": [SELF, "blob:"],
 }
 
 # Powerful browser features no TripDesk page uses, denied to the pages and to anything they might embed.

@@ -10,8 +10,43 @@ document.addEventListener("change", (event) => {
   }
 });
 
+// The sticky header's height as the CSS variable --topbar-height, which tripdesk.css makes the page's
+// scroll-padding-top: whatever the page scrolls to (a new reply, an #anchor, a focused field) lands below the header,
+// not under it. Measured, not assumed: the header wraps to two or three lines on a phone, and changes with the
+// language, the fonts and the signed-in links.
+const topbar = document.querySelector(".topbar");
+
+function noteTopbarHeight() {
+  const height = topbar ? Math.ceil(topbar.getBoundingClientRect().height) : 0;
+  document.documentElement.style.setProperty("--topbar-height", `${height}px`);
+}
+
+noteTopbarHeight();
+if (topbar && "ResizeObserver" in window) {
+  new ResizeObserver(noteTopbarHeight).observe(topbar);
+}
+
+// The newest turn of a conversation, brought into view below the sticky header: the traveller's message with the
+// start of the reply when both fit above the composer, otherwise the reply from its first line.
+function revealLatestTurn(list) {
+  const turns = list.querySelectorAll(".turn");
+  const turn = turns[turns.length - 1] || list.lastElementChild;
+  if (!turn) {
+    return;
+  }
+  noteTopbarHeight();
+  const reply = turn.querySelector(".bubble.assistant") || turn;
+  const composer = document.querySelector(".composer");
+  const room = window.innerHeight - (topbar?.offsetHeight || 0) - (composer?.offsetHeight || 0) - 16;
+  const lineHeight = parseFloat(getComputedStyle(reply).lineHeight) || 24;
+  const replyStart = reply.getBoundingClientRect().top - turn.getBoundingClientRect().top;
+  const target = replyStart + 2 * lineHeight <= room ? turn : reply;
+  const still = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  target.scrollIntoView({ behavior: still ? "auto" : "smooth", block: "start" });
+}
+
 // After an htmx request from a form: <form data-reset-on-success> empties itself when the request succeeded, and
-// <form data-scroll-to-latest="#messages"> brings the newest child of that element into view.
+// <form data-scroll-to-latest="#messages"> brings the newest turn of that element into view (revealLatestTurn).
 document.addEventListener("htmx:afterRequest", (event) => {
   const form = event.detail.elt;
   if (!(form instanceof HTMLFormElement)) {
@@ -30,7 +65,9 @@ document.addEventListener("htmx:afterRequest", (event) => {
     card?.setAttribute("data-answered", "");
   }
   const list = form.dataset.scrollToLatest && document.querySelector(form.dataset.scrollToLatest);
-  list?.lastElementChild?.scrollIntoView({ behavior: "smooth", block: "start" });
+  if (list) {
+    revealLatestTurn(list);
+  }
 });
 
 // <span data-deadline="ISO time">: a countdown to a booking's payment deadline ("12:34 left"), refreshed every
