@@ -1,6 +1,7 @@
 """The assistant's JSON API: one chat turn, understanding alone, and the traveller's answer to a confirmation."""
 
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -11,8 +12,8 @@ from assistant.actions import pending_action_get
 from assistant.llm.audit import audited
 from assistant.llm.factory import get_llm_port
 from assistant.llm.port import LLMError, UnderstandContext
-from assistant.presenters.confirmation import CONFIRM_WORD
 from assistant.ratelimit import turn_admitted
+from assistant.replies import LANGUAGES
 from assistant.services import MAX_MESSAGE_CHARS, InvalidMessage, chat_turn, clean_message
 from core.api import ErrorSerializer
 from core.envelope import Code
@@ -112,10 +113,6 @@ class UnderstandView(APIView):
         return Response(understanding.intent.model_dump(mode="json"))
 
 
-# What the decline endpoint says on the traveller's behalf (a word `confirmation_answer` reads as no).
-DECLINE_WORD = {"zh-hans": "不用了", "en": "No"}
-
-
 class ActionAnswerResponseSerializer(ChatResponseSerializer):
     conversation_id = serializers.CharField()
 
@@ -124,16 +121,20 @@ class _ActionAnswerView(APIView):
     """The traveller's yes or no to one of their pending actions, as one turn of its conversation: the same answer
     as the chat endpoint (reply, cards, conversation), so a replay or a double click answers what was done."""
 
-    words: dict[str, str] = {}
+    def answer(self) -> str:
+        """What the traveller says, in the page's language (a word `confirmation_answer` reads as yes or no)."""
+        raise NotImplementedError
 
     def post(self, request, pending_id):
         action = pending_action_get(user=request.user, pending_id=pending_id)
         if action is None:
             raise ApplicationError(Code.ACTION_NOT_FOUND, "There is no such confirmation for you.")
-        language = request.LANGUAGE_CODE if request.LANGUAGE_CODE in self.words else "zh-hans"
+        language = request.LANGUAGE_CODE if request.LANGUAGE_CODE in LANGUAGES else "zh-hans"
+        with translation.override(language):
+            message = self.answer()
         result = chat_turn(
             user=request.user,
-            message=self.words[language],
+            message=message,
             conversation_id=str(action.conversation_id),
             page_language=language,
             action_id=str(action.pk),
@@ -152,7 +153,8 @@ class _ActionAnswerView(APIView):
 
 
 class ActionConfirmView(_ActionAnswerView):
-    words = CONFIRM_WORD
+    def answer(self) -> str:
+        return _("Confirm")
 
     @extend_schema(
         request=None,
@@ -164,7 +166,8 @@ class ActionConfirmView(_ActionAnswerView):
 
 
 class ActionDeclineView(_ActionAnswerView):
-    words = DECLINE_WORD
+    def answer(self) -> str:
+        return _("No, thanks")
 
     @extend_schema(
         request=None,

@@ -1,12 +1,18 @@
-"""Reply texts, composed from template files per language (templates/assistant/replies/<lang>/<name>.txt).
+"""Reply texts, composed from template files (templates/assistant/replies/<name>.txt) in the reply's language.
 
-The model never writes what the user reads: every reply is one of these templates filled with real rows.
+The model never writes what the user reads: every reply is one of these templates filled with real rows. A template
+is plain text in English with `{% translate %}` / `{% blocktranslate %}`, rendered under the reply's language, so its
+Chinese comes from the one .po file like every other string. Plain text: the `text` template engine escapes
+nothing; the page escapes a reply once, where it shows it.
 """
 
 import datetime as dt
 import re
 
-from django.template.loader import render_to_string
+from django.template import TemplateDoesNotExist, engines
+from django.utils import timezone, translation
+from django.utils.formats import date_format
+from django.utils.translation import gettext as _
 
 LANGUAGES = ("zh-hans", "en")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -25,14 +31,28 @@ def reply_language(message: str, page_language: str) -> str:
 
 
 def compose(name: str, language: str, **context) -> str:
-    """Render one reply template; blank lines the template leaves are dropped."""
+    """Render one reply template in `language`; blank lines the template leaves are dropped."""
     language = language if language in LANGUAGES else "zh-hans"
-    text = render_to_string(f"assistant/replies/{language}/{name}.txt", context)
+    engine = engines["text"]
+    try:
+        template = engine.get_template(f"{name}.txt")
+    except TemplateDoesNotExist:  # not yet one template for both languages: the language's own file
+        template = engine.get_template(f"{language}/{name}.txt")
+    with translation.override(language):
+        text = template.render({**context, "language": language})
     return "\n".join(line.rstrip() for line in text.strip().splitlines() if line.strip())
 
 
 def format_day(day: dt.date, language: str) -> str:
-    return f"{day.month}月{day.day}日" if language == "zh-hans" else day.strftime("%b %-d")
+    """A day as a reply says it: 12月2日 / Dec 2 (the language's MONTH_DAY_FORMAT, config/formats)."""
+    with translation.override(language):
+        return date_format(day, "MONTH_DAY_FORMAT")
+
+
+def format_moment(moment: dt.datetime, language: str) -> str:
+    """A local time as a reply says it: 12月2日 17:00 / Dec 2, 17:00."""
+    with translation.override(language):
+        return date_format(timezone.localtime(moment), "SHORT_DATETIME_FORMAT")
 
 
 def format_range(start: dt.date | None, end: dt.date | None, language: str) -> str:
@@ -40,5 +60,5 @@ def format_range(start: dt.date | None, end: dt.date | None, language: str) -> s
         return ""
     if not end or end == start:
         return format_day(start, language)
-    dash = "至" if language == "zh-hans" else " – "
-    return f"{format_day(start, language)}{dash}{format_day(end, language)}"
+    with translation.override(language):
+        return _("%(start)s – %(end)s") % {"start": format_day(start, language), "end": format_day(end, language)}

@@ -1,13 +1,22 @@
 """The chat page: a full page on GET, the new turn as an HTMX partial on POST (a plain form post works too).
 
-What the supplier changed on its side (a booking expired, cancelled or moved: `bookings` notices) is told in the chat
-too: the unread notices come after the conversation on the page and after the next reply, once each."""
+What changed without the traveller asking is told in the chat too: what the supplier changed on its side (a booking
+expired, cancelled or moved: `bookings` notices) and what an approver decided about a request or what became of it
+(`aftersale` notices). The unread notices come after the conversation on the page, after the next reply, and, while
+the page is open, from `chat_live`, which the page asks every few seconds (HTMX polling); each is shown once.
+Ticket cards of earlier turns show the request as it stands now."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db.models import QuerySet
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+from django.views.decorators.http import require_GET, require_POST
 
+from aftersale.selectors import aftersale_notices_for_user, tickets_for_user
+from aftersale.services.notices import aftersale_notices_mark_read
 from assistant import cards as card_builders
 from assistant.actions import pending_action_statuses
 from assistant.selectors import conversation_latest, conversation_turns
@@ -17,11 +26,15 @@ from bookings.services import booking_notices_mark_read
 
 SESSION_KEY = "assistant_conversation_id"
 NOTICES_IN_CHAT = 5
+MAX_ASK_CHARS = 300
 
-STARTERS = {
-    "zh-hans": ["本周末，预算2000", "大理有什么活动", "推荐热门活动", "下周去黄山徒步，两千以内"],
-    "en": ["Recommend something fun", "What can I do in Dali next weekend?", "Tours to West Lake, budget 2k"],
-}
+# Suggestions on an empty chat, in the page's language (what a traveller might type first).
+STARTERS = (
+    gettext_noop("This weekend, budget 2000"),
+    gettext_noop("Activities in Dali"),
+    gettext_noop("Recommend popular activities"),
+    gettext_noop("Hiking in Huangshan next week, under 2000"),
+)
 
 
 def _conversation_id(request) -> str | None:
@@ -40,21 +53,32 @@ def _show_current_status(user, turns) -> None:
         card["status"] = statuses.get(str(card.get("pending_id")), "EXPIRED")
 
 
+def _show_current(turns, card_type: str, key: str, rows: QuerySet, card_of) -> None:
+    """Cards of `card_type` in earlier turns show their row as it is now (`rows` holds this user's, by `key`)."""
+    found = [card for turn in turns for card in turn.cards or [] if card.get("type") == card_type]
+    current = rows.filter(**{f"{key}__in": {card.get(key) for card in found}}).in_bulk(field_name=key)
+    for card in found:
+        if card.get(key) in current:
+            card.update(card_of(current[card[key]]))
+
+
 def _show_current_bookings(user, turns) -> None:
     """Booking cards of earlier turns show the booking as it is now (paid, expired, its new times)."""
-    found = [card for turn in turns for card in turn.cards or [] if card.get("type") == "booking"]
-    wanted = {card.get("booking_id") for card in found}
-    rows = bookings_for_user(user=user).filter(booking_id__in=wanted).in_bulk(field_name="booking_id")
-    for card in found:
-        if card.get("booking_id") in rows:
-            card.update(card_builders.booking_card(rows[card["booking_id"]]))
+    _show_current(turns, "booking", "booking_id", bookings_for_user(user=user), card_builders.booking_card)
 
 
-def _unread_notices(user) -> list:
-    """The notices not shown yet, now marked shown (the caller shows them)."""
-    notices = list(notices_for_user(user=user, unread=True)[:NOTICES_IN_CHAT])
-    booking_notices_mark_read(user=user, notice_ids=[n.pk for n in notices])
-    return notices
+def _show_current_tickets(user, turns) -> None:
+    """Ticket cards of earlier turns show the request as it stands now (approved, refunded, rejected and why)."""
+    _show_current(turns, "ticket", "ticket_no", tickets_for_user(user=user), card_builders.ticket_card)
+
+
+def _unread_notices(user) -> dict:
+    """The notices not shown yet, now marked shown (the caller shows them): the context of the notices partial."""
+    bookings = list(notices_for_user(user=user, unread=True)[:NOTICES_IN_CHAT])
+    booking_notices_mark_read(user=user, notice_ids=[n.pk for n in bookings])
+    aftersale = list(aftersale_notices_for_user(user=user, unread=True)[:NOTICES_IN_CHAT])
+    aftersale_notices_mark_read(user=user, notice_ids=[n.pk for n in aftersale])
+    return {"notices": bookings, "aftersale_notices": aftersale}
 
 
 @login_required
@@ -63,8 +87,11 @@ def chat_page(request):
     turns = list(conversation_turns(user=request.user, conversation_id=cid)) if cid else []
     _show_current_status(request.user, turns)
     _show_current_bookings(request.user, turns)
-    starters = STARTERS.get(request.LANGUAGE_CODE, STARTERS["zh-hans"])
-    context = {"turns": turns, "starters": starters, "conversation_id": cid, "notices": _unread_notices(request.user)}
+    _show_current_tickets(request.user, turns)
+    starters = [_(starter) for starter in STARTERS]
+    context = {"turns": turns, "starters": starters, "conversation_id": cid, **_unread_notices(request.user)}
+    # A question drafted elsewhere ("ask the assistant about this" on an activity page), left for the traveller to send.
+    context["ask"] = request.GET.get("ask", "")[:MAX_ASK_CHARS]
     return render(request, "assistant/chat.html", context)
 
 
@@ -79,6 +106,7 @@ def chat_send(request):
             page_language=request.LANGUAGE_CODE,
             fresh=request.POST.get("fresh") == "1",
             action_id=request.POST.get("action_id") or None,
+            choice=request.POST.get("choice") or None,
         )
     except InvalidMessage as exc:
         if request.htmx:
@@ -87,9 +115,20 @@ def chat_send(request):
         return redirect("assistant:chat")
     request.session[SESSION_KEY] = result.conversation_id
     if request.htmx:
-        context = {"result": result, "message": request.POST["message"], "notices": _unread_notices(request.user)}
+        context = {"result": result, "message": request.POST["message"], **_unread_notices(request.user)}
         return render(request, "assistant/partials/exchange.html", context)
     return redirect("assistant:chat")
+
+
+@login_required
+@require_GET
+def chat_live(request):
+    """What happened since the page was drawn (the page polls this): the unread notices, or 204 when there are none,
+    so that HTMX leaves the page as it is."""
+    context = _unread_notices(request.user)
+    if not any(context.values()):
+        return HttpResponse(status=204)
+    return render(request, "assistant/partials/notices.html", context)
 
 
 @login_required

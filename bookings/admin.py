@@ -85,7 +85,7 @@ class BookingRecordAdmin(BoundedSearchMixin, admin.ModelAdmin):
 
 class SupplierAccountForm(forms.ModelForm):
     api_key = forms.CharField(
-        widget=forms.PasswordInput(render_value=False), help_text="Write-only: never shown again."
+        widget=forms.PasswordInput(render_value=False), help_text=_("Write-only: never shown again.")
     )
 
     class Meta:

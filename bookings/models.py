@@ -43,25 +43,33 @@ class EventSource(models.TextChoices):
 class BookingRecord(models.Model):
     """TripDesk's record of an order placed on the supplier platform for one user."""
 
-    booking_id = models.CharField(max_length=32, unique=True, help_text="Like BK20261201001.")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bookings")
-    biz_type = models.CharField(max_length=8, choices=BizType.choices)
-    external_order_no = models.CharField(max_length=64, db_index=True)
-    status = models.CharField(max_length=16, choices=BookingStatus.choices, default=BookingStatus.PENDING_PAYMENT)
-    amount = models.DecimalField(max_digits=10, decimal_places=2)
-    contact = models.JSONField(default=dict, blank=True)
-    details = models.JSONField(default=dict, blank=True, help_text="What was booked: route, dates, hotel, numbers.")
-    raw_payload = models.JSONField(default=dict, blank=True)
-    remark = models.TextField(blank=True)
+    booking_id = models.CharField(_("booking"), max_length=32, unique=True, help_text="Like BK20261201001.")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="bookings", verbose_name=_("traveller")
+    )
+    biz_type = models.CharField(_("type"), max_length=8, choices=BizType.choices)
+    external_order_no = models.CharField(_("supplier order number"), max_length=64, db_index=True)
+    status = models.CharField(
+        _("status"), max_length=16, choices=BookingStatus.choices, default=BookingStatus.PENDING_PAYMENT
+    )
+    amount = models.DecimalField(_("amount"), max_digits=10, decimal_places=2)
+    contact = models.JSONField(_("contact"), default=dict, blank=True)
+    details = models.JSONField(
+        _("details"), default=dict, blank=True, help_text=_("What was booked: route, dates, hotel, numbers.")
+    )
+    raw_payload = models.JSONField(_("supplier payload"), default=dict, blank=True)
+    remark = models.TextField(_("remark"), blank=True)
     # A cancel in progress holds the row until then (compare-and-set), so concurrent cancels call the platform once.
-    cancel_claimed_until = models.DateTimeField(null=True, blank=True, editable=False)
+    cancel_claimed_until = models.DateTimeField(_("cancel in progress until"), null=True, blank=True, editable=False)
     # The supplier's payment deadline: an unpaid order expires then (the supplier's saveOrder answer says when).
-    pay_deadline = models.DateTimeField(null=True, blank=True)
-    paid_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    pay_deadline = models.DateTimeField(_("pay by"), null=True, blank=True)
+    paid_at = models.DateTimeField(_("paid at"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:
+        verbose_name = _("booking")
+        verbose_name_plural = _("booking records")
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["user", "-created_at"], name="booking_user_recent")]
         constraints = [
@@ -81,10 +89,11 @@ class BookingEvent(StatusEvent):
     SUBJECT_FIELD = "booking"
 
     booking = models.ForeignKey(BookingRecord, on_delete=models.CASCADE, related_name="events")
-    source = models.CharField(max_length=16, choices=EventSource.choices, default=EventSource.TRIPDESK)
+    source = models.CharField(_("source"), max_length=16, choices=EventSource.choices, default=EventSource.TRIPDESK)
 
     class Meta(StatusEvent.Meta):
-        pass
+        verbose_name = _("booking event")
+        verbose_name_plural = _("booking events")
 
     def __str__(self) -> str:
         return f"{self.booking.booking_id}: {self.from_status or '∅'} → {self.to_status}"
@@ -122,12 +131,18 @@ class SupplierAccount(models.Model):
     """A traveller's key on the supplier platform. It goes into the CLI's environment only: never argv, logs,
     audit rows or API answers."""
 
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="supplier_account")
-    api_key = models.CharField(max_length=200)
-    created_at = models.DateTimeField(auto_now_add=True)
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="supplier_account", verbose_name=_("traveller")
+    )
+    api_key = models.CharField(_("API key"), max_length=200)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     # When this key last asked the supplier for an order (saveOrder): the reconciliation asks about such users even
     # when we hold no booking of theirs (recording it may have failed).
     ordered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("supplier account")
+        verbose_name_plural = _("supplier accounts")
 
     def __str__(self) -> str:
         return f"supplier account of {self.user}"

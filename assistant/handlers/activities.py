@@ -6,6 +6,10 @@ A sentence that is only social (`Intent.social`: 你好, 谢谢, help, 再见) i
 can do and a few examples to tap; anything else out of scope keeps the refusal.
 """
 
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
 from assistant.handlers.base import answer_mapped
 from assistant.handlers.registry import handles
 from assistant.llm.schema import IntentName
@@ -31,18 +35,30 @@ def recommend(context: TurnContext) -> Reply:
     return answer_mapped(context, tool_call_for(context.intent))
 
 
-SOCIAL_EXAMPLES = {
-    "zh-hans": ["大理有什么活动", "明天杭州天气怎么样", "帮我规划三天丽江行程", "我的退款到哪一步了"],
-    "en": ["Activities in Dali", "Weather in Hangzhou tomorrow", "Plan a 3-day trip to Lijiang", "Where is my refund?"],
-}
+# Examples to tap, in the reply's language (as a traveller would type them, so the understanding reads them).
+SOCIAL_EXAMPLES = (
+    gettext_noop("Activities in Dali"),
+    gettext_noop("Weather in Hangzhou tomorrow"),
+    gettext_noop("Plan a 3-day trip to Lijiang"),
+    gettext_noop("Where is my refund?"),
+)
+OUT_OF_SCOPE_EXAMPLES = (
+    gettext_noop("Recommend popular activities"),
+    gettext_noop("Activities in Dali"),
+    gettext_noop("Where is my refund?"),
+)
 SOCIAL_KINDS = ("GREETING", "THANKS", "HELP", "GOODBYE")
+
+
+def _chips(examples: tuple[str, ...], language: str) -> list[dict]:
+    with translation.override(language):
+        return [chip(_(example), fresh=True) for example in examples]
 
 
 def social_reply(social: str, language: str) -> Reply:
     """A friendly answer to a greeting, thanks, a call for help or a goodbye: what the assistant can do and a few
     examples to tap (fresh: they start a new request, without remembered slots)."""
-    examples = SOCIAL_EXAMPLES.get(language, SOCIAL_EXAMPLES["en"])
-    chips = [] if social == "GOODBYE" else [chip(example, fresh=True) for example in examples]
+    chips = [] if social == "GOODBYE" else _chips(SOCIAL_EXAMPLES, language)
     return Reply(compose("social", language, social=social), "ANSWERED", suggestions=chips)
 
 
@@ -51,12 +67,8 @@ def out_of_scope(context: TurnContext) -> Reply:
     social = context.intent.social
     if social in SOCIAL_KINDS:
         return social_reply(social, context.language)
-    zh = context.language == "zh-hans"
-    examples = (
-        ["推荐热门活动", "大理有什么活动", "我的退款到哪一步了"]
-        if zh
-        else ["Recommend something fun", "Activities in Dali", "Where is my refund?"]
-    )
     return Reply(
-        compose("out_of_scope", context.language), "REFUSED", suggestions=[chip(e, fresh=True) for e in examples]
+        compose("out_of_scope", context.language),
+        "REFUSED",
+        suggestions=_chips(OUT_OF_SCOPE_EXAMPLES, context.language),
     )

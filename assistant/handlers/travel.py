@@ -4,6 +4,10 @@ Both run the same tools channel 2 offers the model (`weather_report`, `make_trav
 presented by `assistant.presenters.travel`; only the clarifying question (no place) is asked here.
 """
 
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
 from assistant.handlers.base import answer_mapped
 from assistant.handlers.registry import handles
 from assistant.llm.schema import IntentName
@@ -11,12 +15,14 @@ from assistant.llm.tool_calls import tool_call_for
 from assistant.replies import compose
 from assistant.turn import Reply, TurnContext, chip
 
-PLACE_EXAMPLES = {"zh-hans": ["三亚", "大理", "哈尔滨"], "en": ["Sanya", "Dali", "Harbin"]}
-PLAN_EXAMPLES = {"zh-hans": ["大理3天", "三亚5天", "哈尔滨4天"], "en": ["3 days in Dali", "5 days in Sanya"]}
+# What a traveller might answer, as chips (in the reply's language, so the engine reads them as typed).
+PLACE_EXAMPLES = (gettext_noop("Sanya"), gettext_noop("Dali"), gettext_noop("Harbin"))
+PLAN_EXAMPLES = (gettext_noop("3 days in Dali"), gettext_noop("5 days in Sanya"), gettext_noop("4 days in Harbin"))
 
 
-def _clarify(context: TurnContext, template: str, examples: dict[str, list[str]]) -> Reply:
-    shown = examples.get(context.language, examples["en"])
+def _clarify(context: TurnContext, template: str, examples: tuple[str, ...]) -> Reply:
+    with translation.override(context.language):
+        shown = [_(example) for example in examples]
     return Reply(
         compose(template, context.language, examples=shown),
         "CLARIFY",

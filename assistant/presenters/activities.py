@@ -9,6 +9,10 @@ names (one the catalogue has activities in), or to see popular activities. It ne
 import datetime as dt
 import logging
 
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
 from assistant import cards
 from assistant.knowledge import tip_for
 from assistant.presenters.base import Presenter, merge_replies
@@ -19,7 +23,8 @@ from assistant.turn import Reply, TurnContext, chip
 logger = logging.getLogger("assistant.presenters")
 
 NEARBY_PLACES = 2
-DESTINATION_EXAMPLES = {"zh-hans": ["赛里木湖", "大理", "三亚"], "en": ["Dali", "Sanya", "West Lake"]}
+# Destinations to tap when the traveller named none (in the reply's language, as they would type them).
+DESTINATION_EXAMPLES = (gettext_noop("Sayram Lake"), gettext_noop("Dali"), gettext_noop("Sanya"))
 
 
 def _date(value: str | None) -> dt.date | None:
@@ -29,13 +34,15 @@ def _date(value: str | None) -> dt.date | None:
 def clarify_destination(context: TurnContext, *, date_start=None, date_end=None, max_price=None) -> Reply:
     """Where to? (a search without a place), with what was already said and a few destinations to tap."""
     language = context.language
-    said = []
-    if date_start:
-        said.append(format_range(date_start, date_end, language))
-    if max_price:
-        said.append(f"≤{max_price}元" if language == "zh-hans" else f"≤ ¥{max_price}")
-    text = compose("clarify_destination", language, conditions="，".join(said))
-    examples = DESTINATION_EXAMPLES.get(language, DESTINATION_EXAMPLES["en"])
+    with translation.override(language):
+        said = []
+        if date_start:
+            said.append(format_range(date_start, date_end, language))
+        if max_price:
+            said.append(_("up to ¥%(price)s") % {"price": max_price})
+        examples = [_(example) for example in DESTINATION_EXAMPLES]
+        conditions = _("; ").join(said)
+    text = compose("clarify_destination", language, conditions=conditions)
     return Reply(text, "CLARIFY", suggestions=[chip(e) for e in examples], awaiting="destination")
 
 
@@ -82,26 +89,23 @@ def keyword_places(keywords: list[str], *, asked: tuple[str | None, ...] = ()) -
 
 
 def _widen_chips(query: dict, language: str, nearby: list[str]) -> list[dict]:
-    zh = language == "zh-hans"
+    """Ways to widen an empty search, as messages in the reply's language the understanding reads."""
     place, province = query["place"], query.get("province")
-    chips = []
-    if query["max_price"] or not query["defaulted_window"]:
-        label = (
-            ("不限日期和预算再搜" if zh else "Search again without dates or budget") if query.get("keywords") else None
-        )
-        chips.append(
-            chip(
-                label or (f"{place}有什么活动" if zh else f"Activities in {place}"),
-                f"{place}有什么活动" if zh else f"Activities in {place}",
-                fresh=True,
-            )
-        )
-    for name in nearby:
-        chips.append(chip(f"{name}有什么活动" if zh else f"Activities in {name}", fresh=True))
-    for wider in (query.get("city"), province):
-        if wider and wider != place and wider not in nearby:
-            chips.append(chip(f"{wider}有什么活动" if zh else f"Activities in {wider}", fresh=True))
-    chips.append(chip("推荐热门活动" if zh else "Recommend popular activities", fresh=True))
+
+    def activities_in(name: str) -> str:
+        return _("Activities in %(place)s") % {"place": name}
+
+    with translation.override(language):
+        chips = []
+        if query["max_price"] or not query["defaulted_window"]:
+            label = _("Search again without dates or budget") if query.get("keywords") else activities_in(place)
+            chips.append(chip(label, activities_in(place), fresh=True))
+        for name in nearby:
+            chips.append(chip(activities_in(name), fresh=True))
+        for wider in (query.get("city"), province):
+            if wider and wider != place and wider not in nearby:
+                chips.append(chip(activities_in(wider), fresh=True))
+        chips.append(chip(_("Recommend popular activities"), fresh=True))
     return chips
 
 
@@ -144,7 +148,7 @@ def _search(data: dict, context: TurnContext) -> Reply:
         conditions=conditions,
         tip=tip,
     )
-    return Reply(text, "ANSWERED", cards=[cards.activity_card(a) for a in shown])
+    return Reply(text, "ANSWERED", cards=[cards.activity_card(a, language=language) for a in shown])
 
 
 def _recommend(data: dict, context: TurnContext) -> Reply:
@@ -154,7 +158,7 @@ def _recommend(data: dict, context: TurnContext) -> Reply:
     if not shown:
         return Reply(compose("recommend_empty", language, dates=dates), "EMPTY")
     text = compose("recommend", language, shown=len(shown), dates=dates)
-    return Reply(text, "ANSWERED", cards=[cards.activity_card(a) for a in shown])
+    return Reply(text, "ANSWERED", cards=[cards.activity_card(a, language=language) for a in shown])
 
 
 def _activities_reply(envelope: dict, context: TurnContext) -> Reply:
@@ -180,7 +184,7 @@ def _detail_reply(envelope: dict, context: TurnContext) -> Reply:
         activity=facts,
         dates=format_range(_date(facts["start_date"]), _date(facts["end_date"]), context.language),
     )
-    return Reply(text, "ANSWERED", cards=[cards.activity_detail_card(facts)])
+    return Reply(text, "ANSWERED", cards=[cards.activity_detail_card(facts, language=context.language)])
 
 
 def present_activity_detail(envelopes: list[dict], context: TurnContext) -> Reply:

@@ -6,11 +6,12 @@ presenter, a replay is said to be done already.
 
 import logging
 
-from django.utils import timezone
+from django.utils import translation
 from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext as _
 
 from assistant.presenters.base import Presenter, merge_replies
-from assistant.replies import compose
+from assistant.replies import compose, format_moment
 from assistant.turn import Reply, TurnContext
 from core.envelope import Code
 
@@ -19,9 +20,6 @@ logger = logging.getLogger("assistant.agent")
 CARD = "confirmation"
 KIND_CONFIRMATION = "confirmation"
 KIND_ACTION = "pending_action"
-# The message each button sends, per page language (what a traveller would type).
-CONFIRM_WORD = {"zh-hans": "确认", "en": "Confirm"}
-CHANGE_WORD = {"zh-hans": "修改", "en": "Change"}
 STATE_TEMPLATES = {
     Code.ACTION_EXPIRED: "confirm_expired",
     Code.ACTION_IN_PROGRESS: "confirm_in_progress",
@@ -38,12 +36,7 @@ def _data(envelope: dict) -> dict:
 def expires_label(expires_at: str | None, language: str) -> str:
     """When the confirmation expires, in local time, as the traveller reads it."""
     moment = parse_datetime(expires_at) if isinstance(expires_at, str) else None
-    if moment is None:
-        return ""
-    local = timezone.localtime(moment)
-    if language == "zh-hans":
-        return f"{local.month}月{local.day}日 {local:%H:%M}"
-    return f"{local:%b} {local.day}, {local:%H:%M}"
+    return format_moment(moment, language) if moment is not None else ""
 
 
 def confirmation_card(data: dict, language: str, status: str = "PENDING") -> dict:
@@ -65,9 +58,14 @@ def confirmation_card(data: dict, language: str, status: str = "PENDING") -> dic
         "expires_at": data.get("expires_at"),
         "expires_label": expires_label(data.get("expires_at"), language),
         "status": status,
-        "confirm_message": CONFIRM_WORD.get(language, CONFIRM_WORD["zh-hans"]),
-        "change_message": CHANGE_WORD.get(language, CHANGE_WORD["zh-hans"]),
+        **_button_words(language),
     }
+
+
+def _button_words(language: str) -> dict:
+    """The message each button sends, in the reply's language: what a traveller would type ("确认" / "Confirm")."""
+    with translation.override(language):
+        return {"confirm_message": _("Confirm"), "change_message": _("Change")}
 
 
 def present_confirmation(envelopes: list[dict], context: TurnContext) -> Reply:

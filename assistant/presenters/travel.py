@@ -1,11 +1,18 @@
 """Presenters of the weather report (kind `weather`) and the day-by-day travel plan (kind `travel_plan`).
 
 The numbers come from the envelope's facts (the weather port's days, the catalogue rows the plan placed); the text
-from the reply templates `weather*.txt` and `travel_plan*.txt`; the cards `weather` and `travel_plan`.
+from the reply templates `weather*.txt` and `travel_plan*.txt`; the cards `weather` and `travel_plan`. Words are the
+.po file's, in the reply's language (`translation.override`); the facts a data file holds in both languages (a
+station's English name, its notes) are picked by that language.
 """
 
 import calendar
 import datetime as dt
+
+from django.utils import translation
+from django.utils.formats import date_format
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from assistant import cards
 from assistant.knowledge import destination_entries
@@ -14,34 +21,41 @@ from assistant.replies import compose, format_day, format_range
 from assistant.turn import Reply, TurnContext, chip
 from itinerary.travel_plans import INDOOR_FIRST
 from itinerary.weather import UNAVAILABLE
-from itinerary.weather.normals import climate_table
+from itinerary.words import place_label as words_place_label
 
-WEEKDAYS_ZH = ("周一", "周二", "周三", "周四", "周五", "周六", "周日")
-PLACE_EXAMPLES = {"zh-hans": ["三亚", "大理", "哈尔滨"], "en": ["Sanya", "Dali", "Harbin"]}
+# Places a traveller might ask the weather of instead (chips, in the reply's language).
+PLACE_EXAMPLES = (gettext_noop("Sanya"), gettext_noop("Dali"), gettext_noop("Harbin"))
 FORECAST = "forecast"
+# Which of a fact's two forms a language reads (the weather port and the data files carry both).
+FACT_SUFFIX = {"en": ""}  # any other language: the Chinese form ("_zh")
 
 
 def _date(value: str) -> dt.date:
     return dt.date.fromisoformat(value)
 
 
+def _fact(facts: dict, key: str, language: str) -> str:
+    """`facts[key]` in the language: the English form, or its Chinese twin `<key>_zh`."""
+    return facts.get(key + FACT_SUFFIX.get(language, "_zh")) or ""
+
+
 def place_label(place: str, language: str) -> str:
-    """The place as the reply names it: Chinese as asked, or its English name when we know one."""
-    if language == "zh-hans" or place.isascii():
-        return place
-    for entry in destination_entries():
-        if entry["destination"] == place:
-            return entry.get("destination_en") or place
-    table = climate_table()
-    if place in table.stations:
-        return table.stations[place].en
-    return place
+    """The place as the reply names it (`itinerary.words.place_label`: "Hangzhou (杭州)" in English, 杭州 in
+    Chinese), with the catalogue's own English name of its destinations first."""
+    english = next((e.get("destination_en") for e in destination_entries() if e["destination"] == place), None)
+    return words_place_label(place, language, english=english or None)
 
 
 def day_label(day: dt.date, language: str) -> str:
-    if language == "zh-hans":
-        return f"{format_day(day, language)} {WEEKDAYS_ZH[day.weekday()]}"
-    return f"{day:%a}, {format_day(day, language)}"
+    """12月5日 星期六 / Sat, Dec 5."""
+    with translation.override(language):
+        return _("%(weekday)s, %(day)s") % {"weekday": date_format(day, "D"), "day": format_day(day, language)}
+
+
+def _condition(day: dict, language: str) -> str:
+    """The sky in words: the weather vocabulary's English name, translated."""
+    with translation.override(language):
+        return _(day["condition"]) if day.get("condition") else ""
 
 
 def weather_day(day: dict, language: str) -> dict:
@@ -49,8 +63,8 @@ def weather_day(day: dict, language: str) -> dict:
     return {
         "date": day["date"],
         "label": day_label(_date(day["date"]), language),
-        "condition": day["condition"],
-        "condition_zh": day["condition_zh"],
+        "condition": _condition(day, language),
+        "condition_key": day.get("condition"),
         "min": round(day["temp_min_c"]),
         "max": round(day["temp_max_c"]),
         "precipitation_mm": day["precipitation_mm"],
@@ -59,19 +73,24 @@ def weather_day(day: dict, language: str) -> dict:
     }
 
 
+def _station_name(weather: dict, language: str) -> str:
+    names = {"en": weather.get("station_en")}
+    return names.get(language) or weather["station"]
+
+
 def _station_label(weather: dict, place: str, language: str) -> str:
     """The station, when its numbers stand in for the place asked (a spot's city, a province's capital)."""
     if weather["station"] == place or weather["station_en"].casefold() == place.casefold():
         return ""
-    return weather["station"] if language == "zh-hans" else weather["station_en"]
+    return _station_name(weather, language)
 
 
 def _source_note(weather: dict, language: str) -> str:
-    return weather["source_note_zh"] if language == "zh-hans" else weather["source_note"]
+    return _fact(weather, "source_note", language)
 
 
 def _place_note(weather: dict, language: str) -> str:
-    return weather["place_note_zh"] if language == "zh-hans" else weather["place_note"]
+    return _fact(weather, "place_note", language)
 
 
 def weather_card(data: dict, *, language: str) -> dict:
@@ -99,11 +118,12 @@ def _month_summaries(days: list[dict], language: str) -> list[dict]:
     summaries = []
     for (year, month), day in months.items():
         length = calendar.monthrange(year, month)[1]
+        with translation.override(language):
+            month_name = date_format(dt.date(year, month, 1), "F")
         summaries.append(
             {
-                "month": month if language == "zh-hans" else calendar.month_name[month],
-                "condition": day["condition"].lower(),
-                "condition_zh": day["condition_zh"],
+                "month": month_name,
+                "condition": _condition(day, language),
                 "min": round(day["temp_min_c"]),
                 "max": round(day["temp_max_c"]),
                 "probability": day["probability"],
@@ -114,10 +134,11 @@ def _month_summaries(days: list[dict], language: str) -> list[dict]:
 
 
 def _weather_unknown_place(data: dict, language: str) -> Reply:
-    examples = PLACE_EXAMPLES.get(language, PLACE_EXAMPLES["en"])
+    with translation.override(language):
+        examples = [_(example) for example in PLACE_EXAMPLES]
+        chips = [chip(e, _("Weather in %(place)s") % {"place": e}) for e in examples]
     text = compose("weather_unknown_place", language, place=place_label(data["place"], language), examples=examples)
-    zh = language == "zh-hans"
-    return Reply(text, "EMPTY", suggestions=[chip(e, f"{e}天气" if zh else f"Weather in {e}") for e in examples])
+    return Reply(text, "EMPTY", suggestions=chips)
 
 
 def _weather_reply(envelope: dict, context: TurnContext) -> Reply:
@@ -172,7 +193,7 @@ def travel_plan_card(data: dict, *, language: str) -> dict:
             "number": day["number"],
             "label": day_label(_date(day["date"]), language),
             "weather": weather_day(day["weather"], language) if day["weather"] else None,
-            "activities": [cards.activity_card(a) for a in day["activities"]],
+            "activities": [cards.activity_card(a, language=language) for a in day["activities"]],
             "tour": _tour(day["tour"]),
             "note": _note(day["flags"], kind, language),
             "flags": list(day["flags"]),
@@ -197,17 +218,19 @@ def travel_plan_card(data: dict, *, language: str) -> dict:
 
 
 def _plan_chips(data: dict, destination: str, days: int, language: str) -> list[dict]:
-    zh = language == "zh-hans"
-    chips = []
-    if data["max_price"]:
-        message = f"帮我做一个{destination}{days}天的行程" if zh else f"Plan a {days}-day trip to {destination}"
-        chips.append(chip("不限预算" if zh else "Without the budget", message, fresh=True))
-    chips.append(chip(f"{destination}有什么活动" if zh else f"Activities in {destination}", fresh=True))
-    province = data.get("province")
-    if province and province != destination:
-        message = f"帮我做一个{province}{days}天的行程" if zh else f"Plan a {days}-day trip to {province}"
-        chips.append(chip(f"{province}{days}天行程" if zh else f"{days} days in {province}", message, fresh=True))
-    chips.append(chip("推荐热门活动" if zh else "Recommend popular activities", fresh=True))
+    """What to try instead of an empty plan, as messages in the reply's language the understanding reads."""
+    with translation.override(language):
+        chips = []
+        if data["max_price"]:
+            message = _("Plan a %(days)s-day trip to %(place)s") % {"days": days, "place": destination}
+            chips.append(chip(_("Without the budget"), message, fresh=True))
+        chips.append(chip(_("Activities in %(place)s") % {"place": destination}, fresh=True))
+        province = data.get("province")
+        if province and province != destination:
+            words = {"days": days, "place": place_label(province, language)}
+            message = _("Plan a %(days)s-day trip to %(place)s") % words
+            chips.append(chip(_("%(days)s days in %(place)s") % words, message, fresh=True))
+        chips.append(chip(_("Recommend popular activities"), fresh=True))
     return chips
 
 
@@ -251,7 +274,7 @@ def _travel_plan_reply(envelope: dict, context: TurnContext) -> Reply:
         free_days=data["free_days"],
         weather_kind=card["weather_kind"],
         fallback=weather["fallback"] if weather else None,
-        station=(weather["station"] if language == "zh-hans" else weather["station_en"]) if weather else "",
+        station=_station_name(weather, language) if weather else "",
         unplaced_tours=data["unplaced_tours"],
         max_price=data["max_price"],
         cheapest_first=data.get("cheapest_first"),

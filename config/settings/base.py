@@ -25,6 +25,7 @@ INSTALLED_APPS = [
     "csp",  # django-csp's system checks
     "django_htmx",
     "axes",  # login lockout (config/settings/auth.py); its attempts are listed in the admin
+    "core",  # the neutral core: its one table is each user's chosen language
     "itinerary",
     "bookings",
     "aftersale",
@@ -41,6 +42,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "core.languages.UserLanguageMiddleware",  # a signed-in user's chosen language, on every device
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -66,6 +68,15 @@ TEMPLATES = [
             ],
         },
     },
+    # Reply texts (templates/assistant/replies): plain text, so nothing is escaped here; the page escapes a reply
+    # once, where it shows it, and the JSON API carries it as it is.
+    {
+        "NAME": "text",
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates" / "assistant" / "replies", BASE_DIR / "templates"],
+        "APP_DIRS": False,
+        "OPTIONS": {"autoescape": False},
+    },
 ]
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -81,6 +92,9 @@ LOGIN_REDIRECT_URL = "assistant:chat"
 LOGOUT_REDIRECT_URL = "login"
 
 LANGUAGE_CODE = "zh-hans"
+# The project's own short date formats per language (config/formats/<lang>/formats.py), over Django's.
+FORMAT_MODULE_PATH = ["config.formats"]
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600  # the switcher's choice outlives the browser session
 LANGUAGES = [("zh-hans", _("简体中文")), ("en", _("English"))]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = env.TIME_ZONE
@@ -109,7 +123,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
+        # DRF's session authentication with a WWW-Authenticate challenge: anonymous → 401, not allowed → 403.
+        "core.authentication.SessionAuthentication",
         "config.throttling.AnonymousRateLimit",  # last: counts the requests nobody authenticated, per IP (auth.py)
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -128,13 +143,19 @@ REST_FRAMEWORK = {
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "TripDesk API",
-    "DESCRIPTION": "The travel service desk: chat, understanding, bookings, after-sale tickets, itineraries.",
+    "DESCRIPTION": (
+        "The travel service desk: chat, understanding, bookings, after-sale tickets, itineraries. "
+        "Read it as [Swagger UI](/api/v1/docs/) or [ReDoc](/api/v1/docs/redoc/)."
+    ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # config.throttling.AnonymousRateLimit authenticates nobody: no security scheme (add a real one here, e.g. tokens).
-    "AUTHENTICATION_WHITELIST": ["rest_framework.authentication.SessionAuthentication"],
-    # Swagger UI from drf-spectacular-sidecar's static files, not a CDN: same-origin only (the CSP), works offline.
+    "AUTHENTICATION_WHITELIST": ["core.authentication.SessionAuthentication"],
+    # Swagger UI and ReDoc from drf-spectacular-sidecar's static files, not a CDN: same-origin only (the CSP), works
+    # offline (config/urls.py, templates/api/).
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Every operation that needs a signed-in caller documents 401 (and, for a write, 403) with the one error body.
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "core.api.document_auth_responses"],
 }

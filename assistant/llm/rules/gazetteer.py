@@ -161,3 +161,18 @@ def _data() -> dict:
 def gazetteer(extra_places: tuple[str, ...] = ()) -> Gazetteer:
     """The shared gazetteer (one per set of extra catalogue places)."""
     return Gazetteer(_data(), extra_places)
+
+
+@lru_cache(maxsize=1)
+def _english_names() -> dict[str, str]:
+    names: dict[str, str] = {}
+    for item in (*_data()["provinces"], *_data()["places"]):
+        if item.get("en"):
+            for name in (item["name"], *item["zh"]):
+                names.setdefault(name, item["en"][0])
+    return names
+
+
+def english_name(place: str) -> str | None:
+    """The usual English name of a Chinese place name (杭州 → Hangzhou), None when the lists know none."""
+    return _english_names().get(str(place or "").strip())

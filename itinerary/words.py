@@ -1,0 +1,95 @@
+"""The supplier's and the catalogue's words (their data is Chinese) as a traveller reads them in the active language:
+airline names, seat classes, activity tags and place names. Words without an entry are shown as they were written."""
+
+from django.utils import translation
+from django.utils.translation import gettext, gettext_lazy, gettext_noop
+
+from assistant.llm.rules.gazetteer import english_name
+from bookings.vocabulary import seat_name
+from itinerary.weather.normals import climate_table
+
+AIRLINES = {
+    "东方航空": gettext_lazy("China Eastern"),
+    "中国国际航空": gettext_lazy("Air China"),
+    "南方航空": gettext_lazy("China Southern"),
+    "海南航空": gettext_lazy("Hainan Airlines"),
+    "四川航空": gettext_lazy("Sichuan Airlines"),
+    "厦门航空": gettext_lazy("Xiamen Airlines"),
+}
+
+
+def airline_label(name: str) -> str:
+    return str(AIRLINES.get(name, name or ""))
+
+
+def seat_label(name: str) -> str:
+    """A seat or cabin in the active language (`bookings.vocabulary`, the one list of the supplier's seats)."""
+    return seat_name(name)
+
+
+# The catalogue's tags as people wrote them: msgids in Chinese, worded for English readers by locale/en.
+TAGS = (
+    gettext_noop("多日游"),
+    gettext_noop("文化"),
+    gettext_noop("一日游"),
+    gettext_noop("徒步"),
+    gettext_noop("摄影"),
+    gettext_noop("户外"),
+    gettext_noop("湖泊"),
+    gettext_noop("古镇"),
+    gettext_noop("夜游"),
+    gettext_noop("雪山"),
+    gettext_noop("亲子"),
+    gettext_noop("美食"),
+    gettext_noop("骑行"),
+    gettext_noop("冰雪"),
+    gettext_noop("海岛"),
+    gettext_noop("演出"),
+    gettext_noop("自然"),
+    gettext_noop("自驾"),
+    gettext_noop("温泉"),
+    gettext_noop("滑雪"),
+    gettext_noop("茶文化"),
+    gettext_noop("漂流"),
+    gettext_noop("沙漠"),
+    gettext_noop("草原"),
+    gettext_noop("峡谷"),
+    gettext_noop("游船"),
+    gettext_noop("露营"),
+    gettext_noop("古村"),
+    gettext_noop("手工"),
+    gettext_noop("音乐节"),
+    gettext_noop("购物"),
+    gettext_noop("潜水"),
+    gettext_noop("派对"),
+    gettext_noop("梯田"),
+    gettext_noop("攀岩"),
+    gettext_noop("乐园"),
+)
+
+
+def tag_label(word: str) -> str:
+    """An activity's tag in the active language (the catalogue's word when it is not one we know)."""
+    text = str(word or "")
+    return gettext(text) if text in TAGS else text
+
+
+def english_place_name(place: str) -> str | None:
+    """The usual English name of a Chinese place (杭州 → Hangzhou): the place list's, else the weather table's
+    station's; None when neither knows one or the place is written in English already."""
+    text = str(place or "").strip()
+    if not text or text.isascii():
+        return None
+    station = climate_table().stations.get(text)
+    return english_name(text) or (station.en if station else None)
+
+
+def place_label(place: str, language: str, english: str | None = None) -> str:
+    """A place as a reply or a card names it: in English by its English name with the Chinese in brackets
+    ("Hangzhou (杭州)"), in Chinese as written; as written too when no English name is known. `english`: a name
+    the caller knows better (the catalogue's own)."""
+    english = english or english_place_name(place)
+    if not english or english == place:
+        return place
+    with translation.override(language):
+        return gettext("%(english)s (%(chinese)s)") % {"english": english, "chinese": place}
