@@ -8,9 +8,11 @@ from collections.abc import Mapping
 
 from django.urls import reverse
 from django.utils import timezone, translation
+from django.utils.translation import gettext, gettext_lazy, pgettext
 
 from aftersale.models import TicketAction, TicketStatus
 from aftersale.selectors import ticket_facts
+from bookings.models import BizType
 from bookings.selectors import booking_cancelled_by_supplier, booking_facts, booking_payable
 from bookings.services import duration_text, option_title, times_text
 from itinerary.models import Activity
@@ -21,9 +23,41 @@ def activity_url(activity_id: int) -> str:
     return reverse("itinerary:activity-detail", args=[activity_id])
 
 
-def activity_card(activity: Activity | Mapping) -> dict:
-    """An activity card, from a row or from the facts a tool put in its envelope (`itinerary.tools.activity_facts`)."""
+# The interests of `itinerary.tagging.SYSTEM_TAGS` as a traveller reads them ("你常选徒步" / "you often choose hiking").
+INTERESTS = {
+    "hiking": gettext_lazy("hiking"),
+    "photography": gettext_lazy("photography"),
+    "family": gettext_lazy("family outings"),
+    "food": gettext_lazy("food"),
+    "culture": gettext_lazy("culture"),
+    "skiing": gettext_lazy("skiing"),
+    "cycling": gettext_lazy("cycling"),
+    "beach": gettext_lazy("the beach"),
+    "snow": gettext_lazy("snow and ice"),
+    "lake": gettext_lazy("lakes"),
+    "ancient_town": gettext_lazy("old towns"),
+    "hot_spring": gettext_lazy("hot springs"),
+    "nature": gettext_lazy("nature"),
+    "adventure": gettext_lazy("adventure"),
+    "nightlife": gettext_lazy("nightlife"),
+    "shopping": gettext_lazy("shopping"),
+}
+
+
+def suggested_for_text(interest: str | None) -> str:
+    """Why a personalised card was suggested, in the active language ("你常选徒步"); "" when nothing personal."""
+    if not interest or interest not in INTERESTS:
+        return ""
+    return gettext("you often choose %(interest)s") % {"interest": INTERESTS[interest]}
+
+
+def activity_card(activity: Activity | Mapping, *, language: str | None = None) -> dict:
+    """An activity card, from a row or from the facts a tool put in its envelope (`itinerary.tools.activity_facts`):
+    its picture, and (in `language`, the reply's) why it was suggested to this traveller when their interests put
+    it first."""
     facts = activity if isinstance(activity, Mapping) else activity_facts(activity)
+    with translation.override(language or translation.get_language()):
+        why = suggested_for_text(facts.get("suggested_for"))
     return {
         "type": "activity",
         "id": facts["id"],
@@ -36,14 +70,17 @@ def activity_card(activity: Activity | Mapping) -> dict:
         "tags": list(facts.get("tags") or [])[:5],
         "url": activity_url(facts["id"]),
         "cover_image_url": facts.get("cover_image_url", ""),
+        "suggested_for": facts.get("suggested_for"),
+        "why": why,
+        "language": language,
     }
 
 
-def activity_detail_card(facts: Mapping) -> dict:
+def activity_detail_card(facts: Mapping, *, language: str | None = None) -> dict:
     """One activity in full (the `activity_detail` tool's facts): the activity card with its description and
     who may join."""
     return {
-        **activity_card(facts),
+        **activity_card(facts, language=language),
         "type": "activity_detail",
         "tags": list(facts.get("tags") or []),
         "description": facts.get("description", ""),
@@ -53,8 +90,11 @@ def activity_detail_card(facts: Mapping) -> dict:
     }
 
 
-BOOKING_STATUS_ZH = {"PENDING_PAYMENT": "待支付", "CONFIRMED": "已确认", "CANCELLED": "已取消", "EXPIRED": "已过期"}
-BIZ_TYPE_ZH = {"FLIGHT": "机票", "HOTEL": "酒店", "TRAIN": "火车票"}
+def _in_chinese(label: str, *, context: str | None = None) -> str:
+    """An English label's Chinese, for the reply templates that still take both (the page translates the English
+    label itself, in its own language)."""
+    with translation.override("zh-hans"):
+        return pgettext(context, label) if context else gettext(label)
 
 
 def booking_card(booking) -> dict:
@@ -81,10 +121,10 @@ def booking_card(booking) -> dict:
         "booking_id": booking.booking_id,
         "biz_type": booking.biz_type,
         "biz_type_label": english["biz_type"],
-        "biz_type_label_zh": BIZ_TYPE_ZH.get(booking.biz_type, booking.biz_type),
+        "biz_type_label_zh": _in_chinese(english["biz_type"]),
         "status": booking.status,
         "status_label": english["status"],
-        "status_label_zh": BOOKING_STATUS_ZH.get(booking.status, booking.status),
+        "status_label_zh": _in_chinese(english["status"]),
         "amount": str(booking.amount),
         "external_order_no": booking.external_order_no,
         "summary": " ".join(p for p in summary_parts if p),
@@ -132,7 +172,7 @@ def option_card(option: Mapping, *, index: int, language: str, pick_message: str
         "index": index,
         "ref": option["ref"],
         "biz_type": option["biz_type"],
-        "biz_type_label_zh": BIZ_TYPE_ZH.get(option["biz_type"], option["biz_type"]),
+        "biz_type_label_zh": _in_chinese(_english_label(BizType, option["biz_type"])),
         "number": option["number"],
         "name": option["name"],
         "title": option_title(dict(option)),
@@ -154,16 +194,8 @@ def option_card(option: Mapping, *, index: int, language: str, pick_message: str
     }
 
 
-TICKET_STATUS_ZH = {
-    "PENDING": "等待审核",
-    "APPROVED": "已批准，处理中",
-    "REJECTED": "已驳回",
-    "TIMEOUT": "已超时",
-    "EXECUTING": "处理中",
-    "EXECUTED": "已完成",
-    "FAILED": "处理失败，等待重试",
-}
-TICKET_ACTION_ZH = {"REFUND": "退款", "RETURN": "退货", "CANCEL_BOOKING": "取消预订"}
+# How a requester reads where their ticket stands (an approver reads the model's own labels in the admin).
+TICKET_STATUS_CONTEXT = "ticket status, as the traveller reads it"
 
 
 def ticket_card(ticket) -> dict:
@@ -179,16 +211,20 @@ def ticket_card(ticket) -> dict:
         "type": "ticket",
         "ticket_no": facts.get("ticket_no"),
         "action": action,
-        "action_label": _label(TicketAction, action),
-        "action_label_zh": TICKET_ACTION_ZH.get(action, action),
+        "action_label": _english_label(TicketAction, action),
+        "action_label_zh": _in_chinese(_english_label(TicketAction, action)),
         "entity": facts.get("entity"),
         "amount": facts.get("amount"),
+        "approved_amount": facts.get("approved_amount")
+        if facts.get("approved_amount") != facts.get("amount")
+        else None,
         "status": status,
-        "status_label": _label(TicketStatus, status),
-        "status_label_zh": TICKET_STATUS_ZH.get(status, status),
+        "status_label": _english_label(TicketStatus, status),
+        "status_label_zh": _in_chinese(_english_label(TicketStatus, status), context=TICKET_STATUS_CONTEXT),
         "created_at": facts.get("created_at"),
         "decided_at": facts.get("decided_at"),
-        "decision_reason": (facts.get("decision_reason") or "") if status == TicketStatus.REJECTED else "",
+        "decision_reason": facts.get("decision_reason")
+        or "",  # ticket_facts keeps it only for a "no" or a smaller refund
         "url": reverse("aftersale:requests"),
     }
 
@@ -198,3 +234,8 @@ def _label(choices, value: str) -> str:
         return str(choices(value).label)
     except ValueError:
         return value
+
+
+def _english_label(choices, value: str) -> str:
+    with translation.override("en"):
+        return _label(choices, value)

@@ -91,10 +91,13 @@ def chat_turn(
     port: LLMPort | None = None,
     today: dt.date | None = None,
     action_id: str | None = None,
+    choice: str | None = None,
 ) -> TurnResult:
     """Answer one message: limit, understand, remember, dispatch, record. Raises InvalidMessage for bad input.
 
-    `action_id`: the pending action a confirmation card's button answers (the message says yes or no)."""
+    `action_id`: the pending action a confirmation card's button answers (the message says yes or no).
+    `choice`: what a card's button chose (a compared plan to book): the button says exactly what it asks, so the
+    sentence is not read by a model, in either channel; the plan's handler prepares it."""
     started = time.monotonic()
     turn_id = uuid.uuid4().hex
     text = clean_message(message)
@@ -125,6 +128,8 @@ def chat_turn(
         choosing=choosing,
     )
 
+    choice = str(choice or "").strip()[:200]
+
     def context_for(intent: Intent, request_text: str = text, offered: list[str] = ()) -> TurnContext:
         return TurnContext(
             intent=intent,
@@ -136,6 +141,7 @@ def chat_turn(
             request_text=request_text,
             turn_id=turn_id,
             offered=list(offered),
+            choice=choice,
         )
 
     if decided is not None:
@@ -152,7 +158,7 @@ def chat_turn(
     )
     fallback = False
     try:
-        understood = reader.understand(text, context=context).intent
+        understood = CHOICE_INTENT if choice else reader.understand(text, context=context).intent
     except LLMError:
         # The model is down, slow or talking nonsense: the offline engine understands this turn (audited as the
         # fallback), and the traveller is answered as usual.
@@ -180,7 +186,7 @@ def chat_turn(
     intent = _conversation_booking(step.intent, user=user, conversation_id=str(conversation.pk))
     turn = context_for(intent, text if agent else step.request_text or text, step.memory.offered)
     social = intent.intent == IntentName.OUT_OF_SCOPE and intent.social  # a greeting is answered by code
-    reply = agent_turn(turn) if agent and not social else dispatch(turn)
+    reply = agent_turn(turn) if agent and not social and not choice else dispatch(turn)
     if agent and reply.fallback:
         fallback = True
     _withdraw_stale_action(intent, reply, task=memory.task, user=user, conversation_id=str(conversation.pk))
@@ -188,6 +194,10 @@ def chat_turn(
     return _finish(
         conversation, user, language, text, None if agent else intent, reply, port, started, fallback=fallback
     )
+
+
+# What a card's button choice asks for: the plan's handler reads the choice itself (`TurnContext.choice`).
+CHOICE_INTENT = Intent(intent=IntentName.PLAN_ITINERARY)
 
 
 def _unsure(understood: Intent, step, memory: Memory) -> bool:

@@ -23,6 +23,8 @@ class TurnContext:
     turn_id: str = ""  # one id per turn (the supplier's idempotency scope for what the turn books)
     started: dt.datetime | None = None  # when the turn began (what a booking agent created since then is its work)
     offered: list[str] = field(default_factory=list)  # option refs the previous reply offered ("第二个" picks one)
+    # What a card's button chose this turn (a compared plan: "<plan id>|<plan name>"), never from the model.
+    choice: str = ""
 
 
 @dataclass

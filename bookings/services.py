@@ -55,6 +55,7 @@ from bookings.platform import (
 )
 from bookings.refund_rules import refund_estimate
 from bookings.selectors import booking_facts
+from bookings.vocabulary import seat_name
 from core.approvals import approval_gate
 from core.envelope import Code
 from core.errors import ApplicationError
@@ -793,7 +794,7 @@ def _option_rows(option: dict, people: list[dict]) -> list[list[str]]:
         [_("Date"), str(option["depart"])[:10]],
         [_("Departs – arrives"), times_text(option["depart"], option["arrive"])],
         [_("Duration"), duration_text(option.get("duration_minutes"))],
-        [seat_label, option["seat_class"]],
+        [seat_label, seat_name(option["seat_class"])],
         [_("Passengers"), "、".join(_masked(p) for p in people)],
         [_("Price per person"), f"¥{option['unit_price']}"],
     ]
@@ -1105,7 +1106,7 @@ def booking_cancel_preview(*, user, booking_id: object, language: str = "zh-hans
             rows = [
                 [_("Date"), facts["date"] or ""],
                 [_("Departs – arrives"), times_text(facts["depart"], facts["arrive"]) if facts["depart"] else ""],
-                [_("Seat"), facts["seat"]],
+                [_("Seat"), seat_name(facts["seat"])],
                 [_("Passengers"), "、".join(facts["passengers"])],
             ]
             terms = _refund_terms(booking)

@@ -18,6 +18,9 @@ The filters run in the database (`eligible`), so counts stay exact; `is_eligible
 score, highest first; the sort is stable, so ties keep the catalogue's order (popularity, price, id). Only the
 first `window` rows of the catalogue order are re-ranked: a much less popular activity does not jump over the
 whole catalogue. With no profile, or a profile without scores, the order is exactly the unpersonalised one.
+
+**The reason** a card gives ("为什么推给你：你常选徒步") is `interest_reason`: the traveller's strongest interest
+among the activity's system tags, from the same profile scores, said only when it is a clear one.
 """
 
 import datetime as dt
@@ -116,6 +119,18 @@ def interest_score(activity: Activity, viewer: Viewer) -> float:
     if not viewer.scores:
         return 0.0
     return sum(viewer.scores.get(tag, 0.0) for tag in dict.fromkeys(activity.system_tags or []))
+
+
+# An interest is said as the reason an activity was suggested from this profile score up (scores are 0..1).
+REASON_MIN_SCORE = 0.5
+
+
+def interest_reason(activity: Activity, viewer: Viewer) -> str | None:
+    """Why the activity was suggested to this viewer, as the system tag behind it: their highest-scored interest
+    among its tags when that interest is a clear one (REASON_MIN_SCORE and up), else None (nothing personal)."""
+    scored = [(viewer.scores.get(tag, 0.0), tag) for tag in dict.fromkeys(activity.system_tags or [])]
+    best = max(scored, default=(0.0, None), key=lambda pair: pair[0])
+    return best[1] if best[0] >= REASON_MIN_SCORE else None
 
 
 def reranked(activities: Iterable[A], viewer: Viewer) -> list[A]:

@@ -4,6 +4,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
+from itinerary.covers import cover_url
+
 
 class GenderRestriction(models.TextChoices):
     NONE = "NONE", "No restriction"
@@ -28,7 +30,14 @@ class Activity(models.Model):
     gender_restriction = models.CharField(
         max_length=8, choices=GenderRestriction.choices, default=GenderRestriction.NONE
     )
-    cover_image_url = models.URLField(blank=True)
+    # An absolute URL of a picture hosted elsewhere, or a shipped static file (img/covers/lake.svg): see
+    # itinerary.covers.cover_url. Blank: the illustration of the activity's kind of place.
+    cover_image_url = models.CharField(
+        max_length=300,
+        blank=True,
+        help_text="https://… for a picture hosted elsewhere, or a shipped file such as img/covers/lake.svg; "
+        "blank for the illustration of its kind of place.",
+    )
     is_published = models.BooleanField(default=True)
     popularity = models.PositiveIntegerField(default=0, help_text="Bookings in the last season; orders RECOMMEND.")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -64,6 +73,11 @@ class Activity(models.Model):
 
     def __str__(self) -> str:
         return f"{self.title} ({self.city}, {self.start_date:%Y-%m-%d}, ¥{self.price})"
+
+    @property
+    def cover_url(self) -> str:
+        """What a page shows as its picture (see itinerary.covers)."""
+        return cover_url(self)
 
 
 class InterestProfile(models.Model):

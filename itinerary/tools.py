@@ -12,6 +12,7 @@ from django.utils import timezone
 from pydantic import Field
 
 from assistant.llm.factory import get_llm_port
+from bookings.tools import Passenger, booking_summary
 from core.envelope import Code, fail, ok
 from core.tools import Risk, ToolContext, tool
 from itinerary.models import Activity
@@ -30,6 +31,7 @@ from itinerary.services import (
 from itinerary.services import (
     weather_report as weather_report_for,
 )
+from itinerary.services.plan_booking import PlanBookingError, plan_book, plan_booking_preview
 from itinerary.services.round_trip import RoundTripError, round_trip_compare
 from itinerary.travel_plans import MAX_DAYS, TravelPlan, rain_likely
 from itinerary.weather import DayWeather, WeatherLookup
@@ -71,8 +73,9 @@ def _today(context: ToolContext) -> dt.date:
     return context.today or timezone.localdate()
 
 
-def activity_facts(activity: Activity) -> dict:
-    """An activity as JSON: what a card and a reply show of it."""
+def activity_facts(activity: Activity, *, suggested_for: str | None = None) -> dict:
+    """An activity as JSON: what a card and a reply show of it. `suggested_for`: the traveller's interest (a system
+    tag) it was suggested for, when their profile put it first."""
     return {
         "id": activity.pk,
         "title": activity.title,
@@ -82,12 +85,13 @@ def activity_facts(activity: Activity) -> dict:
         "start_date": activity.start_date.isoformat(),
         "end_date": activity.end_date.isoformat(),
         "tags": list(activity.tags or [])[:5],
-        "cover_image_url": activity.cover_image_url,
+        "cover_image_url": activity.cover_url,
+        "suggested_for": suggested_for,
     }
 
 
-def _activities(kind_data: dict, activities: list[Activity]) -> dict:
-    facts = [activity_facts(a) for a in activities]
+def _activities(kind_data: dict, activities: list[Activity], reasons: dict[int, str] | None = None) -> dict:
+    facts = [activity_facts(a, suggested_for=(reasons or {}).get(a.pk)) for a in activities]
     return {"kind": ACTIVITIES_KIND, **kind_data, "activity_ids": [a["id"] for a in facts], "activities": facts}
 
 
@@ -144,7 +148,9 @@ def search_activities(
         )
     except ActivityError as exc:
         return fail(exc.code, exc.message, {**_activities(asked, []), "total": 0, "reason": "no_place"})
-    data = _activities({"mode": "search", "query": _query(found), "total": found.total}, found.activities)
+    data = _activities(
+        {"mode": "search", "query": _query(found), "total": found.total}, found.activities, found.reasons
+    )
     return ok(data, f"{found.total} found, {found.shown} shown")
 
 
@@ -170,7 +176,9 @@ def recommend_activities(
     query = found.query
     dates = {"date_start": query.date_start.isoformat(), "date_end": query.date_end.isoformat()}
     dates |= _narrowing(query)
-    data = _activities({"mode": "recommend", "query": {**dates, "asked_dates": found.asked_dates}}, found.activities)
+    data = _activities(
+        {"mode": "recommend", "query": {**dates, "asked_dates": found.asked_dates}}, found.activities, found.reasons
+    )
     return ok({**data, "total": len(found.activities)}, f"{len(found.activities)} found")
 
 
@@ -384,3 +392,86 @@ def compare_round_trip(
 
 
 TOOLS.append(compare_round_trip)
+
+
+# --- booking a compared plan (book_plan, kind "plan_booking") ------------------------------------------------------
+
+PLAN_BOOKING_KIND = "plan_booking"
+PlanName = Literal["best_overall", "cheapest", "fastest", "best_preference"]
+
+
+def passengers_of(value) -> list[dict]:
+    """The passengers as the booking services read them (name, mobile or None)."""
+    return [
+        {"name": str(p.get("name") or "").strip(), "mobile": p.get("mobile") or None}
+        for p in value or []
+        if isinstance(p, dict)
+    ]
+
+
+def _plan_booking_preview(context: ToolContext, arguments: dict) -> dict:
+    try:
+        return plan_booking_preview(
+            user=context.user,
+            plan_id=arguments["plan_id"],
+            plan=arguments["plan"],
+            passengers=passengers_of(arguments.get("passengers")),
+            language=context.language,
+        )
+    except PlanBookingError as exc:  # the refusal carries the kind, so the plans presenter answers it
+        data = {**(exc.data or {}), "kind": PLAN_BOOKING_KIND, "plan_id": arguments["plan_id"]}
+        raise PlanBookingError(exc.code, exc.message, {**data, "plan": arguments["plan"]}) from None
+
+
+def _part_facts(part) -> dict:
+    return {
+        "part": part.part,
+        "option_ref": part.option_ref,
+        "booked": part.booked,
+        "booking": booking_summary(part.booking) if part.booking is not None else None,
+        "tried": part.tried,
+        "code": part.code,
+        "message": part.message,
+        "unrecorded_order_no": part.unrecorded_order_no,
+    }
+
+
+@tool(risk=Risk.WRITE, tags=("plans", "booking"), preview=_plan_booking_preview)
+def book_plan(
+    context: ToolContext,
+    plan_id: Annotated[str, Field(min_length=1, max_length=64, description="The plan_id compare_round_trip returned")],
+    plan: Annotated[PlanName, Field(description="Which of the compared plans (its name)")],
+    passengers: Annotated[
+        list[Passenger],
+        Field(max_length=9, description="Who travels: name and mobile each (the first is the contact)"),
+    ],
+) -> dict:
+    """Book one plan of a round-trip comparison (compare_round_trip): its outbound, hotel and return, each as a
+    booking pending payment. The traveller is first shown one confirmation card listing every part with the
+    supplier's facts and the total, and nothing is booked until they confirm. If a part cannot be booked, the parts
+    after it are not booked and the answer says which were."""
+    try:
+        outcome = plan_book(
+            user=context.user,
+            plan_id=plan_id,
+            plan=plan,
+            passengers=passengers_of(passengers),
+            scope=f"turn:{context.turn_id}" if context.turn_id else None,
+        )
+    except PlanBookingError as exc:
+        return fail(exc.code, exc.message, {**(exc.data or {}), "kind": PLAN_BOOKING_KIND, "plan_id": plan_id})
+    data = {
+        "kind": PLAN_BOOKING_KIND,
+        "plan_id": plan_id,
+        "plan": plan,
+        "parts": [_part_facts(part) for part in outcome.parts],
+    }
+    failure = outcome.failure
+    if failure is None:
+        return ok(data, f"booked the {len(outcome.parts)} parts of the plan")
+    booked = [p.part for p in outcome.parts if p.booked]
+    message = f"{failure.part} was not booked ({failure.message}); booked: {', '.join(booked) or 'nothing'}"
+    return fail(failure.code or Code.INTERNAL_ERROR, message, data)
+
+
+TOOLS.append(book_plan)

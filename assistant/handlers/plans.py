@@ -6,27 +6,42 @@ The conversation is this handler's: it reads the answer to its own open question
 question for whatever is missing or wrong (the trip's rule is the service's, `round_trip_problems`). The use case
 itself (supplier candidates, preference scores, the engine, the store) is `itinerary.services.round_trip`, run
 through the `compare_round_trip` tool channel 2 offers the model, and presented the same way.
+
+Booking one of the compared plans: the plan card's button sends the plan it shows (`TurnContext.choice`,
+"<plan id>|<plan name>"); the `book_plan` tool then shows one confirmation card listing every part and the total,
+and books nothing before the traveller's yes. Who travels comes from the traveller's own words in the conversation;
+when their name or mobile is missing the reply asks for it and remembers the plan (awaiting "plan_book|…"), so the
+answer ("张三 13800000000") prepares the same plan.
 """
 
 import datetime as dt
 from dataclasses import replace
 
-from assistant.handlers.base import answer_with
+from assistant.handlers.base import answer_with, run_tool
 from assistant.handlers.registry import handles
 from assistant.llm.audit import audited
 from assistant.llm.factory import get_llm_port
+from assistant.llm.rules.policy import find_contact, passengers_of
 from assistant.llm.schema import IntentName
 from assistant.llm.tool_calls import ROUND_TRIP_TOOL, round_trip_arguments
 from assistant.memory import memory_load
+from assistant.presenters import present
+from assistant.presenters.plans import CHOICE_SEPARATOR
 from assistant.replies import compose
 from assistant.turn import Reply, TurnContext
+from itinerary.planning import PLAN_NAMES
 from itinerary.services.round_trip import round_trip_problems
 
 AWAITING = "plan_itinerary"  # + ":" + the one slot asked for, when only one was missing
+BOOKING = "plan_book"  # + "|<plan id>|<plan name>": the plan waits for who travels
+BOOK_PLAN_TOOL = "book_plan"
 
 
 @handles(IntentName.PLAN_ITINERARY)
 def plan_round_trip(context: TurnContext) -> Reply:
+    chosen = _chosen_plan(context)
+    if chosen is not None:
+        return book_plan(context, *chosen)
     origin, destination, depart, back = _trip(context)
     missing = round_trip_problems(
         origin=origin, destination=destination, depart_date=depart, return_date=back, today=context.today
@@ -87,3 +102,40 @@ def _iso_date(value: object) -> dt.date | None:
         return dt.date.fromisoformat(value) if isinstance(value, str) else None
     except ValueError:
         return None
+
+
+# --- booking a compared plan ----------------------------------------------------------------------------------------
+
+
+def _plan_of(value: str) -> tuple[str, str] | None:
+    plan_id, _, name = value.partition(CHOICE_SEPARATOR)
+    return (plan_id.strip(), name.strip()) if plan_id.strip() and name.strip() in PLAN_NAMES else None
+
+
+def _chosen_plan(context: TurnContext) -> tuple[str, str] | None:
+    """(plan id, plan name) to book: the one a card's button chose this turn, or the one waiting for who travels
+    when this message names them (anything else goes on with the comparison)."""
+    if context.choice:
+        return _plan_of(context.choice)
+    if not context.conversation_id:
+        return None
+    awaiting = memory_load(context.conversation_id).awaiting or ""
+    if not awaiting.startswith(f"{BOOKING}{CHOICE_SEPARATOR}"):
+        return None
+    latest = context.request_text.splitlines()[-1:] or [""]
+    contact = find_contact(latest)
+    if not (context.intent.passengers or contact.name or contact.mobile):
+        return None
+    return _plan_of(awaiting.split(CHOICE_SEPARATOR, 1)[1])
+
+
+def book_plan(context: TurnContext, plan_id: str, name: str) -> Reply:
+    """Prepare booking the plan: the tool's one confirmation card (nothing is booked before the yes), or the
+    question for who travels (the plan is remembered for the answer)."""
+    texts = [line for line in reversed(context.request_text.splitlines()) if line.strip()]
+    passengers = passengers_of(context.intent, texts)
+    envelope = run_tool(context, BOOK_PLAN_TOOL, plan_id=plan_id, plan=name, passengers=passengers)
+    reply = present([envelope], context)
+    if reply.outcome == "CLARIFY":
+        reply.awaiting = CHOICE_SEPARATOR.join((BOOKING, plan_id, name))
+    return reply

@@ -7,11 +7,11 @@ reply can say which conditions were used.
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from core.envelope import Code
 from core.errors import ApplicationError
-from itinerary.matching import personalised, viewer_for
+from itinerary.matching import Viewer, interest_reason, personalised, viewer_for
 from itinerary.models import Activity
 from itinerary.selectors import ActivityQuery, activity_get_published, activity_search
 
@@ -32,6 +32,7 @@ class ActivitySearchResult:
     place: str  # the place as the reply names it: the keywords, else the city, else the province
     province: str | None = None  # the province as asked (a wider place to suggest when nothing is found)
     city: str | None = None  # the city as asked
+    reasons: dict[int, str] = field(default_factory=dict)  # activity id → the interest it was suggested for
 
     @property
     def shown(self) -> int:
@@ -43,6 +44,7 @@ class ActivityRecommendation:
     activities: list[Activity]
     query: ActivityQuery
     asked_dates: bool  # the traveller named the dates (else: the next 30 days)
+    reasons: dict[int, str] = field(default_factory=dict)  # activity id → the interest it was suggested for
 
 
 def place_label(*, keywords: Sequence[str] = (), city: str | None = None, province: str | None = None) -> str:
@@ -87,7 +89,7 @@ def activity_search_for(
         exclude_places=excluded,
         cheapest_first=cheapest_first,
     )
-    shown, total = _shown(query, user=user, today=today, limit=limit)
+    shown, total, viewer = _shown(query, user=user, today=today, limit=limit)
     return ActivitySearchResult(
         activities=shown,
         total=total,
@@ -95,6 +97,7 @@ def activity_search_for(
         place=place_label(keywords=keywords, city=city, province=province),
         province=province or None,
         city=city or None,
+        reasons=_reasons(shown, viewer),
     )
 
 
@@ -117,18 +120,27 @@ def activity_recommend(
         exclude_places=[p for p in (exclude_places or []) if p],
         cheapest_first=cheapest_first,
     )
-    shown, _ = _shown(query, user=user, today=today, limit=limit)
-    return ActivityRecommendation(activities=shown, query=query, asked_dates=date_start is not None)
+    shown, _, viewer = _shown(query, user=user, today=today, limit=limit)
+    return ActivityRecommendation(
+        activities=shown, query=query, asked_dates=date_start is not None, reasons=_reasons(shown, viewer)
+    )
 
 
-def _shown(query: ActivityQuery, *, user, today: dt.date, limit: int) -> tuple[list[Activity], int]:
-    """The activities to show and how many the traveller may join: their interests first among the catalogue's
-    most popular, or (cheapest first) the cheapest ones in price order."""
+def _shown(query: ActivityQuery, *, user, today: dt.date, limit: int) -> tuple[list[Activity], int, Viewer]:
+    """The activities to show, how many the traveller may join, and who was looking: their interests first among
+    the catalogue's most popular, or (cheapest first) the cheapest ones in price order."""
     viewer = viewer_for(user=user, today=today)
     if not query.cheapest_first:
-        return personalised(activity_search(query), viewer=viewer, limit=limit)
+        shown, total = personalised(activity_search(query), viewer=viewer, limit=limit)
+        return shown, total, viewer
     shown, total = personalised(activity_search(query), viewer=viewer, limit=limit, window=limit)
-    return sorted(shown, key=lambda a: (a.price, a.pk)), total
+    return sorted(shown, key=lambda a: (a.price, a.pk)), total, viewer
+
+
+def _reasons(shown: list[Activity], viewer: Viewer) -> dict[int, str]:
+    """Why each activity shown was suggested to this traveller, where their interests tell (none for anyone else)."""
+    found = {activity.pk: interest_reason(activity, viewer) for activity in shown}
+    return {pk: tag for pk, tag in found.items() if tag}
 
 
 def activity_detail(*, user, activity_id: int) -> Activity:

@@ -278,15 +278,21 @@ def _money(value: float) -> int | float:
     return int(value) if value == int(value) else value
 
 
-def _leg_facts(leg: Leg) -> dict:
+def _leg_facts(leg: Leg, *, origin: str, destination: str) -> dict:
+    """One leg as the supplier quoted it: number, airline, where from and to (the supplier's names, else the
+    trip's cities), the day, the clock times and how many days later it arrives (the "+1" of an overnight leg)."""
     return {
         "id": leg.id,
         "mode": leg.mode,
         "number": leg.number,
+        "origin": str(leg.meta.get("from") or origin),
+        "destination": str(leg.meta.get("to") or destination),
+        "date": leg.depart.date().isoformat(),
         "depart": leg.depart.isoformat(timespec="minutes"),
         "arrive": leg.arrive.isoformat(timespec="minutes"),
         "depart_time": leg.depart.strftime("%H:%M"),
         "arrive_time": leg.arrive.strftime("%H:%M"),
+        "overnight_days": max(0, (leg.arrive.date() - leg.depart.date()).days),
         "duration_minutes": int((leg.arrive - leg.depart).total_seconds() // 60),
         "price": _money(leg.price),
         "seat_class": leg.seat_class,
@@ -294,16 +300,20 @@ def _leg_facts(leg: Leg) -> dict:
     }
 
 
-def _hotel_facts(hotel: HotelOption, nights: int) -> dict:
+def _hotel_facts(hotel: HotelOption, trip: Trip) -> dict:
     return {
         "id": hotel.id,
         "hotel_id": hotel.meta.get("hotel_id", hotel.id.split(":", 1)[-1]),
         "name": hotel.name,
+        "city": trip.destination,
+        "address": hotel.meta.get("address", ""),
         "star": hotel.star,
         "rating": hotel.meta.get("rating"),
+        "check_in": trip.depart_date.isoformat(),
+        "check_out": trip.return_date.isoformat(),
         "price_per_night": _money(hotel.price_per_night),
-        "nights": nights,
-        "price": _money(hotel.price_per_night * nights),
+        "nights": trip.nights,
+        "price": _money(hotel.price_per_night * trip.nights),
     }
 
 
@@ -317,9 +327,9 @@ def round_trip_facts(result: PlanResult, found: Candidates, *, plan_id: str | No
         {
             "name": name,
             "labels": [other for other in PLAN_NAMES if combination.get(other) == combination[name]],
-            "outbound": _leg_facts(by_id[plan["outbound"]]),
-            "hotel": _hotel_facts(by_id[plan["hotel"]], trip.nights),
-            "return": _leg_facts(by_id[plan["return"]]),
+            "outbound": _leg_facts(by_id[plan["outbound"]], origin=trip.origin, destination=trip.destination),
+            "hotel": _hotel_facts(by_id[plan["hotel"]], trip),
+            "return": _leg_facts(by_id[plan["return"]], origin=trip.destination, destination=trip.origin),
             "total_price": _money(plan["total_price"]),
             "transit_minutes": int(plan["transit_minutes"]),
             "scores": {key: round(float(value), 2) for key, value in plan["scores"].items()},

@@ -240,7 +240,7 @@ def test_the_english_pick_chip_picks_and_a_class_keeps_the_product_being_booked(
 
     offered = cards(second, "option")
     assert offered and all(o["biz_type"] == "TRAIN" for o in offered)
-    assert "二等座" in " ".join(value for _, value in confirmation(second)["rows"])
+    assert "second class" in " ".join(value for _, value in confirmation(second)["rows"])  # the supplier's 二等座
     back = chat.say("no, first class after all")  # "first class" alone would be a flight's: not while a train is on
     assert cards(back, "option") and all(o["biz_type"] == "TRAIN" for o in cards(back, "option"))
     assert not BookingRecord.objects.exists()

@@ -139,8 +139,9 @@ def test_a_plan_that_wins_several_titles_says_so(alice, supplier_sandbox):
     assert {"best_overall", "best_preference"} <= set(best["labels"])
     assert named(card)["best_preference"]["scores"]["preference"] == 50
     titles = {"best_overall": "综合最佳", "cheapest": "最便宜", "fastest": "最快", "best_preference": "最合偏好"}
-    said = "「" + "」「".join(titles[name] for name in best["labels"]) + "」是同一个方案"
-    assert said in result.reply
+    said = "「" + "」、「".join(titles[name] for name in best["labels"]) + f"」是同一个方案：方案{best['number']}（"
+    assert said in result.reply  # which plan that is: its number and its parts
+    assert f"{best['outbound']['number']}、{best['hotel']['name']}、{best['return']['number']}" in result.reply
 
 
 def test_the_preference_call_is_audited_with_the_turn(alice, supplier_sandbox):
