@@ -21,7 +21,17 @@ from core.api import ErrorSerializer
 class OrderSerializer(serializers.ModelSerializer):
     class Meta:
         model = BizOrder
-        fields = ["order_id", "category", "items", "amount", "status", "service_date", "paid_at", "delivered_at"]
+        fields = [
+            "order_id",
+            "category",
+            "items",
+            "amount",
+            "refunded_amount",
+            "status",
+            "service_date",
+            "paid_at",
+            "delivered_at",
+        ]
 
 
 class TicketSerializer(serializers.ModelSerializer):
@@ -29,12 +39,29 @@ class TicketSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = HitlTicket
-        fields = ["ticket_no", "kind", "action", "entity", "amount", "status", "created_at", "deadline", "decided_at"]
+        fields = [
+            "ticket_no",
+            "kind",
+            "action",
+            "entity",
+            "amount",
+            "approved_amount",
+            "status",
+            "created_at",
+            "deadline",
+            "decided_at",
+        ]
 
 
 class AftersaleRequestSerializer(serializers.Serializer):
     order_id = serializers.CharField(max_length=32)
     action = serializers.ChoiceField(choices=["REFUND", "RETURN"])
+    reason = serializers.CharField(
+        max_length=2000,
+        required=False,
+        allow_blank=True,
+        help_text="Why, in the traveller's own words (kept for the approver).",
+    )
 
 
 class AftersaleResultSerializer(serializers.Serializer):

@@ -1,9 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class AftersaleConfig(AppConfig):
     name = "aftersale"
-    verbose_name = "After-sale and approvals"
+    verbose_name = _("After-sale and approvals")
 
     def ready(self) -> None:
         from celery.signals import worker_init

@@ -3,30 +3,47 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import Case, DateTimeField, F, IntegerField, Q, Value, When
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from core.models import StatusEvent
 
 
 class OrderCategory(models.TextChoices):
-    GOODS = "GOODS", "Goods"
-    ACTIVITY = "ACTIVITY", "Activity ticket"
+    GOODS = "GOODS", _("Goods")
+    ACTIVITY = "ACTIVITY", _("Activity ticket")
 
 
 class OrderStatus(models.TextChoices):
-    PAID = "PAID", "Paid"
-    DELIVERED = "DELIVERED", "Delivered"
-    COMPLETED = "COMPLETED", "Completed"
-    REFUNDED = "REFUNDED", "Refunded"
-    RETURNED = "RETURNED", "Returned"
-    CANCELLED = "CANCELLED", "Cancelled"
+    PAID = "PAID", _("Paid")
+    DELIVERED = "DELIVERED", _("Delivered")
+    COMPLETED = "COMPLETED", _("Completed")
+    REFUNDED = "REFUNDED", _("Refunded")
+    # An approver refunded less than the whole order (a partial refund): `refunded_amount` says how much.
+    PART_REFUNDED = "PART_REFUNDED", _("Partly refunded")
+    RETURNED = "RETURNED", _("Returned")
+    CANCELLED = "CANCELLED", _("Cancelled")
 
 
 # The only moves an order may make; `order_transition` checks every change against it.
 ORDER_TRANSITIONS: dict[str, set[str]] = {
-    OrderStatus.PAID: {OrderStatus.DELIVERED, OrderStatus.COMPLETED, OrderStatus.REFUNDED, OrderStatus.CANCELLED},
-    OrderStatus.DELIVERED: {OrderStatus.COMPLETED, OrderStatus.RETURNED, OrderStatus.REFUNDED},
+    OrderStatus.PAID: {
+        OrderStatus.DELIVERED,
+        OrderStatus.COMPLETED,
+        OrderStatus.REFUNDED,
+        OrderStatus.PART_REFUNDED,
+        OrderStatus.CANCELLED,
+    },
+    OrderStatus.DELIVERED: {
+        OrderStatus.COMPLETED,
+        OrderStatus.RETURNED,
+        OrderStatus.REFUNDED,
+        OrderStatus.PART_REFUNDED,
+    },
     OrderStatus.COMPLETED: set(),
     OrderStatus.REFUNDED: set(),
+    # Settled: the request that refunded part of it is EXECUTED, and its key never executes again.
+    OrderStatus.PART_REFUNDED: set(),
     OrderStatus.RETURNED: set(),
     OrderStatus.CANCELLED: set(),
 }
@@ -35,28 +52,50 @@ ORDER_TRANSITIONS: dict[str, set[str]] = {
 class BizOrder(models.Model):
     """An order a traveller paid for: goods (gear) or an activity ticket."""
 
-    order_id = models.CharField(max_length=32, unique=True, help_text="Like ORD-001.")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="orders")
-    category = models.CharField(max_length=10, choices=OrderCategory.choices)
-    items = models.JSONField(default=list, blank=True, help_text='[{"name": …, "qty": …, "price": …}]')
-    amount = models.DecimalField(max_digits=10, decimal_places=2)
-    status = models.CharField(max_length=10, choices=OrderStatus.choices, default=OrderStatus.PAID)
-    activity = models.ForeignKey(
-        "itinerary.Activity", on_delete=models.SET_NULL, null=True, blank=True, related_name="orders"
+    order_id = models.CharField(_("order number"), max_length=32, unique=True, help_text=_("Like ORD-001."))
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="orders", verbose_name=_("traveller")
     )
-    service_date = models.DateField(null=True, blank=True, help_text="When an activity ticket is used.")
-    paid_at = models.DateTimeField()
-    delivered_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    category = models.CharField(_("category"), max_length=10, choices=OrderCategory.choices)
+    items = models.JSONField(_("items"), default=list, blank=True, help_text='[{"name": …, "qty": …, "price": …}]')
+    amount = models.DecimalField(_("amount"), max_digits=10, decimal_places=2)
+    refunded_amount = models.DecimalField(
+        _("refunded amount"),
+        max_digits=10,
+        decimal_places=2,
+        default=0,
+        help_text=_("What the executed refunds and returns paid back (less than the amount after a partial refund)."),
+    )
+    status = models.CharField(_("status"), max_length=16, choices=OrderStatus.choices, default=OrderStatus.PAID)
+    activity = models.ForeignKey(
+        "itinerary.Activity",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="orders",
+        verbose_name=_("activity"),
+    )
+    service_date = models.DateField(
+        _("service date"), null=True, blank=True, help_text=_("When an activity ticket is used.")
+    )
+    paid_at = models.DateTimeField(_("paid at"))
+    delivered_at = models.DateTimeField(_("delivered at"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:
+        verbose_name = _("order")
+        verbose_name_plural = _("orders")
         ordering = ["-paid_at", "-id"]
         indexes = [models.Index(fields=["user", "-paid_at"], name="order_user_recent")]
         constraints = [
             models.CheckConstraint(condition=Q(amount__gte=0), name="order_amount_not_negative"),
             models.CheckConstraint(condition=Q(status__in=OrderStatus.values), name="order_status_known"),
             models.CheckConstraint(condition=Q(category__in=OrderCategory.values), name="order_category_known"),
+            models.CheckConstraint(
+                condition=Q(refunded_amount__gte=0, refunded_amount__lte=F("amount")),
+                name="order_refunded_within_amount",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -68,10 +107,11 @@ class OrderEvent(StatusEvent):
 
     SUBJECT_FIELD = "order"
 
-    order = models.ForeignKey(BizOrder, on_delete=models.CASCADE, related_name="events")
+    order = models.ForeignKey(BizOrder, on_delete=models.CASCADE, related_name="events", verbose_name=_("order"))
 
     class Meta(StatusEvent.Meta):
-        pass
+        verbose_name = _("order event")
+        verbose_name_plural = _("order events")
 
     def __str__(self) -> str:
         return f"{self.order.order_id}: {self.from_status or '∅'} → {self.to_status}"
@@ -80,14 +120,15 @@ class OrderEvent(StatusEvent):
 class Policy(models.Model):
     """An after-sale rule in words; the verdict reads it, the ticket keeps the passages it used."""
 
-    title = models.CharField(max_length=200, unique=True)
-    text = models.TextField()
-    tags = models.JSONField(default=list, blank=True)
-    category = models.CharField(max_length=10, choices=OrderCategory.choices)
-    is_active = models.BooleanField(default=True)
+    title = models.CharField(_("title"), max_length=200, unique=True)
+    text = models.TextField(_("text"))
+    tags = models.JSONField(_("tags"), default=list, blank=True)
+    category = models.CharField(_("category"), max_length=10, choices=OrderCategory.choices)
+    is_active = models.BooleanField(_("active"), default=True)
 
     class Meta:
-        verbose_name_plural = "policies"
+        verbose_name = _("after-sale policy")
+        verbose_name_plural = _("after-sale policies")
         ordering = ["category", "title"]
 
     def __str__(self) -> str:
@@ -95,24 +136,33 @@ class Policy(models.Model):
 
 
 class TicketKind(models.TextChoices):
-    WORKFLOW = "WORKFLOW", "After-sale workflow"
-    CHECKPOINT = "CHECKPOINT", "Paused tool call"
+    WORKFLOW = "WORKFLOW", _("Refund or return request")
+    CHECKPOINT = "CHECKPOINT", _("Action awaiting approval")
 
 
 class TicketAction(models.TextChoices):
-    REFUND = "REFUND", "Refund"
-    RETURN = "RETURN", "Return"
-    CANCEL_BOOKING = "CANCEL_BOOKING", "Cancel booking"
+    REFUND = "REFUND", _("Refund")
+    RETURN = "RETURN", _("Return")
+    CANCEL_BOOKING = "CANCEL_BOOKING", _("Cancel booking")
+
+
+# Actions that pay money back on an order: the approver may approve less than the amount asked (a partial refund).
+MONEY_ACTIONS = frozenset({TicketAction.REFUND, TicketAction.RETURN})
+
+
+# Where a request stands reads the same to its traveller (the chat's ticket card, their requests page) and to the
+# approver, in one translation context.
+STATUS_CONTEXT = "ticket status, as the traveller reads it"
 
 
 class TicketStatus(models.TextChoices):
-    PENDING = "PENDING", "Pending review"
-    APPROVED = "APPROVED", "Approved"
-    REJECTED = "REJECTED", "Rejected"
-    TIMEOUT = "TIMEOUT", "Timed out"
-    EXECUTING = "EXECUTING", "Executing"
-    EXECUTED = "EXECUTED", "Executed"
-    FAILED = "FAILED", "Failed"
+    PENDING = "PENDING", pgettext_lazy(STATUS_CONTEXT, "Pending review")
+    APPROVED = "APPROVED", pgettext_lazy(STATUS_CONTEXT, "Approved")
+    REJECTED = "REJECTED", pgettext_lazy(STATUS_CONTEXT, "Rejected")
+    TIMEOUT = "TIMEOUT", pgettext_lazy(STATUS_CONTEXT, "Timed out")
+    EXECUTING = "EXECUTING", pgettext_lazy(STATUS_CONTEXT, "Executing")
+    EXECUTED = "EXECUTED", pgettext_lazy(STATUS_CONTEXT, "Executed")
+    FAILED = "FAILED", pgettext_lazy(STATUS_CONTEXT, "Failed")
 
 
 # The only moves a ticket may make; `ticket_transition` checks every change against it.
@@ -134,65 +184,106 @@ LIVE_TICKET_STATUSES = [
     TicketStatus.EXECUTED,
     TicketStatus.FAILED,
 ]
+# Where a ticket may still move on its own (a decision, a worker): the traveller's page keeps asking about these.
+MOVING_TICKET_STATUSES = frozenset({TicketStatus.PENDING, TicketStatus.APPROVED, TicketStatus.EXECUTING})
 
 
 class ReasonKind(models.TextChoices):
     """Why the traveller wants money back, as understood; `aftersale.policy` picks the policy for it."""
 
-    QUALITY = "QUALITY", "Quality problem"
-    NO_REASON = "NO_REASON", "No-reason return"
-    TICKET = "TICKET", "Ticket or activity refund"
-    NOT_RECEIVED = "NOT_RECEIVED", "Not received"
+    QUALITY = "QUALITY", _("Quality problem")
+    NO_REASON = "NO_REASON", _("No-reason return")
+    TICKET = "TICKET", _("Ticket or activity refund")
+    NOT_RECEIVED = "NOT_RECEIVED", _("Not received")
 
 
 REQUEST_REASON_MAX_CHARS = 500
 
 
 class Verdict(models.TextChoices):
-    PASS = "PASS", "Pass"
-    REJECTED = "REJECTED", "Rejected"
-    UNCERTAIN = "UNCERTAIN", "Uncertain"
+    PASS = "PASS", _("Pass")
+    REJECTED = "REJECTED", _("Does not qualify")
+    UNCERTAIN = "UNCERTAIN", _("Uncertain")
 
 
 class HitlTicket(models.Model):
     """A request waiting for, or decided by, a human approver."""
 
-    ticket_no = models.CharField(max_length=24, unique=True)
-    kind = models.CharField(max_length=10, choices=TicketKind.choices)
-    idempotency_key = models.CharField(max_length=200, db_index=True)
-    action = models.CharField(max_length=16, choices=TicketAction.choices)
-    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tickets")
-    order = models.ForeignKey(BizOrder, on_delete=models.PROTECT, null=True, blank=True, related_name="tickets")
-    entity = models.CharField(max_length=64, help_text="The order or booking id the ticket is about.")
-    amount = models.DecimalField(max_digits=10, decimal_places=2, null=True, blank=True)
-    arguments = models.JSONField(default=dict, blank=True, help_text="A paused tool call's saved arguments.")
+    ticket_no = models.CharField(_("ticket number"), max_length=24, unique=True)
+    kind = models.CharField(_("kind"), max_length=10, choices=TicketKind.choices)
+    idempotency_key = models.CharField(_("idempotency key"), max_length=200, db_index=True)
+    action = models.CharField(_("action"), max_length=16, choices=TicketAction.choices)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tickets", verbose_name=_("requested by")
+    )
+    order = models.ForeignKey(
+        BizOrder, on_delete=models.PROTECT, null=True, blank=True, related_name="tickets", verbose_name=_("order")
+    )
+    entity = models.CharField(
+        _("about"), max_length=64, help_text=_("The order or booking number the ticket is about.")
+    )
+    amount = models.DecimalField(_("amount asked"), max_digits=10, decimal_places=2, null=True, blank=True)
+    approved_amount = models.DecimalField(
+        _("amount approved"),
+        max_digits=10,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        help_text=_("What the approver approved to pay back: the amount asked, or less (a partial refund)."),
+    )
+    arguments = models.JSONField(
+        _("saved call"), default=dict, blank=True, help_text=_("The saved arguments of an action awaiting approval.")
+    )
     request_reason = models.TextField(
-        blank=True, max_length=REQUEST_REASON_MAX_CHARS, help_text="The traveller's own words for why they ask."
+        _("traveller's reason"),
+        blank=True,
+        max_length=REQUEST_REASON_MAX_CHARS,
+        help_text=_("The traveller's own words for why they ask."),
     )
     reason_kind = models.CharField(
-        max_length=16, choices=ReasonKind.choices, blank=True, help_text="The reason as understood (picks the policy)."
+        _("reason as understood"),
+        max_length=16,
+        choices=ReasonKind.choices,
+        blank=True,
+        help_text=_("The reason as understood (picks the policy)."),
     )
-    status = models.CharField(max_length=10, choices=TicketStatus.choices, default=TicketStatus.PENDING)
-    verdict = models.CharField(max_length=10, choices=Verdict.choices, blank=True)
-    verdict_reason = models.TextField(blank=True)
-    evidence = models.JSONField(default=dict, blank=True, help_text="Order facts and policy passages used.")
-    flagged = models.BooleanField(default=False, help_text="Review closely: the verdict failed or was uncertain.")
-    deadline = models.DateTimeField()
+    status = models.CharField(_("status"), max_length=10, choices=TicketStatus.choices, default=TicketStatus.PENDING)
+    verdict = models.CharField(_("verdict"), max_length=10, choices=Verdict.choices, blank=True)
+    verdict_reason = models.TextField(_("verdict reason"), blank=True)
+    evidence = models.JSONField(
+        _("evidence"), default=dict, blank=True, help_text=_("Order facts and policy passages used.")
+    )
+    flagged = models.BooleanField(
+        _("flagged"), default=False, help_text=_("Review closely: the verdict failed or was uncertain.")
+    )
+    deadline = models.DateTimeField(_("deadline"))
     decided_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="decided_tickets"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="decided_tickets",
+        verbose_name=_("decided by"),
     )
-    decided_at = models.DateTimeField(null=True, blank=True)
-    decision_reason = models.TextField(blank=True)
-    execution_result = models.JSONField(default=dict, blank=True)
+    decided_at = models.DateTimeField(_("decided at"), null=True, blank=True)
+    decision_reason = models.TextField(_("approver's note"), blank=True)
+    execution_result = models.JSONField(_("execution result"), default=dict, blank=True)
     execution_started_at = models.DateTimeField(
-        null=True, blank=True, help_text="When the current execution claimed the ticket (its lease starts here)."
+        _("execution started at"),
+        null=True,
+        blank=True,
+        help_text=_("When the current execution claimed the ticket (its lease starts here)."),
     )
-    attempts = models.PositiveSmallIntegerField(default=0, help_text="Executions started, retries included.")
-    executed_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    attempts = models.PositiveSmallIntegerField(
+        _("attempts"), default=0, help_text=_("Executions started, retries included.")
+    )
+    executed_at = models.DateTimeField(_("executed at"), null=True, blank=True)
+    created_at = models.DateTimeField(_("submitted at"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:
+        verbose_name = _("refund or return request")
+        verbose_name_plural = _("Refund and return requests")
         ordering = ["-created_at", "-id"]
         permissions = [("decide_ticket", "Can approve or reject after-sale tickets")]
         indexes = [
@@ -225,10 +316,27 @@ class HitlTicket(models.Model):
             models.CheckConstraint(
                 condition=Q(reason_kind="") | Q(reason_kind__in=ReasonKind.values), name="ticket_reason_kind_known"
             ),
+            # A partial refund is more than nothing and never more than was asked.
+            models.CheckConstraint(
+                condition=Q(approved_amount__isnull=True)
+                | Q(approved_amount__gt=0, amount__isnull=False, approved_amount__lte=F("amount")),
+                name="ticket_approved_within_amount",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.ticket_no} {self.get_action_display()} {self.entity} ({self.get_status_display()})"
+
+    @property
+    def refund_amount(self):
+        """What an execution pays back: the approved amount, or (approved before partial refunds existed) the
+        amount asked."""
+        return self.approved_amount if self.approved_amount is not None else self.amount
+
+    @property
+    def is_partial(self) -> bool:
+        """Approved for less than was asked."""
+        return self.approved_amount is not None and self.amount is not None and self.approved_amount < self.amount
 
 
 class TicketEvent(StatusEvent):
@@ -236,10 +344,52 @@ class TicketEvent(StatusEvent):
 
     SUBJECT_FIELD = "ticket"
 
-    ticket = models.ForeignKey(HitlTicket, on_delete=models.CASCADE, related_name="events")
+    ticket = models.ForeignKey(HitlTicket, on_delete=models.CASCADE, related_name="events", verbose_name=_("ticket"))
 
     class Meta(StatusEvent.Meta):
-        pass
+        verbose_name = _("ticket event")
+        verbose_name_plural = _("ticket events")
 
     def __str__(self) -> str:
         return f"{self.ticket.ticket_no}: {self.from_status or '∅'} → {self.to_status}"
+
+
+class NoticeKind(models.TextChoices):
+    """What a traveller is told about their request, once each time it happens."""
+
+    APPROVED = "APPROVED", pgettext_lazy(STATUS_CONTEXT, "Approved")
+    PART_APPROVED = "PART_APPROVED", _("Partly approved")
+    REJECTED = "REJECTED", pgettext_lazy(STATUS_CONTEXT, "Rejected")
+    EXECUTED = "EXECUTED", pgettext_lazy(STATUS_CONTEXT, "Executed")
+    FAILED = "FAILED", _("Could not be completed")
+    TIMEOUT = "TIMEOUT", _("Not decided in time")
+
+
+class AftersaleNotice(models.Model):
+    """A decision about a traveller's request, told to them in the app (on their requests page and in the chat).
+    `facts` hold what the text needs (numbers, the approver's words), never sentences: the text is composed in
+    the reader's language when it is shown (templates/aftersale/partials/notice_text.html)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="aftersale_notices",
+        verbose_name=_("traveller"),
+    )
+    ticket = models.ForeignKey(HitlTicket, on_delete=models.CASCADE, related_name="notices", verbose_name=_("ticket"))
+    kind = models.CharField(_("kind"), max_length=16, choices=NoticeKind.choices)
+    facts = models.JSONField(_("facts"), default=dict, blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    read_at = models.DateTimeField(_("read at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("request notice")
+        verbose_name_plural = _("request notices")
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["user", "read_at"], name="aftersale_notice_user_unread")]
+        constraints = [
+            models.CheckConstraint(condition=Q(kind__in=NoticeKind.values), name="aftersale_notice_kind_known"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.ticket.ticket_no}: {self.get_kind_display()}"

@@ -26,18 +26,23 @@ over the order's facts and the moment of the request, never over free text:
 - anything else → UNCERTAIN.
 
 Each answer cites the passages it rests on, when they were retrieved: a passage is recognised by its wording.
+Each answer's reason is a code with facts (`PolicyFinding`, `REASONS`), worded in the reader's language when it is
+read: a Chinese traveller reads it in Chinese, an English approver in English, from the same ticket.
 The workflow computes the assessment for every request and hands it to the LLM port with the facts; the `rules`
 adapter answers with it, a model's opinion is weighed against it (`aftersale.services.workflow`).
 """
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext_lazy
 
-from aftersale.models import BizOrder, Policy
+from aftersale.models import BizOrder, OrderCategory, OrderStatus, Policy, TicketAction
 from aftersale.selectors import order_facts
 from assistant.llm.verdict import PASS, REJECTED, UNCERTAIN, Assessment
 
@@ -47,7 +52,7 @@ QUALITY_WINDOW_DAYS = 15  # the demo's quality policy: "自签收之日起15天�
 QUALITY, NO_REASON, TICKET, NOT_RECEIVED = "QUALITY", "NO_REASON", "TICKET", "NOT_RECEIVED"
 REASON_KINDS = (QUALITY, NO_REASON, TICKET, NOT_RECEIVED)
 REFUND_NOTICE = timedelta(hours=48)
-CLOSED_STATUSES = frozenset({"REFUNDED", "RETURNED", "CANCELLED", "COMPLETED"})
+CLOSED_STATUSES = frozenset({"REFUNDED", "PART_REFUNDED", "RETURNED", "CANCELLED", "COMPLETED"})
 
 ACTION_WORDS: dict[str, tuple[str, ...]] = {
     "RETURN": ("退货", "无理由", "7天", "return", "no-reason", "7 days"),
@@ -62,6 +67,7 @@ REASON_WORDS: dict[str, tuple[str, ...]] = {
 STATUS_WORDS: dict[str, tuple[str, ...]] = {
     "COMPLETED": ("已完成", "已使用", "completed"),
     "REFUNDED": ("已经退款", "already refunded"),
+    "PART_REFUNDED": ("已经退款", "already refunded"),
     "RETURNED": ("已退货", "returned"),
     "CANCELLED": ("取消", "cancelled"),
 }
@@ -115,6 +121,130 @@ def _score(policy: Policy, words: list[str]) -> int:
 # -- assessment ----------------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class PolicyFinding:
+    """The policy's answer to one request as data: the verdict, a reason code with its facts, the cited passages.
+
+    The reason's words are composed from the code when they are read (`reason`, `policy_reason_text`), in the
+    active language: the same finding reads in Chinese to a Chinese traveller and in English to an English
+    approver. Tickets keep the code and facts in their evidence (`as_data`), so the console words them afresh.
+    """
+
+    verdict: str
+    code: str
+    facts: dict[str, Any] = field(default_factory=dict)
+    policy_ids: list[Any] = field(default_factory=list)
+
+    @property
+    def reason(self) -> str:
+        return policy_reason_text(self.code, self.facts)
+
+    def assessment(self) -> Assessment:
+        """The finding as the LLM port's `Assessment` (its reason worded in the active language)."""
+        return Assessment(self.verdict, self.reason, list(self.policy_ids))
+
+    def as_data(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "reason_code": self.code,
+            "reason_facts": dict(self.facts),
+            "policy_ids": list(self.policy_ids),
+        }
+
+
+# Every reason the policy (and the workflow, when the verdict could not be had) gives, by code. Placeholders are
+# named facts: days and hours are numbers, dates ISO (YYYY-MM-DD, YYYY-MM-DD HH:MM), status / action / category the
+# stored codes, worded by their labels when the reason is read.
+REASONS: dict[str, Any] = {
+    "ORDER_CLOSED": _("The order is already %(status)s: nothing is left to refund or return."),
+    "NO_RULE": _("No rule covers this request (%(action)s, %(category)s): a human decides."),
+    "RETURN_NOT_DELIVERED": _("The goods have not been delivered yet: a refund, not a return, is the right request."),
+    "DELIVERY_IN_FUTURE": _("The delivery date %(delivered)s is after today."),
+    "RETURN_IN_WINDOW": ngettext_lazy(
+        "Delivered %(days)d day ago (%(delivered)s): inside the %(window)d-day no-reason return window.",
+        "Delivered %(days)d days ago (%(delivered)s): inside the %(window)d-day no-reason return window.",
+        "days",
+    ),
+    "RETURN_PAST_WINDOW": ngettext_lazy(
+        "Delivered %(days)d day ago (%(delivered)s): past the %(window)d-day no-reason return window.",
+        "Delivered %(days)d days ago (%(delivered)s): past the %(window)d-day no-reason return window.",
+        "days",
+    ),
+    "QUALITY_NOT_DELIVERED": _(
+        "A quality problem was reported, but the goods are not marked delivered: a human looks."
+    ),
+    "QUALITY_IN_WINDOW": ngettext_lazy(
+        "Quality problem reported; delivered %(days)d day ago (%(delivered)s): inside the %(window)d-day quality "
+        "return window (return or exchange, the platform pays shipping; photos of the problem help the review).",
+        "Quality problem reported; delivered %(days)d days ago (%(delivered)s): inside the %(window)d-day quality "
+        "return window (return or exchange, the platform pays shipping; photos of the problem help the review).",
+        "days",
+    ),
+    "QUALITY_PAST_WINDOW": ngettext_lazy(
+        "Quality problem reported; delivered %(days)d day ago (%(delivered)s): past the %(window)d-day quality "
+        "return window, the manufacturer's warranty applies.",
+        "Quality problem reported; delivered %(days)d days ago (%(delivered)s): past the %(window)d-day quality "
+        "return window, the manufacturer's warranty applies.",
+        "days",
+    ),
+    "NOT_RECEIVED_REFUNDABLE": _("Reported not received; paid and not delivered yet: the order can be refunded."),
+    "NOT_RECEIVED_BUT_DELIVERED": _(
+        "Reported not received, but the order is marked delivered: a human checks the delivery with the courier."
+    ),
+    "REFUND_NOT_DELIVERED": _("Paid and not delivered yet: the order can be refunded."),
+    "REFUND_DELIVERED": _(
+        "The goods were delivered: ask for a return; the refund follows once the return is received."
+    ),
+    "REFUND_NO_RULE": _("A goods order that is %(status)s has no refund rule: a human decides."),
+    "ACTIVITY_NO_DATE": _("The order has no service date or an unexpected status: a human decides."),
+    "ACTIVITY_IN_TIME": ngettext_lazy(
+        "The activity starts %(start)s, %(hours)d hour from now: more than 48 hours ahead, a full refund.",
+        "The activity starts %(start)s, %(hours)d hours from now: more than 48 hours ahead, a full refund.",
+        "hours",
+    ),
+    "ACTIVITY_STARTED": _("The activity starts %(start)s: it has already started."),
+    "ACTIVITY_TOO_LATE": ngettext_lazy(
+        "The activity starts %(start)s, %(hours)d hour from now: within 48 hours, no refund.",
+        "The activity starts %(start)s, %(hours)d hours from now: within 48 hours, no refund.",
+        "hours",
+    ),
+    "VERDICT_FAILED": _("The policy check could not be done (%(kind)s); a human must decide."),
+}
+# Facts that are stored codes, and the choices whose labels word them.
+_LABELLED_FACTS = {"status": OrderStatus, "action": TicketAction, "category": OrderCategory}
+
+
+def policy_reason_text(code: str, facts: Mapping[str, Any] | None = None) -> str:
+    """A policy reason in the active language, from its code and facts (see REASONS); an unknown code or facts
+    that do not fit the words give the code itself, never an exception."""
+    template = REASONS.get(str(code or ""))
+    if template is None:
+        return str(code or "")
+    values: dict[str, Any] = {}
+    for key, value in dict(facts or {}).items():
+        choices = _LABELLED_FACTS.get(key)
+        if choices is not None and value in choices.values:
+            value = str(choices(value).label).lower()
+        values[key] = value
+    try:
+        return str(template % values)  # a plural's number is read from its key in `values`
+    except (KeyError, TypeError, ValueError):
+        return str(code)
+
+
+def ticket_verdict_reason(ticket) -> str:
+    """A ticket's verdict reason in the active language: worded again from its code when code gave it (the policy,
+    a failed verdict), else the reason as stored (a model's own words)."""
+    evidence = ticket.evidence if isinstance(ticket.evidence, dict) else {}
+    verdict = evidence.get("verdict") if isinstance(evidence.get("verdict"), dict) else {}
+    code = verdict.get("reason_code")
+    if isinstance(code, str) and code in REASONS:
+        facts = verdict.get("reason_facts")
+        return policy_reason_text(code, facts if isinstance(facts, dict) else {})
+    return ticket.verdict_reason or ""
+
+
 def policy_assess(
     *,
     action: str,
@@ -124,7 +254,24 @@ def policy_assess(
     now: datetime,
     reason_kind: str | None = None,
 ) -> Assessment:
-    """The policy's verdict on one request: PASS, REJECTED or UNCERTAIN, why, and the cited passage ids.
+    """The policy's verdict on one request: PASS, REJECTED or UNCERTAIN, why (in the active language), and the
+    cited passage ids. `policy_finding` gives the same answer as data; see it for the arguments."""
+    return policy_finding(
+        action=action, order=order, policies=policies, today=today, now=now, reason_kind=reason_kind
+    ).assessment()
+
+
+def policy_finding(
+    *,
+    action: str,
+    order: BizOrder | Mapping[str, Any],
+    policies: list[dict[str, Any]],
+    today: date,
+    now: datetime,
+    reason_kind: str | None = None,
+) -> PolicyFinding:
+    """The policy's verdict on one request: PASS, REJECTED or UNCERTAIN, its reason code and facts, and the cited
+    passage ids.
 
     `order` is the order row or its facts (`order_facts`); `policies` the retrieved passages; `today` the site's
     date and `now` the current moment (aware); `reason_kind` why the traveller asks (QUALITY, NO_REASON, TICKET,
@@ -137,11 +284,7 @@ def policy_assess(
     kind = reason_kind_of(reason_kind)
 
     if status in CLOSED_STATUSES:
-        return Assessment(
-            REJECTED,
-            f"The order is already {status.lower()}: nothing is left to {case.action.lower()}.",
-            case.cite(CLOSED_ORDERS),
-        )
+        return PolicyFinding(REJECTED, "ORDER_CLOSED", {"status": status}, case.cite(CLOSED_ORDERS))
     if category == "GOODS" and kind == QUALITY:
         return _goods_quality(case, status)
     if category == "GOODS" and kind == NOT_RECEIVED:
@@ -152,9 +295,7 @@ def policy_assess(
         return _goods_refund(case, status)
     if category == "ACTIVITY" and case.action == "REFUND":
         return _activity_refund(case, status)
-    return Assessment(
-        UNCERTAIN, f"No rule covers a {case.action.lower()} of this {category.lower() or 'unknown'} order.", []
-    )
+    return PolicyFinding(UNCERTAIN, "NO_RULE", {"action": case.action, "category": category or "?"})
 
 
 class _Case:
@@ -169,93 +310,64 @@ class _Case:
         return []
 
 
-def _goods_return(case: _Case, status: str) -> Assessment:
+def _goods_return(case: _Case, status: str) -> PolicyFinding:
     delivered = _local_date(case.order.get("delivered_at"))
     if status != "DELIVERED" or delivered is None:
-        return Assessment(
-            UNCERTAIN, "The goods have not been delivered yet: a refund, not a return, is the right request.", []
-        )
+        return PolicyFinding(UNCERTAIN, "RETURN_NOT_DELIVERED")
     days = (case.today - delivered).days
     cited = case.cite(NO_REASON_RETURN)
     if days < 0:
-        return Assessment(UNCERTAIN, f"The delivery date {delivered.isoformat()} is after today.", cited)
+        return PolicyFinding(UNCERTAIN, "DELIVERY_IN_FUTURE", {"delivered": delivered.isoformat()}, cited)
+    window = {"days": days, "delivered": delivered.isoformat(), "window": RETURN_WINDOW_DAYS}
     if days <= RETURN_WINDOW_DAYS:
-        return Assessment(
-            PASS,
-            f"Delivered {days} day(s) ago ({delivered.isoformat()}): inside the 7-day no-reason return window.",
-            cited,
-        )
-    return Assessment(
-        REJECTED,
-        f"Delivered {days} days ago ({delivered.isoformat()}): past the 7-day no-reason return window.",
-        cited,
-    )
+        return PolicyFinding(PASS, "RETURN_IN_WINDOW", window, cited)
+    return PolicyFinding(REJECTED, "RETURN_PAST_WINDOW", window, cited)
 
 
-def _goods_quality(case: _Case, status: str) -> Assessment:
+def _goods_quality(case: _Case, status: str) -> PolicyFinding:
     """A quality problem: the quality policy's window (longer than the no-reason one), for a return or a refund."""
     delivered = _local_date(case.order.get("delivered_at"))
     cited = case.cite(QUALITY_RETURN)
     if status != "DELIVERED" or delivered is None:
-        return Assessment(
-            UNCERTAIN, "A quality problem was reported, but the goods are not marked delivered: a human looks.", cited
-        )
+        return PolicyFinding(UNCERTAIN, "QUALITY_NOT_DELIVERED", {}, cited)
     days = (case.today - delivered).days
     if days < 0:
-        return Assessment(UNCERTAIN, f"The delivery date {delivered.isoformat()} is after today.", cited)
+        return PolicyFinding(UNCERTAIN, "DELIVERY_IN_FUTURE", {"delivered": delivered.isoformat()}, cited)
+    window = {"days": days, "delivered": delivered.isoformat(), "window": QUALITY_WINDOW_DAYS}
     if days <= QUALITY_WINDOW_DAYS:
-        return Assessment(
-            PASS,
-            f"Quality problem reported; delivered {days} day(s) ago ({delivered.isoformat()}): inside the "
-            f"{QUALITY_WINDOW_DAYS}-day quality return window (return or exchange, the platform pays shipping; "
-            "photos of the problem help the review).",
-            cited,
-        )
-    return Assessment(
-        REJECTED,
-        f"Quality problem reported; delivered {days} days ago ({delivered.isoformat()}): past the "
-        f"{QUALITY_WINDOW_DAYS}-day quality return window, the manufacturer's warranty applies.",
-        cited,
-    )
+        return PolicyFinding(PASS, "QUALITY_IN_WINDOW", window, cited)
+    return PolicyFinding(REJECTED, "QUALITY_PAST_WINDOW", window, cited)
 
 
-def _goods_not_received(case: _Case, status: str) -> Assessment:
+def _goods_not_received(case: _Case, status: str) -> PolicyFinding:
     """Goods the traveller says never came: a refund when the order is not delivered; a human checks otherwise."""
     if status == "PAID" and not case.order.get("delivered_at"):
-        return Assessment(PASS, "Reported not received; paid and not delivered yet: the order can be refunded.", [])
-    return Assessment(
-        UNCERTAIN,
-        "Reported not received, but the order is marked delivered: a human checks the delivery with the courier.",
-        [],
-    )
+        return PolicyFinding(PASS, "NOT_RECEIVED_REFUNDABLE")
+    return PolicyFinding(UNCERTAIN, "NOT_RECEIVED_BUT_DELIVERED")
 
 
-def _goods_refund(case: _Case, status: str) -> Assessment:
+def _goods_refund(case: _Case, status: str) -> PolicyFinding:
     if status == "PAID" and not case.order.get("delivered_at"):
-        return Assessment(PASS, "Paid and not delivered yet: the order can be refunded.", [])
+        return PolicyFinding(PASS, "REFUND_NOT_DELIVERED")
     if status == "DELIVERED":
-        return Assessment(
-            REJECTED,
-            "The goods were delivered: ask for a return; the refund follows once the return is received.",
-            case.cite(GOODS_REFUND_AFTER_RETURN),
-        )
-    return Assessment(UNCERTAIN, f"A goods order in status {status or 'unknown'} has no refund rule.", [])
+        return PolicyFinding(REJECTED, "REFUND_DELIVERED", {}, case.cite(GOODS_REFUND_AFTER_RETURN))
+    return PolicyFinding(UNCERTAIN, "REFUND_NO_RULE", {"status": status or "?"})
 
 
-def _activity_refund(case: _Case, status: str) -> Assessment:
+def _activity_refund(case: _Case, status: str) -> PolicyFinding:
     service_date = _date(case.order.get("service_date"))
     if service_date is None or status not in {"PAID", "DELIVERED"}:
-        return Assessment(UNCERTAIN, "The order has no service date or an unexpected status.", [])
+        return PolicyFinding(UNCERTAIN, "ACTIVITY_NO_DATE")
     start = datetime.combine(service_date, time(0), tzinfo=ZoneInfo(settings.TIME_ZONE))
     left = start - case.now
-    hours = left.total_seconds() / 3600
+    hours = round(left.total_seconds() / 3600)
     cited = case.cite(ACTIVITY_48_HOURS)
-    when = f"The activity starts {start:%Y-%m-%d %H:%M}"
+    when = {"start": f"{start:%Y-%m-%d %H:%M}"}
     if left > REFUND_NOTICE:
-        return Assessment(PASS, f"{when}, {hours:.0f} hours from now: more than 48 hours ahead, a full refund.", cited)
+        return PolicyFinding(PASS, "ACTIVITY_IN_TIME", {**when, "hours": hours}, cited)
     if left <= timedelta(0):
-        return Assessment(REJECTED, f"{when}: it has already started.", cited)
-    return Assessment(REJECTED, f"{when}, {hours:.0f} hours from now: within 48 hours, no refund.", cited)
+        return PolicyFinding(REJECTED, "ACTIVITY_STARTED", when, cited)
+    return PolicyFinding(REJECTED, "ACTIVITY_TOO_LATE", {**when, "hours": hours}, cited)
 
 
 def _date(value: Any) -> date | None:

@@ -7,20 +7,30 @@ mismatches is empty. Pure: it reads the two rows it is given and queries nothing
 
 from aftersale.models import ORDER_TRANSITIONS, BizOrder, HitlTicket, OrderStatus, TicketAction
 
-# What a successful ticket does to its order.
+# What a successful ticket does to its order (paid back in full; see `order_target_status` for partial refunds).
 ORDER_TARGET_STATUS: dict[str, str] = {
     TicketAction.REFUND: OrderStatus.REFUNDED,
     TicketAction.RETURN: OrderStatus.RETURNED,
 }
 
 
+def order_target_status(ticket: HitlTicket) -> str | None:
+    """The status the ticket's order ends in: REFUNDED, or PART_REFUNDED when an approver refunded less than the
+    amount asked; RETURNED for a return whatever was paid back (the goods came back; `refunded_amount` says how
+    much). None for an action that pays nothing back."""
+    if ticket.action == TicketAction.REFUND and ticket.is_partial:
+        return OrderStatus.PART_REFUNDED
+    return ORDER_TARGET_STATUS.get(ticket.action)
+
+
 def reconcile(ticket: HitlTicket, order: BizOrder | None) -> list[str]:
     """The reasons the ticket must not be executed against `order`; an empty list means it may be.
 
     Checked: the order exists, is the ticket's order, still belongs to the requester, may still move to the status
-    the action leads to (ORDER_TRANSITIONS), and its amount equals the ticket's amount.
+    the action leads to (ORDER_TRANSITIONS), its amount equals the amount the ticket asked, nothing was paid back
+    on it yet, and the approved amount is more than nothing and at most the amount asked.
     """
-    target = ORDER_TARGET_STATUS.get(ticket.action)
+    target = order_target_status(ticket)
     if target is None:
         return [f"action {ticket.action} does not refund an order"]
     if order is None:
@@ -34,4 +44,9 @@ def reconcile(ticket: HitlTicket, order: BizOrder | None) -> list[str]:
         mismatches.append(f"order {order.order_id} is {order.status}, it cannot become {target}")
     if ticket.amount is None or ticket.amount != order.amount:
         mismatches.append(f"amounts differ: ticket ¥{ticket.amount}, order ¥{order.amount}")
+    if order.refunded_amount:
+        mismatches.append(f"order {order.order_id} already got ¥{order.refunded_amount} back")
+    paid_back = ticket.refund_amount
+    if paid_back is None or paid_back <= 0 or (ticket.amount is not None and paid_back > ticket.amount):
+        mismatches.append(f"the approved amount ¥{paid_back} is not within ¥0–¥{ticket.amount}")
     return mismatches

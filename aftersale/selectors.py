@@ -4,8 +4,10 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
-from aftersale.models import BizOrder, HitlTicket, TicketStatus
+from aftersale.models import AftersaleNotice, BizOrder, HitlTicket, TicketStatus
 from aftersale.services.transitions import AftersaleError
 from core.envelope import Code
 from core.ids import normalise_order_id
@@ -13,7 +15,7 @@ from core.ids import normalise_order_id
 PROGRESS_LIMIT = 20
 # What a traveller hears about an order number that is not theirs, unknown or someone else's alike: the same code
 # (ORDER_NOT_FOUND) and words everywhere, and not the number, so no answer tells whether an order exists.
-ORDER_NOT_FOUND_MESSAGE = "You have no order with that number."
+ORDER_NOT_FOUND_MESSAGE = gettext_lazy("You have no order with that number.")
 
 
 def order_get(*, order_id: str) -> BizOrder | None:
@@ -61,7 +63,7 @@ def tickets_for_order(*, user, order_id: str) -> QuerySet[HitlTicket]:
 
 def ticket_facts(ticket: HitlTicket) -> dict[str, Any]:
     """What a requester may see of a ticket, as JSON-ready data: never the verdict, the evidence or the flag (those
-    are for approvers); the approver's words only when they rejected it."""
+    are for approvers); the approver's words only when they rejected it or approved less than was asked."""
     return {
         "ticket_no": ticket.ticket_no,
         "kind": ticket.kind,
@@ -69,13 +71,29 @@ def ticket_facts(ticket: HitlTicket) -> dict[str, Any]:
         "entity": ticket.entity,
         "order_id": ticket.entity,
         "amount": str(ticket.amount) if ticket.amount is not None else None,
+        "approved_amount": str(ticket.approved_amount) if ticket.approved_amount is not None else None,
         "status": ticket.status,
         "created_at": ticket.created_at.isoformat(),
         "deadline": ticket.deadline.isoformat(),
         "decided_at": ticket.decided_at.isoformat() if ticket.decided_at else None,
         "executed_at": ticket.executed_at.isoformat() if ticket.executed_at else None,
-        "decision_reason": ticket.decision_reason if ticket.status == TicketStatus.REJECTED else "",
+        "decision_reason": ticket.decision_reason if _reason_is_for_the_traveller(ticket) else "",
     }
+
+
+def _reason_is_for_the_traveller(ticket: HitlTicket) -> bool:
+    """An approver's words reach the traveller when they explain a "no" or a smaller refund; a note on a plain
+    approval is for the team."""
+    return ticket.status == TicketStatus.REJECTED or ticket.is_partial
+
+
+def aftersale_notices_for_user(*, user, unread: bool = False) -> QuerySet[AftersaleNotice]:
+    """The user's after-sale notices (the decisions about their requests), newest first; `unread`: not yet shown.
+    Shown with `aftersale/partials/notices.html` (context variable `aftersale_notices`)."""
+    notices = AftersaleNotice.objects.filter(user=user).select_related("ticket")
+    if unread:
+        notices = notices.filter(read_at__isnull=True)
+    return notices.order_by("-created_at", "-id")
 
 
 def aftersale_progress(*, user, order_id: str | None = None, limit: int = PROGRESS_LIMIT) -> list[HitlTicket]:
@@ -87,15 +105,15 @@ def aftersale_progress(*, user, order_id: str | None = None, limit: int = PROGRE
     same as an unknown one, so nothing is said about it).
     """
     if user is None or not getattr(user, "is_authenticated", False):
-        raise AftersaleError(Code.PERMISSION_DENIED, "Sign in to see your requests.")
+        raise AftersaleError(Code.PERMISSION_DENIED, _("Sign in to see your requests."))
     if order_id is None or (isinstance(order_id, str) and not order_id.strip()):
         return list(tickets_for_user(user=user)[:limit])
     normalised = normalise_order_id(order_id)
     if normalised is None:
-        raise AftersaleError(Code.INVALID_PARAM, "Give an order number like ORD-001.", {"order_id": None})
+        raise AftersaleError(Code.INVALID_PARAM, _("Give an order number like ORD-001."), {"order_id": None})
     tickets = list(tickets_for_order(user=user, order_id=normalised)[:limit])
     if not tickets and not BizOrder.objects.filter(user=user, order_id=normalised).exists():
-        raise AftersaleError(Code.ORDER_NOT_FOUND, ORDER_NOT_FOUND_MESSAGE, {"order_id": None})
+        raise AftersaleError(Code.ORDER_NOT_FOUND, str(ORDER_NOT_FOUND_MESSAGE), {"order_id": None})
     return tickets
 
 

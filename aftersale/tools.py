@@ -7,6 +7,7 @@ from its arguments.
 
 from typing import Annotated, Literal
 
+from django.utils import translation
 from pydantic import Field
 
 from aftersale.selectors import aftersale_progress, ticket_facts
@@ -58,15 +59,17 @@ def request_aftersale(
     human reviewer with the traveller's reason; it returns at once with the ticket. Asking again for the same order
     and action returns the same ticket."""
     # Time limits count from the real clock, not from a date the conversation may have pinned. The reason kept for
-    # the approver: the one the call gives, else the traveller's own message of the turn.
-    outcome = aftersale_request_submit(
-        user=context.user,
-        order_id=order_id,
-        action=action,
-        port=context.port,
-        reason=reason or context.request_text,
-        reason_kind=reason_kind,
-    )
+    # the approver: the one the call gives, else the traveller's own message of the turn. The policy's reason is
+    # worded in the language of the reply it goes into (the turn's), not the page's.
+    with translation.override(context.language):
+        outcome = aftersale_request_submit(
+            user=context.user,
+            order_id=order_id,
+            action=action,
+            port=context.port,
+            reason=reason or context.request_text,
+            reason_kind=reason_kind,
+        )
     data = {
         "kind": AFTERSALE_KIND,
         "outcome": outcome.status,
@@ -98,7 +101,8 @@ def query_progress(
     """List the traveller's own after-sale tickets (refunds, returns, paused cancellations) with their status,
     newest first, optionally only those of one order."""
     try:
-        tickets = aftersale_progress(user=context.user, order_id=order_id)
+        with translation.override(context.language):
+            tickets = aftersale_progress(user=context.user, order_id=order_id)
     except AftersaleError as exc:
         return fail(exc.code, exc.message, {"kind": PROGRESS_KIND, "order_id": None, "tickets": []})
     wanted = normalise_order_id(order_id) if order_id else None

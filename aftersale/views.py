@@ -1,24 +1,57 @@
-"""My orders and requests: each order with refund / return buttons, and where each request stands."""
+"""My orders and requests: each order with refund / return buttons, where each request stands, and the decisions
+about them (notices).
+
+The page keeps itself current without a reload: while a request may still move on its own (pending review,
+approved, being processed), its live part asks for itself again every few seconds (HTMX `every 5s`,
+`requests_live`); once every request is settled the answer no longer asks, and the polling stops.
+"""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_POST
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
 
-from aftersale.selectors import orders_for_user, tickets_for_user
+from aftersale.models import MOVING_TICKET_STATUSES
+from aftersale.selectors import aftersale_notices_for_user, orders_for_user, tickets_for_user
+from aftersale.services.notices import aftersale_notices_mark_read
 from aftersale.services.workflow import REJECTED, SUBMITTED, aftersale_request_submit
 from core.envelope import Code
 
 ACTIONS = {"REFUND", "RETURN"}
+LISTED = 50
+NOTICES_SHOWN = 10
 # Refusals about a number that is not the traveller's (unknown or someone else's answer alike, ORDER_NOT_FOUND)
 # or not a number at all: the message does not repeat what was typed.
 NOT_THEIRS = {Code.ORDER_NOT_FOUND, Code.INVALID_PARAM}
 
 
+def _live_context(user) -> dict:
+    """The page's live part: the latest notices (now read: they are being shown), the requests, the orders, and
+    whether any request may still move (then the part asks for itself again)."""
+    notices = list(aftersale_notices_for_user(user=user)[:NOTICES_SHOWN])
+    aftersale_notices_mark_read(user=user, notice_ids=[n.pk for n in notices if n.read_at is None])
+    tickets = list(tickets_for_user(user=user)[:LISTED])
+    return {
+        "aftersale_notices": notices,
+        "tickets": tickets,
+        "orders": orders_for_user(user=user)[:LISTED],
+        "polling": any(t.status in MOVING_TICKET_STATUSES for t in tickets),
+    }
+
+
 @login_required
 def requests_page(request):
-    context = {"orders": orders_for_user(user=request.user)[:50], "tickets": tickets_for_user(user=request.user)[:50]}
-    return render(request, "aftersale/requests.html", context)
+    return render(request, "aftersale/requests.html", _live_context(request.user))
+
+
+@login_required
+@require_GET
+def requests_live(request):
+    """The live part again (HTMX polling); a plain GET goes to the page."""
+    if not request.htmx:
+        return redirect("aftersale:requests")
+    return render(request, "aftersale/partials/live.html", _live_context(request.user))
 
 
 @login_required
@@ -27,15 +60,23 @@ def request_submit(request, order_id: str):
     """One refund or return request from the page: the same service as chat and the API, its answer as a message."""
     action = request.POST.get("action", "")
     if action not in ACTIONS:
-        messages.error(request, "Choose a refund or a return.")
+        messages.error(request, _("Choose a refund or a return."))
         return redirect("aftersale:requests")
-    outcome = aftersale_request_submit(user=request.user, order_id=order_id, action=action)
+    outcome = aftersale_request_submit(
+        user=request.user, order_id=order_id, action=action, reason=request.POST.get("reason", "")
+    )
     if outcome.status == REJECTED and outcome.code in NOT_THEIRS:
         messages.error(request, outcome.reason or outcome.code)  # a number that is not theirs is not echoed
     elif outcome.status == REJECTED:
         messages.error(request, f"{order_id}: {outcome.reason or outcome.code}")
     elif outcome.status == SUBMITTED:
-        messages.success(request, f"{outcome.ticket.ticket_no}: submitted, waiting for review.")
+        messages.success(
+            request, _("%(ticket)s: submitted, waiting for review.") % {"ticket": outcome.ticket.ticket_no}
+        )
     else:
-        messages.info(request, f"{outcome.ticket.ticket_no}: already {outcome.ticket.get_status_display().lower()}.")
+        messages.info(
+            request,
+            _("%(ticket)s: already %(status)s.")
+            % {"ticket": outcome.ticket.ticket_no, "status": outcome.ticket.get_status_display()},
+        )
     return redirect("aftersale:requests")

@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.chat_page, name="chat"),
     path("chat/send", views.chat_send, name="send"),
     path("chat/new", views.chat_new, name="new"),
+    path("chat/live", views.chat_live, name="live"),
     path("api/v1/assistant/chat", api.ChatView.as_view(), name="api-chat"),
     path("api/v1/assistant/understand", api.UnderstandView.as_view(), name="api-understand"),
     path(

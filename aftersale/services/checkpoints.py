@@ -26,6 +26,7 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from aftersale.models import LIVE_TICKET_STATUSES, HitlTicket, TicketAction, TicketEvent, TicketKind, TicketStatus
 from aftersale.services.transitions import AftersaleError, ticket_number, ticket_transition
@@ -106,7 +107,7 @@ def approval_gate(
     signed-in user, or an action the approval desk does not know, is refused: nothing runs unreviewed.
     """
     if user is None or not getattr(user, "is_authenticated", False) or getattr(user, "pk", None) is None:
-        return ApprovalDecision(False, CODE_PERMISSION_DENIED, "This needs a signed-in traveller and an approver.")
+        return ApprovalDecision(False, CODE_PERMISSION_DENIED, _("This needs a signed-in traveller and an approver."))
     action = str(action or "").strip().upper()
     entity = str(entity or "").strip().upper()
     if action not in TicketAction.values or not entity:
@@ -114,7 +115,7 @@ def approval_gate(
         return ApprovalDecision(
             False,
             CODE_PERMISSION_DENIED,
-            "This needs an approver's OK, and it cannot be sent for approval; nothing was done.",
+            _("This needs an approver's OK, and it cannot be sent for approval; nothing was done."),
         )
     evidence = dict(evidence or {})
     decision = checkpoint_gate(
@@ -210,16 +211,22 @@ def _decision_for_existing(key: str) -> CheckpointDecision | None:
     # REJECTED is not live, so the constraint does not keep it unique: for checkpoints a "no" is final.
     rejected = HitlTicket.objects.filter(idempotency_key=key, status=TicketStatus.REJECTED).order_by("-id").first()
     if rejected is not None:
-        because = f" ({rejected.decision_reason})" if rejected.decision_reason else ""
-        return CheckpointDecision(
-            proceed=False,
-            code=CODE_PERMISSION_DENIED,
-            message=(
-                f"{rejected.get_action_display()} of {rejected.entity} was rejected by an approver in ticket "
-                f"{rejected.ticket_no}{because}; it will not be done."
-            ),
-            ticket=rejected,
-        )
+        values = {
+            "action": rejected.get_action_display(),
+            "entity": rejected.entity,
+            "ticket": rejected.ticket_no,
+            "reason": rejected.decision_reason,
+        }
+        if rejected.decision_reason:
+            message = _(
+                "%(action)s of %(entity)s was rejected by an approver in ticket %(ticket)s (%(reason)s); it will "
+                "not be done."
+            )
+        else:
+            message = _(
+                "%(action)s of %(entity)s was rejected by an approver in ticket %(ticket)s; it will not be done."
+            )
+        return CheckpointDecision(proceed=False, code=CODE_PERMISSION_DENIED, message=message % values, ticket=rejected)
     return None
 
 
@@ -246,10 +253,20 @@ def _create_ticket(
 
 
 def _pending_message(ticket: HitlTicket, *, summary: str, created: bool) -> str:
-    deadline = timezone.localtime(ticket.deadline).strftime("%Y-%m-%d %H:%M")
-    what = summary or f"{ticket.get_action_display()} of {ticket.entity}"
-    opened = "needs an approver's OK" if created else "is still waiting for an approver"
-    return (
-        f"{what} {opened}: ticket {ticket.ticket_no} is waiting for an approver (decision due by {deadline}). "
-        "Nothing has been done yet; it will be carried out once approved."
-    )
+    values = {
+        "action": ticket.get_action_display(),
+        "entity": ticket.entity,
+        "ticket": ticket.ticket_no,
+        "deadline": timezone.localtime(ticket.deadline).strftime("%Y-%m-%d %H:%M"),
+    }
+    if created:
+        message = _(
+            "%(action)s of %(entity)s needs an approver's OK: ticket %(ticket)s is waiting for an approver (decision "
+            "due by %(deadline)s). Nothing has been done yet; it will be carried out once approved."
+        )
+    else:
+        message = _(
+            "%(action)s of %(entity)s is still waiting for an approver in ticket %(ticket)s (decision due by "
+            "%(deadline)s). Nothing has been done yet; it will be carried out once approved."
+        )
+    return message % values

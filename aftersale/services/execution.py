@@ -15,7 +15,12 @@ deliveries of a task there are:
 - **Before refunding again**, every execution after the first asks the supplier (`order queryOrder`) whether a
   refund with requestId = ticket number already exists, and if so finishes with it (`recovered`) instead of
   asking for one.
-- **The end** (order REFUNDED/RETURNED and ticket EXECUTED, with events) is one transaction.
+- **The end** (order REFUNDED/PART_REFUNDED/RETURNED with the amount it got back, and ticket EXECUTED, with events)
+  is one transaction.
+
+A partial refund is an approval of less than the amount asked (`ticket_decide(amount=…)`, with the approver's
+reason): the ticket keeps `approved_amount`, and everything above holds unchanged: the same claim, the same
+`requestId`, the same end, with the approved amount sent to the supplier and recorded on the order.
 
 The lease outlasts any live executor: a supplier call is killed at PLATFORM_TIMEOUT and dies with its worker
 (`bookings.platform`), the task's time limits are derived from the lease (`aftersale.tasks`), and the system
@@ -32,6 +37,7 @@ Celery beat.
 
 import contextlib
 import logging
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -41,9 +47,19 @@ from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
-from aftersale.models import BizOrder, HitlTicket, TicketAction, TicketEvent, TicketKind, TicketStatus
-from aftersale.reconciliation import ORDER_TARGET_STATUS, reconcile
+from aftersale.models import (
+    MONEY_ACTIONS,
+    BizOrder,
+    HitlTicket,
+    TicketAction,
+    TicketEvent,
+    TicketKind,
+    TicketStatus,
+    Verdict,
+)
+from aftersale.reconciliation import ORDER_TARGET_STATUS, order_target_status, reconcile
 from aftersale.services.transitions import (
     AftersaleError,
     order_lock,
@@ -67,7 +83,7 @@ EXECUTE_TASK = "aftersale.tasks.execute_ticket"
 
 def _require_approver(user) -> None:
     if user is None or not user.has_perm(DECIDE_PERMISSION):
-        raise AftersaleError("PERMISSION_DENIED", "you may not decide after-sale tickets")
+        raise AftersaleError("PERMISSION_DENIED", _("You may not decide refund and return requests."))
 
 
 def _locked_ticket(ticket_id: int) -> HitlTicket:
@@ -78,14 +94,62 @@ def _locked_ticket(ticket_id: int) -> HitlTicket:
 
 
 def _already_decided(ticket: HitlTicket) -> str:
+    values = {"ticket": ticket.ticket_no}
     if ticket.status == TicketStatus.TIMEOUT:
-        return (
-            f"ticket {ticket.ticket_no} timed out at its deadline {timezone.localtime(ticket.deadline):%Y-%m-%d %H:%M}"
+        values["deadline"] = f"{timezone.localtime(ticket.deadline):%Y-%m-%d %H:%M}"
+        return _("%(ticket)s timed out at its deadline %(deadline)s.") % values
+    values["who"] = ticket.decided_by.get_username() if ticket.decided_by else "?"
+    values["when"] = f"{timezone.localtime(ticket.decided_at):%Y-%m-%d %H:%M}" if ticket.decided_at else "?"
+    if ticket.status == TicketStatus.REJECTED:
+        return _("%(ticket)s was already rejected by %(who)s at %(when)s.") % values
+    return _("%(ticket)s was already approved by %(who)s at %(when)s.") % values
+
+
+CENT = Decimal("0.01")
+
+
+def _amount_of(value: Any) -> Decimal | None:
+    """The amount an approver typed, as yuan and fen; None when none was given. INVALID_PARAM for anything that
+    is not a finite amount with at most two decimals."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    try:
+        amount = Decimal(str(value).strip())
+    except (InvalidOperation, ValueError):
+        raise AftersaleError("INVALID_PARAM", _("The amount must be a number of yuan, like 120.50.")) from None
+    if not amount.is_finite() or amount != amount.quantize(CENT):
+        raise AftersaleError("INVALID_PARAM", _("The amount must be a number of yuan, like 120.50."))
+    return amount.quantize(CENT)
+
+
+def _approved_amount(ticket: HitlTicket, amount: Decimal | None, reason: str) -> Decimal | None:
+    """What an approval pays back: the amount asked, or the approver's smaller amount (which needs a reason).
+
+    Raises AftersaleError INVALID_PARAM for an amount on a ticket that pays nothing back, an amount not above
+    zero or above the amount asked, or a smaller amount without a reason."""
+    pays_back = ticket.kind == TicketKind.WORKFLOW and ticket.action in MONEY_ACTIONS and ticket.amount is not None
+    if not pays_back:
+        if amount is not None:
+            raise AftersaleError(
+                "INVALID_PARAM",
+                _("%(ticket)s pays nothing back: approve it without an amount.") % {"ticket": ticket.ticket_no},
+            )
+        return None
+    if amount is None:
+        return ticket.amount
+    values = {"ticket": ticket.ticket_no, "asked": ticket.amount}
+    if amount <= 0:
+        raise AftersaleError("INVALID_PARAM", _("%(ticket)s: the amount to refund must be more than ¥0.") % values)
+    if amount > ticket.amount:
+        raise AftersaleError(
+            "INVALID_PARAM", _("%(ticket)s: the amount to refund cannot be more than the ¥%(asked)s asked.") % values
         )
-    verb = "rejected" if ticket.status == TicketStatus.REJECTED else "approved"
-    who = ticket.decided_by.get_username() if ticket.decided_by else "someone"
-    when = f" at {timezone.localtime(ticket.decided_at):%Y-%m-%d %H:%M:%S}" if ticket.decided_at else ""
-    return f"ticket {ticket.ticket_no} was already {verb} by {who}{when}"
+    if amount < ticket.amount and not reason:
+        raise AftersaleError(
+            "INVALID_PARAM",
+            _("%(ticket)s: refunding less than the ¥%(asked)s asked needs a reason the traveller can read.") % values,
+        )
+    return amount
 
 
 def _enqueue_execution(ticket_id: int, *, retry: bool = False) -> None:
@@ -99,42 +163,102 @@ def _enqueue_execution(ticket_id: int, *, retry: bool = False) -> None:
         logger.exception("could not enqueue the execution of ticket %s; the sweep will resume it", ticket_id)
 
 
-def ticket_decide(*, ticket_id: int, approver, approve: bool, reason: str) -> HitlTicket:
+def ticket_decide(
+    *, ticket_id: int, approver, approve: bool, reason: str, amount: Decimal | str | None = None
+) -> HitlTicket:
     """Approve or reject a PENDING ticket, once. An approval enqueues its execution after the commit.
 
+    `amount` (approvals of refunds and returns only): pay back this much instead of the amount asked, a partial
+    refund; more than 0, at most the amount asked, and less than it only with a `reason` (the traveller reads it).
+    Without it a refund or return is approved for the amount asked. The ticket records `approved_amount`.
+
     Raises AftersaleError: PERMISSION_DENIED (no `aftersale.decide_ticket`, or deciding one's own request),
-    INVALID_PARAM (a rejection without a reason), TICKET_NOT_FOUND, TICKET_DECIDED (decided before, by anyone, or
+    INVALID_PARAM (a rejection without a reason; an amount out of bounds, not an amount, on a ticket that pays
+    nothing back, or smaller without a reason), TICKET_NOT_FOUND, TICKET_DECIDED (decided before, by anyone, or
     timed out), TICKET_EXPIRED (its deadline passed; the sweep will time it out). Nothing changes when it raises.
     """
     _require_approver(approver)
     reason = (reason or "").strip()
     if not approve and not reason:
-        raise AftersaleError("INVALID_PARAM", "a rejection needs a reason the requester can read")
+        raise AftersaleError("INVALID_PARAM", _("A rejection needs a reason the traveller can read."))
+    wanted = _amount_of(amount) if approve else None
     now = timezone.now()
     with transaction.atomic():
         ticket = _locked_ticket(ticket_id)  # every decision of this ticket queues here, one after the other
         if ticket.requested_by_id == approver.pk:
-            raise AftersaleError("PERMISSION_DENIED", "nobody may decide their own request")
+            raise AftersaleError("PERMISSION_DENIED", _("Nobody may decide their own request."))
         if ticket.status != TicketStatus.PENDING:
             raise AftersaleError("TICKET_DECIDED", _already_decided(ticket))
         if ticket.deadline <= now:
             raise AftersaleError(
-                "TICKET_EXPIRED", f"ticket {ticket.ticket_no} passed its deadline; the requester may ask again"
+                "TICKET_EXPIRED",
+                _("%(ticket)s passed its deadline; the traveller may ask again.") % {"ticket": ticket.ticket_no},
             )
+        fields: dict[str, Any] = {"decided_by": approver, "decided_at": now, "decision_reason": reason}
+        event_reason = reason or "approved"
+        if approve:
+            fields["approved_amount"] = _approved_amount(ticket, wanted, reason)
+            if fields["approved_amount"] is not None and fields["approved_amount"] < ticket.amount:
+                event_reason = f"partial refund ¥{fields['approved_amount']} of ¥{ticket.amount}: {reason}"
         to_status = TicketStatus.APPROVED if approve else TicketStatus.REJECTED
         ticket = ticket_transition(
-            ticket_id=ticket.pk,
-            to_status=to_status,
-            actor=approver,
-            reason=reason or "approved",
-            decided_by=approver,
-            decided_at=now,
-            decision_reason=reason,
+            ticket_id=ticket.pk, to_status=to_status, actor=approver, reason=event_reason, **fields
         )
         if approve:
             ticket_pk = ticket.pk
             transaction.on_commit(lambda: _enqueue_execution(ticket_pk))
     return ticket
+
+
+@dataclass
+class BulkApproval:
+    """What a bulk approval did: the tickets it approved, and those it skipped with why (in the active language)."""
+
+    approved: list[HitlTicket] = field(default_factory=list)
+    skipped: list[tuple[HitlTicket, str]] = field(default_factory=list)
+
+
+def ticket_bulk_refusal(ticket: HitlTicket) -> str | None:
+    """Why a ticket may not be approved in bulk, or None when it may: only pending refund and return requests whose
+    verdict passed and that are not flagged. Anything else is decided on its own page, after reading its evidence."""
+    values = {
+        "ticket": ticket.ticket_no,
+        "status": ticket.get_status_display(),
+        "verdict": ticket.get_verdict_display(),
+    }
+    if ticket.status != TicketStatus.PENDING:
+        return _("%(ticket)s is not pending (%(status)s).") % values
+    if ticket.kind != TicketKind.WORKFLOW:
+        return _("%(ticket)s is an action awaiting approval: decide it on its own page.") % values
+    if ticket.verdict != Verdict.PASS:
+        values["verdict"] = values["verdict"] or "—"
+        return _("%(ticket)s: the verdict is not a pass (%(verdict)s): decide it on its own page.") % values
+    if ticket.flagged:
+        return _("%(ticket)s is flagged for close review: decide it on its own page.") % values
+    return None
+
+
+def tickets_approve_bulk(*, ticket_ids: list[int], approver, reason: str = "") -> BulkApproval:
+    """Approve, each for the amount asked, those of the tickets that may be approved in bulk
+    (`ticket_bulk_refusal`), one by one through `ticket_decide`, so each is decided exactly as a single approval
+    is; the others are skipped, each with why (as is one that `ticket_decide` refuses, e.g. decided meanwhile).
+
+    Raises AftersaleError PERMISSION_DENIED (not an approver); otherwise never raises for a ticket.
+    """
+    _require_approver(approver)
+    outcome = BulkApproval()
+    for ticket in HitlTicket.objects.filter(pk__in=list(ticket_ids)).order_by("pk"):
+        refusal = ticket_bulk_refusal(ticket)
+        if refusal is not None:
+            outcome.skipped.append((ticket, refusal))
+            continue
+        try:
+            decided = ticket_decide(ticket_id=ticket.pk, approver=approver, approve=True, reason=reason)
+        except AftersaleError as exc:
+            outcome.skipped.append((ticket, exc.message))
+        else:
+            outcome.approved.append(decided)
+    return outcome
 
 
 def ticket_retry(*, ticket_id: int, actor) -> HitlTicket:
@@ -149,10 +273,12 @@ def ticket_retry(*, ticket_id: int, actor) -> HitlTicket:
     with transaction.atomic():
         ticket = _locked_ticket(ticket_id)
         if ticket.requested_by_id == actor.pk:
-            raise AftersaleError("PERMISSION_DENIED", "nobody may push their own request")
+            raise AftersaleError("PERMISSION_DENIED", _("Nobody may push their own request."))
         if ticket.status != TicketStatus.FAILED:
             raise AftersaleError(
-                "INVALID_TRANSITION", f"only a failed ticket can be retried; {ticket.ticket_no} is {ticket.status}"
+                "INVALID_TRANSITION",
+                _("Only a failed ticket can be retried; %(ticket)s is %(status)s.")
+                % {"ticket": ticket.ticket_no, "status": ticket.get_status_display()},
             )
         TicketEvent.objects.create(
             ticket=ticket,
@@ -256,13 +382,15 @@ def _succeed(ticket: HitlTicket, result: dict[str, Any], *, reason: str, flagged
 
 
 def _finish_refund(ticket: HitlTicket, refund: dict[str, Any], *, recovered: bool) -> HitlTicket:
-    """In one transaction: the order to REFUNDED/RETURNED and the ticket to EXECUTED, if we still hold it.
+    """In one transaction: the order to REFUNDED/PART_REFUNDED/RETURNED with the amount it got back, and the
+    ticket to EXECUTED, if we still hold it.
 
-    The order is re-read under its row lock and reconciled again. Should it have changed since (an admin edit
-    during the supplier call), the money has moved all the same: the ticket is EXECUTED, the order left as it is,
-    and the ticket flagged with the reasons for a human to settle.
+    The order is re-read under its row lock and reconciled again, and the supplier's refunded amount checked
+    against the approval. Should either differ (an admin edit during the supplier call; a supplier that refunded
+    another amount), the money has moved all the same: the ticket is EXECUTED, the order left as it is, and the
+    ticket flagged with the reasons for a human to settle.
     """
-    target = ORDER_TARGET_STATUS[ticket.action]
+    target = order_target_status(ticket)
     result = {
         "refundId": refund["refundId"],
         "amount": refund["amount"],
@@ -278,14 +406,18 @@ def _finish_refund(ticket: HitlTicket, refund: dict[str, Any], *, recovered: boo
             return HitlTicket.objects.get(pk=ticket.pk)
         order = order_lock(order_id=ticket.entity)
         mismatches = reconcile(current, order)
+        if Decimal(refund["amount"]) != current.refund_amount:
+            mismatches.append(f"the supplier refunded ¥{refund['amount']}, the approval was ¥{current.refund_amount}")
         if mismatches:
             result["order_not_updated"] = mismatches
             logger.error("ticket %s: %s, but the order changed: %s", ticket.ticket_no, how, mismatches)
             return _succeed(current, result, reason=f"{how} {refund['refundId']}; order NOT updated", flagged=True)
+        partial = f" (¥{refund['amount']} of ¥{order.amount})" if current.is_partial else ""
         order_transition(
             order_id=order.order_id,
             to_status=target,
-            reason=f"{ticket.get_action_display()} {refund['refundId']} for ticket {ticket.ticket_no}",
+            reason=f"{ticket.action.lower()} {refund['refundId']}{partial} for ticket {ticket.ticket_no}",
+            refunded_amount=order.refunded_amount + Decimal(refund["amount"]),
         )
         result["orderStatus"] = target
         return _succeed(current, result, reason=f"{how} {refund['refundId']}")
@@ -311,7 +443,7 @@ def _refund_in(answer: dict, ticket: HitlTicket) -> dict[str, Any]:
         raise PlatformError(PlatformError.INVALID_RESPONSE, f"the supplier's refund is {status!r}, not REFUNDED")
     return {
         "refundId": refund_id.strip(),
-        "amount": _money(answer.get("amount"), ticket.amount),
+        "amount": _money(answer.get("amount"), ticket.refund_amount),
         "createdAt": answer.get("createdAt"),
     }
 
@@ -351,7 +483,9 @@ def _execute_refund(ticket: HitlTicket) -> HitlTicket:
         )
 
     command = PlatformCommand(
-        "order", "refund", {"orderId": ticket.entity, "amount": float(ticket.amount), "requestId": ticket.ticket_no}
+        "order",
+        "refund",
+        {"orderId": ticket.entity, "amount": float(ticket.refund_amount), "requestId": ticket.ticket_no},
     )
     try:
         refund = _refund_in(platform_call(command, api_key=api_key), ticket)

@@ -14,6 +14,7 @@ from aftersale.models import (
     OrderEvent,
     TicketEvent,
 )
+from aftersale.services.notices import ticket_notice_record
 from core.errors import ApplicationError
 from core.transitions import transition
 
@@ -34,14 +35,16 @@ def order_lock(*, order_id: str) -> BizOrder | None:
 
 @transaction.atomic
 def ticket_transition(*, ticket_id: int, to_status: str, actor=None, reason: str = "", **fields) -> HitlTicket:
-    """Move a ticket to `to_status` under its row lock, with an event row; extra `fields` are saved with it.
+    """Move a ticket to `to_status` under its row lock, with an event row; extra `fields` are saved with it. A
+    decision or an outcome the traveller must hear of (approved, rejected, done, failed, timed out) leaves them a
+    notice in the same transaction.
 
     Raises AftersaleError TICKET_NOT_FOUND, or INVALID_TRANSITION when the table does not allow the move.
     """
     ticket = ticket_lock(ticket_id=ticket_id)
     if ticket is None:
         raise AftersaleError("TICKET_NOT_FOUND", f"no ticket {ticket_id}")
-    return transition(
+    ticket = transition(
         ticket,
         to_status=to_status,
         table=TICKET_TRANSITIONS,
@@ -52,11 +55,13 @@ def ticket_transition(*, ticket_id: int, to_status: str, actor=None, reason: str
         error=AftersaleError,
         error_code="INVALID_TRANSITION",
     )
+    ticket_notice_record(ticket=ticket)
+    return ticket
 
 
 @transaction.atomic
-def order_transition(*, order_id: str, to_status: str, actor=None, reason: str = "") -> BizOrder:
-    """Move an order to `to_status` under its row lock, with an event row.
+def order_transition(*, order_id: str, to_status: str, actor=None, reason: str = "", **fields) -> BizOrder:
+    """Move an order to `to_status` under its row lock, with an event row; extra `fields` are saved with it.
 
     Raises AftersaleError ORDER_NOT_FOUND, or INELIGIBLE when the table does not allow the move.
     """
@@ -70,6 +75,7 @@ def order_transition(*, order_id: str, to_status: str, actor=None, reason: str =
         event_model=OrderEvent,
         actor=actor,
         reason=reason,
+        fields=fields,
         error=AftersaleError,
         error_code="INELIGIBLE",
     )

@@ -40,6 +40,7 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from aftersale.models import (
     LIVE_TICKET_STATUSES,
@@ -51,7 +52,14 @@ from aftersale.models import (
     TicketStatus,
     Verdict,
 )
-from aftersale.policy import policy_assess, policy_passages, reason_kind_of
+from aftersale.policy import (
+    PolicyFinding,
+    policy_finding,
+    policy_passages,
+    policy_reason_text,
+    reason_kind_of,
+    ticket_verdict_reason,
+)
 from aftersale.selectors import ORDER_NOT_FOUND_MESSAGE, order_facts, order_get
 from aftersale.services.transitions import AftersaleError, ticket_number, ticket_transition
 from assistant.llm.audit import audited
@@ -157,8 +165,13 @@ class WorkflowState:
     facts: dict[str, Any] = field(default_factory=dict)
     policies: list[dict[str, Any]] = field(default_factory=list)
     assessment: Assessment | None = None
+    finding: PolicyFinding | None = None
     verdict: str = ""
     reason: str = ""
+    # The verdict's reason as a code with facts, when code gave it (the policy, or a failed verdict): the console
+    # words it again in the approver's language. A model's own reason has none: its words are shown as they are.
+    reason_code: str = ""
+    reason_facts: dict[str, Any] = field(default_factory=dict)
     policy_ids: list[Any] = field(default_factory=list)
     flagged: bool = False
     verdict_source: dict[str, Any] = field(default_factory=dict)
@@ -202,9 +215,9 @@ def aftersale_request_submit(
     )
     start = "query_user"
     if normalised is None:
-        start = _reject(state, Code.INVALID_PARAM, "Give an order number like ORD-001.")
+        start = _reject(state, Code.INVALID_PARAM, _("Give an order number like ORD-001."))
     elif action_name not in ACTIONS:
-        start = _reject(state, Code.INVALID_PARAM, "The request must be a refund (REFUND) or a return (RETURN).")
+        start = _reject(state, Code.INVALID_PARAM, _("The request must be a refund or a return."))
     return _run(state, start)
 
 
@@ -227,7 +240,7 @@ def query_user(state: WorkflowState) -> str:
     """The requester is the authenticated user, never someone named in a body or by the model."""
     user = state.user
     if user is None or not getattr(user, "is_authenticated", False) or user.pk is None:
-        return _reject(state, Code.PERMISSION_DENIED, "Sign in to request a refund or a return.")
+        return _reject(state, Code.PERMISSION_DENIED, _("Sign in to request a refund or a return."))
     return "query_order"
 
 
@@ -245,7 +258,7 @@ def query_order(state: WorkflowState) -> str:
                 state.user.pk,
                 extra={"reason": Code.ORDER_NOT_OWNED.value, "order_id": state.order_id, "user_id": state.user.pk},
             )
-        return _reject(state, Code.ORDER_NOT_FOUND, ORDER_NOT_FOUND_MESSAGE)
+        return _reject(state, Code.ORDER_NOT_FOUND, str(ORDER_NOT_FOUND_MESSAGE))
     state.order = order
     state.facts = order_facts(order)
     if _live_ticket(state.idempotency_key) is not None:
@@ -256,7 +269,7 @@ def query_order(state: WorkflowState) -> str:
 def query_policy(state: WorkflowState) -> str:
     """The policy passages the verdict reads and the ticket keeps, and the policy's own assessment of the request."""
     state.policies = policy_passages(order=state.order, action=state.action, reason_kind=state.reason_kind)
-    state.assessment = policy_assess(
+    state.finding = policy_finding(
         action=state.action,
         order=state.facts,
         policies=state.policies,
@@ -264,6 +277,7 @@ def query_policy(state: WorkflowState) -> str:
         now=state.now,
         reason_kind=state.reason_kind,
     )
+    state.assessment = state.finding.assessment()
     return "validate"
 
 
@@ -297,7 +311,9 @@ def validate(state: WorkflowState) -> str:
 
     state.verdict, state.reason, state.policy_ids = decision.verdict, decision.reason, decision.policy_ids
     state.flagged = decision.flagged
-    state.verdict_source = {**_source(port), "agrees_with_policy": decision.agrees}
+    state.verdict_source = {**_source(port), "agrees_with_policy": decision.agrees, "from_policy": result.from_policy}
+    if result.from_policy and state.finding is not None:
+        state.reason_code, state.reason_facts = state.finding.code, dict(state.finding.facts)
     if decision.reject:
         return _reject(state, Code.INELIGIBLE, decision.reason)
     return "submit_ticket"
@@ -306,7 +322,7 @@ def validate(state: WorkflowState) -> str:
 def submit_ticket(state: WorkflowState) -> str:
     """The `wfa:` gate, then a PENDING ticket with its evidence and its first event."""
     key = state.idempotency_key
-    for _ in range(CREATE_ATTEMPTS):
+    for _attempt in range(CREATE_ATTEMPTS):
         live = _live_ticket(key)
         if live is not None:
             state.outcome = _answered_by(state, live)
@@ -372,7 +388,8 @@ def _reject(state: WorkflowState, code: Code, reason: str) -> str:
 
 def _verdict_failed(state: WorkflowState, port: LLMPort | None, kind: str, error: str) -> str:
     state.verdict = Verdict.UNCERTAIN.value
-    state.reason = f"The policy check could not be done ({kind}); a human must decide."
+    state.reason_code, state.reason_facts = "VERDICT_FAILED", {"kind": kind}
+    state.reason = policy_reason_text(state.reason_code, state.reason_facts)
     state.flagged = True
     state.policy_ids = []
     state.verdict_source = {**_source(port), "error": f"{kind}: {error}"[:500]}
@@ -409,10 +426,12 @@ def _create_ticket(state: WorkflowState, key: str) -> HitlTicket:
         "request": {"reason": state.request_reason, "reason_kind": state.reason_kind or ""},
         "order": state.facts,
         "policies": state.policies,
-        "assessment": state.assessment.as_data() if state.assessment else None,
+        "assessment": state.finding.as_data() if state.finding else None,
         "verdict": {
             "verdict": state.verdict,
             "reason": state.reason,
+            "reason_code": state.reason_code,
+            "reason_facts": state.reason_facts,
             "policy_ids": state.policy_ids,
             "flagged": state.flagged,
             **state.verdict_source,
@@ -449,7 +468,7 @@ def _create_ticket(state: WorkflowState, key: str) -> HitlTicket:
 
 def _answered_by(state: WorkflowState, ticket: HitlTicket) -> WorkflowOutcome:
     """The outcome of a repeated request: the live ticket's own verdict and evidence."""
-    state.verdict, state.reason, state.flagged = ticket.verdict, ticket.verdict_reason, ticket.flagged
+    state.verdict, state.reason, state.flagged = ticket.verdict, ticket_verdict_reason(ticket), ticket.flagged
     evidence = ticket.evidence if isinstance(ticket.evidence, dict) else {}
     state.policies = list(evidence.get("policies") or [])
     state.policy_ids = list((evidence.get("verdict") or {}).get("policy_ids") or [])

@@ -4,28 +4,33 @@ tools channel 2 offers (`request_aftersale`, `query_progress`) and present their
 The request returns at once: a ticket waits for a human in the admin; nothing here waits for a decision.
 """
 
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
 from aftersale.selectors import orders_for_user
 from assistant.handlers.base import answer_mapped
 from assistant.handlers.registry import handles
 from assistant.llm.schema import IntentName
 from assistant.llm.tool_calls import tool_call_for
-from assistant.presenters.aftersale import ACTION_EN, ACTION_ZH
 from assistant.replies import compose
 from assistant.turn import Reply, TurnContext, chip
+
+# What a traveller would type to ask for each action on an order (chips, read by the engine as typed).
+ASK_FOR = {"REFUND": gettext_noop("refund order %(order)s"), "RETURN": gettext_noop("return order %(order)s")}
+
+
+def _asking(action: str, order_id: str) -> str:
+    return _(ASK_FOR[action]) % {"order": order_id}
 
 
 @handles(IntentName.AFTERSALE)
 def aftersale_request(context: TurnContext) -> Reply:
     intent, language = context.intent, context.language
-    zh = language == "zh-hans"
     if not intent.order_id:
         orders = list(orders_for_user(user=context.user)[:5])
-        verb = (
-            ACTION_ZH.get(intent.aftersale_action or "", "退款")
-            if zh
-            else ACTION_EN.get(intent.aftersale_action or "", "refund")
-        )
-        chips = [chip(f"订单{o.order_id}申请{verb}" if zh else f"{verb} order {o.order_id}") for o in orders]
+        with translation.override(language):
+            chips = [chip(_asking(intent.aftersale_action or "REFUND", o.order_id)) for o in orders]
         return Reply(
             compose("aftersale_need", language, need="order", orders=orders),
             "CLARIFY",
@@ -33,10 +38,8 @@ def aftersale_request(context: TurnContext) -> Reply:
             awaiting="order",
         )
     if not intent.aftersale_action:
-        chips = [
-            chip(f"订单{intent.order_id}退款" if zh else f"refund order {intent.order_id}"),
-            chip(f"订单{intent.order_id}退货" if zh else f"return order {intent.order_id}"),
-        ]
+        with translation.override(language):
+            chips = [chip(_asking(action, intent.order_id)) for action in ("REFUND", "RETURN")]
         return Reply(
             compose("aftersale_need", language, need="action", order_id=intent.order_id),
             "CLARIFY",

@@ -4,13 +4,15 @@ Text comes from the reply templates, ticket cards from the ticket facts the tool
 service read), never from model text; both channels show the same.
 """
 
+from django.utils import translation
+
 from assistant import cards
 from assistant.presenters.base import Presenter, merge_replies
 from assistant.replies import compose
 from assistant.turn import Reply, TurnContext
+from core.languages import bilingual
 
-ACTION_ZH = {"REFUND": "退款", "RETURN": "退货"}
-ACTION_EN = {"REFUND": "refund", "RETURN": "return"}
+ACTIONS = ("REFUND", "RETURN")
 PROGRESS_CARDS = 10
 
 
@@ -19,18 +21,10 @@ def present_aftersale(envelopes: list[dict], context: TurnContext) -> Reply:
     return merge_replies(_request_reply(envelope, context) for envelope in envelopes)
 
 
-def policy_title(title: str, language: str) -> str:
-    """A bilingual policy title ("质量问题退换货 / Returns for quality problems") in the reply's language."""
-    parts = [part.strip() for part in str(title or "").split(" / ") if part.strip()]
-    if len(parts) != 2:
-        return str(title or "").strip()
-    return parts[0] if language == "zh-hans" else parts[1]
-
-
 def _request_reply(envelope: dict, context: TurnContext) -> Reply:
     data = envelope.get("data") or {}
     judged_by = data.get("policy") if isinstance(data.get("policy"), dict) else {}
-    action = data.get("action") if data.get("action") in ACTION_ZH else "REFUND"
+    action = data.get("action") if data.get("action") in ACTIONS else "REFUND"
     facts = data.get("ticket") if envelope.get("ok") else None
     card = cards.ticket_card(facts) if facts else None
     text = compose(
@@ -40,13 +34,10 @@ def _request_reply(envelope: dict, context: TurnContext) -> Reply:
         code=envelope.get("code"),
         order_id=data.get("order_id") or "",
         ticket=card,
-        ticket_status_zh=card["status_label_zh"] if card else "",
-        ticket_status_en=card["status_label"].lower() if card else "",
         reason=data.get("reason") or "",
         policy=(data.get("policies") or [{}])[0].get("title", ""),
-        judged_by=policy_title(judged_by.get("title", ""), context.language) if envelope.get("ok") else "",
-        action_zh=ACTION_ZH[action],
-        action_en=ACTION_EN[action],
+        judged_by=_reader_half(judged_by.get("title", ""), context.language) if envelope.get("ok") else "",
+        action=action,
     )
     return Reply(text, "ANSWERED" if envelope.get("ok") else "REJECTED", cards=[card] if card else [])
 
@@ -66,3 +57,9 @@ def present_progress(envelopes: list[dict], context: TurnContext) -> Reply:
 
 
 PRESENTERS: dict[str, Presenter] = {"aftersale": present_aftersale, "progress": present_progress}
+
+
+def _reader_half(title: str, language: str) -> str:
+    """A bilingual policy title ("质量问题退换货 / Returns for quality problems"): the half in the reply's language."""
+    with translation.override(language):
+        return bilingual(title)

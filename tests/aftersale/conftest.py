@@ -59,6 +59,16 @@ def demo_carol(demo_seeded, django_user_model):
 
 
 @pytest.fixture
+def english():
+    """Code that words things for people (policy reasons, messages) speaks English in this test; the site's default
+    language is Chinese."""
+    from django.utils import translation
+
+    with translation.override("en"):
+        yield
+
+
+@pytest.fixture
 def rules_port():
     """The deterministic `rules` adapter of the LLM port (its verdict is the policy engine)."""
     from assistant.llm.factory import get_llm_port

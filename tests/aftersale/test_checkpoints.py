@@ -19,7 +19,8 @@ from core import approvals
 from core.approvals import ApprovalDecision
 from core.envelope import Code
 
-pytestmark = pytest.mark.django_db
+# The wording asserted here is English; tests/aftersale/test_language.py reads the same in Chinese.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 BOOKING_ID = "BK20261201001"
 KEY = f"hitl:CANCEL_BOOKING:{BOOKING_ID}"

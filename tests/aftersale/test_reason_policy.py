@@ -10,13 +10,15 @@ import datetime as dt
 
 import pytest
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from rest_framework.test import APIClient
 
 from aftersale.models import BizOrder, HitlTicket
+from aftersale.policy import ticket_verdict_reason
 from aftersale.services.workflow import aftersale_request_submit
 
-pytestmark = pytest.mark.django_db
+# The wording asserted here is English; tests/aftersale/test_language.py reads the same in Chinese.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 QUALITY_MESSAGE = "ORD-002收到的东西是坏的，质量问题，我要退货"
 CHAT = "/api/v1/assistant/chat"
@@ -49,7 +51,11 @@ def test_a_quality_problem_through_the_chat_api_opens_a_ticket_under_the_quality
     assert "收到的东西是坏的" in evidence["request"]["reason"] and evidence["request"]["reason_kind"] == "QUALITY"
     cited = [p for p in evidence["policies"] if p["id"] in evidence["verdict"]["policy_ids"]]
     assert cited and cited[0]["title"].startswith("质量问题退换货")
-    assert "15-day quality" in ticket.verdict_reason and "7-day" not in ticket.verdict_reason
+    # The reason is kept in the words of the turn (Chinese) and worded again in the reader's language (English here).
+    assert "15 天质量问题退换期内" in ticket.verdict_reason
+    with translation.override("en"):  # the request left its own language active
+        english = ticket_verdict_reason(ticket)
+    assert "15-day quality" in english and "7-day" not in english
     # What the traveller sees: a submitted request under the quality policy, not a 7-day rejection.
     assert ticket.ticket_no in body["reply"] and "质量问题退换货" in body["reply"]
     assert "不符合" not in body["reply"] and "7天" not in body["reply"]
@@ -142,6 +148,7 @@ def test_the_approver_reads_the_travellers_reason_on_the_ticket_page_and_in_the_
         reason_kind="QUALITY",
     )
     client.force_login(demo_approver)
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"
 
     page = client.get(reverse("admin:aftersale_hitlticket_change", args=[outcome.ticket.pk]))
     listing = client.get(reverse("admin:aftersale_hitlticket_changelist"))
@@ -150,6 +157,6 @@ def test_the_approver_reads_the_travellers_reason_on_the_ticket_page_and_in_the_
     assert page.status_code == 200
     assert "traveller&#x27;s reason" in content.lower() or "traveller's reason" in content.lower()
     assert "收到的东西是坏的，&lt;b&gt;鞋底&lt;/b&gt;开胶" in content and "<b>鞋底</b>" not in content
-    assert "Quality problem" in content and "质量问题退换货" in content
+    assert "Quality problem" in content and "Returns for quality problems" in content  # the English half
     assert listing.status_code == 200
     assert "收到的东西是坏的" in listing.content.decode() and "Quality problem" in listing.content.decode()

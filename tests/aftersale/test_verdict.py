@@ -25,6 +25,9 @@ from tests.support.fake_openai import HANG, Reply
 # The fixture, until tests/conftest.py imports it for every test (a plain import would trip ruff's F811).
 fake_openai = fixtures.fake_openai
 
+# The reasons asserted here are English; tests/aftersale/test_language.py reads them in Chinese.
+pytestmark = pytest.mark.usefixtures("english")
+
 SITE = ZoneInfo("Asia/Shanghai")
 NOW = datetime(2026, 12, 1, 10, 0, tzinfo=SITE)  # a Tuesday morning, site time
 TODAY = NOW.date()

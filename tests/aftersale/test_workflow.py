@@ -22,7 +22,8 @@ from assistant.llm.verdict import Assessment, VerdictResult
 from assistant.models import LLMCall
 from core.tools import ToolContext
 
-pytestmark = pytest.mark.django_db
+# The wording asserted here is English; tests/aftersale/test_language.py reads the same in Chinese.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 FULL_PATH = ["query_user", "query_order", "query_policy", "validate", "submit_ticket"]
 
@@ -498,7 +499,7 @@ def test_the_request_tool_submits_for_the_context_user_and_returns_the_ticket(de
 def test_the_request_tool_fails_with_the_code_and_the_policy_when_ineligible(demo_alice, settings):
     settings.ASSISTANT_LLM_PROVIDER = "rules"
 
-    envelope = request_aftersale.func(ToolContext(user=demo_alice), order_id="ORD-002", action="RETURN")
+    envelope = request_aftersale.func(ToolContext(user=demo_alice, language="en"), order_id="ORD-002", action="RETURN")
 
     assert (envelope["ok"], envelope["code"]) == (False, "INELIGIBLE")
     assert "7-day" in envelope["message"]
