@@ -316,6 +316,7 @@ class HitlTicketAdmin(BoundedSearchMixin, admin.ModelAdmin):
         "execution_started_display",
         "executed_at_display",
         "execution_display",
+        "trace_id",
     )
 
     # -- permissions: the form never edits a ticket; deciding is its own permission ------------------------------
@@ -363,7 +364,7 @@ class HitlTicketAdmin(BoundedSearchMixin, admin.ModelAdmin):
                 )
             )
         fieldsets += [
-            (_("Other evidence"), {"fields": ("other_evidence",), "classes": ("collapse",)}),
+            (_("Other evidence"), {"fields": ("other_evidence", "trace_id"), "classes": ("collapse",)}),
             (_("Decision"), {"fields": (("decided_by", "decided_at_display"), "decision_reason")}),
             (
                 _("Execution"),

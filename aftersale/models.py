@@ -7,6 +7,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from core.models import StatusEvent
+from core.tracing import current_trace_id
 
 
 class OrderCategory(models.TextChoices):
@@ -278,6 +279,14 @@ class HitlTicket(models.Model):
         _("attempts"), default=0, help_text=_("Executions started, retries included.")
     )
     executed_at = models.DateTimeField(_("executed at"), null=True, blank=True)
+    trace_id = models.CharField(
+        _("trace id"),
+        max_length=32,
+        blank=True,
+        db_index=True,
+        default=current_trace_id,
+        help_text=_("The trace of the chat turn or request that opened the ticket."),
+    )
     created_at = models.DateTimeField(_("submitted at"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 

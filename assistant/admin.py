@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from assistant.models import Conversation, LLMCall, PendingAction, Turn
+from assistant.models import AgentStep, Conversation, LLMCall, PendingAction, Turn
 from core.admin import BoundedSearchMixin
 
 
@@ -17,12 +17,32 @@ class ReadOnlyAdmin(BoundedSearchMixin, admin.ModelAdmin):
         return False
 
 
+class AgentStepInline(admin.TabularInline):
+    """The tool calls of the turn, in order: which tool, with what (scrubbed) arguments, what it answered, how long."""
+
+    model = AgentStep
+    extra = 0
+    can_delete = False
+    fields = readonly_fields = ("iteration", "tool", "arguments", "ok", "code", "latency_ms", "created_at")
+    ordering = ("id",)
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(Turn)
 class TurnAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "user", "intent", "outcome", "provider", "latency_ms", "prompt_tokens")
     list_filter = ("outcome", "intent", "provider")
-    search_fields = ("user__username", "message")
+    search_fields = ("user__username", "message", "=trace_id")
     list_select_related = ("user",)
+    inlines = [AgentStepInline]
     list_per_page = 50
     show_full_result_count = False
 
@@ -31,6 +51,7 @@ class TurnAdmin(ReadOnlyAdmin):
 class LLMCallAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "provider", "model", "purpose", "outcome", "latency_ms", "prompt_tokens")
     list_filter = ("provider", "outcome", "purpose")
+    search_fields = ("=trace_id",)
     list_per_page = 50
     show_full_result_count = False
 

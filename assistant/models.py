@@ -5,6 +5,9 @@ import uuid
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from core.tracing import current_trace_id
 
 
 class Conversation(models.Model):
@@ -54,6 +57,8 @@ class Turn(models.Model):
     latency_ms = models.PositiveIntegerField(default=0)
     # The model failed (down, slow, invalid) and the offline engine answered this turn instead.
     fallback = models.BooleanField(default=False)
+    # The turn's trace (core.tracing): the same id is on its model calls, tasks, supplier calls, events and logs.
+    trace_id = models.CharField(_("trace id"), max_length=32, blank=True, db_index=True, default=current_trace_id)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -85,6 +90,7 @@ class LLMCall(models.Model):
     error = models.CharField(max_length=500, blank=True)
     # Made by the offline engine because the model's own call failed (that call has its own row).
     fallback = models.BooleanField(default=False)
+    trace_id = models.CharField(_("trace id"), max_length=32, blank=True, db_index=True, default=current_trace_id)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -92,6 +98,36 @@ class LLMCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.provider}/{self.model} {self.purpose} {self.outcome} {self.latency_ms}ms"
+
+
+class AgentStep(models.Model):
+    """One tool call of a turn: which tool, with what (scrubbed) arguments, what it answered, how long it took.
+
+    Written with the turn, in one insert (assistant.services), from the calls collected while the turn ran."""
+
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="steps", verbose_name=_("turn"))
+    iteration = models.PositiveSmallIntegerField(
+        _("iteration"),
+        default=0,
+        help_text=_("The model round that asked for the call (1: the first); 0 for a call made by code."),
+    )
+    tool = models.CharField(_("tool"), max_length=64)
+    arguments = models.JSONField(
+        _("arguments"), default=dict, blank=True, help_text=_("Mobile numbers masked, keys and secrets removed.")
+    )
+    code = models.CharField(_("result code"), max_length=48, blank=True, help_text=_("Empty when the call succeeded."))
+    ok = models.BooleanField(_("succeeded"), default=False)
+    latency_ms = models.PositiveIntegerField(_("latency (ms)"), default=0)
+    trace_id = models.CharField(_("trace id"), max_length=32, blank=True, default=current_trace_id)
+    created_at = models.DateTimeField(_("when"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("agent step")
+        verbose_name_plural = _("agent steps")
+        ordering = ["turn", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.tool} {'ok' if self.ok else self.code} {self.latency_ms}ms"
 
 
 class PendingActionStatus(models.TextChoices):

@@ -1,6 +1,7 @@
 """The assistant's writes: one chat turn end to end, and the audit of every model call."""
 
 import datetime as dt
+import functools
 import json
 import logging
 import time
@@ -12,8 +13,10 @@ from django.core.exceptions import ValidationError
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from assistant.actions import conversation_bookings, pending_action_answer, pending_action_withdraw
+from assistant.agent.steps import steps_collected, steps_current
 from assistant.agent_turn import agent_turn
 from assistant.dialogue import next_state, remembered, task_waits
 from assistant.dispatcher import dispatch
@@ -23,14 +26,19 @@ from assistant.llm.factory import get_llm_port
 from assistant.llm.port import LLMError, LLMPort, UnderstandContext
 from assistant.llm.rules.confirm import YES, confirmation_answer
 from assistant.llm.schema import Intent, IntentName
-from assistant.memory import Memory, memory_load, memory_save
-from assistant.models import Conversation, LLMCall, Turn, TurnOutcome
+from assistant.memory import Memory, memory_forget, memory_load, memory_save
+from assistant.models import AgentStep, Conversation, LLMCall, Turn, TurnOutcome
+from assistant.pending import as_uuid
 from assistant.presenters.confirmation import present_decision
 from assistant.ratelimit import turn_admitted
 from assistant.replies import compose, reply_language
 from assistant.selectors import catalogue_places
 from assistant.turn import Reply, TurnContext
 from bookings.selectors import booking_facts, bookings_cancellable
+from core import metrics
+from core.envelope import Code
+from core.errors import ApplicationError
+from core.tracing import current_trace_id, trace
 
 logger = logging.getLogger("assistant.turn")
 
@@ -69,6 +77,31 @@ def conversation_start(*, user) -> Conversation:
     return Conversation.objects.create(user=user)
 
 
+class ConversationNotFound(ApplicationError):
+    """No such conversation for this user: an unknown, malformed or someone else's id, told apart by nobody."""
+
+    def __init__(self) -> None:
+        super().__init__(Code.NOT_FOUND, _("There is no such conversation."))
+
+
+@transaction.atomic
+def conversation_delete(*, user, conversation_id) -> int:
+    """Delete one of the user's conversations with its turns and their stored steps, and its pending actions
+    (CASCADE); the number of turns deleted. The audit rows of its model calls stay (without their turn), and so does
+    everything the conversation did: bookings, requests, tickets. A confirmation being carried out right now finishes
+    on the supplier's side and its booking is kept; only the action's row is gone. Its memory leaves the cache once
+    committed. Another user's, an unknown or a malformed id: ConversationNotFound, and nothing changes."""
+    pk = as_uuid(conversation_id)
+    conversation = Conversation.objects.select_for_update().filter(pk=pk, user=user).first() if pk else None
+    if conversation is None:
+        raise ConversationNotFound()
+    turns = conversation.turns.count()
+    conversation.delete()
+    transaction.on_commit(lambda: memory_forget(str(pk)))
+    logger.info("conversation deleted", extra={"user_id": user.pk, "conversation": str(pk), "turns": turns})
+    return turns
+
+
 def conversation_for(*, user, conversation_id: str | None) -> Conversation:
     """The user's conversation with that id, or a new one (another user's id is never reused)."""
     if conversation_id:
@@ -81,6 +114,19 @@ def conversation_for(*, user, conversation_id: str | None) -> Conversation:
     return Conversation.objects.create(user=user)
 
 
+def _traced_turn(function):
+    """Run a turn under the trace of the request that sent it (core.tracing.TraceMiddleware) or, without one, a fresh
+    trace; the tool calls it makes are collected and stored with its Turn row (AgentStep)."""
+
+    @functools.wraps(function)
+    def turn(*args, **kwargs):
+        with trace(current_trace_id() or None), steps_collected():
+            return function(*args, **kwargs)
+
+    return turn
+
+
+@_traced_turn
 def chat_turn(
     *,
     user,
@@ -305,7 +351,31 @@ def _finish(
         fallback=fallback,
     )
     LLMCall.objects.filter(pk__in=[c.pk for c in calls]).update(turn=turn)
+    AgentStep.objects.bulk_create(
+        AgentStep(
+            turn=turn,
+            iteration=step.iteration,
+            tool=step.tool,
+            arguments=_storable(step.arguments),
+            code=step.code,
+            ok=step.ok,
+            latency_ms=step.latency_ms,
+            trace_id=step.trace_id,
+        )
+        for step in steps_current()
+    )
     Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now(), language=language)
+    # Counted once the turn's row is committed (core.metrics: turns by intent and outcome, confidence, fallbacks).
+    transaction.on_commit(
+        functools.partial(
+            metrics.turn_observed,
+            intent=turn.intent,
+            outcome=turn.outcome,
+            confidence=intent.confidence if intent else None,
+            fallback=fallback,
+            provider=turn.provider,
+        )
+    )
     logger.info(
         "turn",
         extra={

@@ -7,7 +7,7 @@ from django.contrib import admin, messages
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
-from bookings.models import BookingEvent, BookingRecord, BookingStatus, SupplierAccount
+from bookings.models import BookingEvent, BookingRecord, BookingStatus, SupplierAccount, SupplierCall
 from bookings.services import BookingError, booking_transition
 from core.admin import BoundedSearchMixin
 
@@ -16,7 +16,7 @@ class BookingEventInline(admin.TabularInline):
     model = BookingEvent
     extra = 0
     can_delete = False
-    fields = readonly_fields = ("from_status", "to_status", "source", "actor", "reason", "created_at")
+    fields = readonly_fields = ("from_status", "to_status", "source", "actor", "reason", "trace_id", "created_at")
 
     def has_add_permission(self, request, obj=None):
         return False
@@ -104,3 +104,26 @@ class SupplierAccountAdmin(BoundedSearchMixin, admin.ModelAdmin):
     list_select_related = ("user",)
     list_per_page = 50
     show_full_result_count = False
+
+
+@admin.register(SupplierCall)
+class SupplierCallAdmin(admin.ModelAdmin):
+    """Every command run on the supplier platform: read only (written by bookings.platform). Filter by `fault` for
+    the failures; a business rejection (outcome REJECTED:…) is an answer, not a fault."""
+
+    list_display = ("created_at", "product", "action", "outcome", "fault", "latency_ms", "trace_id")
+    list_filter = ("fault", "product", "action", "outcome")
+    search_fields = ("=trace_id",)
+    date_hierarchy = "created_at"
+    fields = readonly_fields = ("product", "action", "outcome", "fault", "latency_ms", "trace_id", "created_at")
+    list_per_page = 50
+    show_full_result_count = False
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

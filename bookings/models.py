@@ -6,6 +6,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from core.models import StatusEvent
+from core.tracing import current_trace_id
 
 
 class BizType(models.TextChoices):
@@ -146,3 +147,30 @@ class SupplierAccount(models.Model):
 
     def __str__(self) -> str:
         return f"supplier account of {self.user}"
+
+
+class SupplierCall(models.Model):
+    """One command run on the supplier platform (bookings.platform `_log`): what, how it ended, how long it took.
+
+    `outcome` is "OK", "REJECTED:<the platform's code>" or an error code (TIMEOUT, UNAVAILABLE, INVALID_RESPONSE).
+    `fault` is True for the errors and for a rejection whose code says the supplier itself is broken
+    (PLATFORM_ERROR…, bookings.platform.SUPPLIER_SYSTEM_ERRORS); a business "no" is not a fault. Arguments are not
+    kept (they are in the masked log line)."""
+
+    product = models.CharField(_("product"), max_length=16)
+    action = models.CharField(_("action"), max_length=32)
+    outcome = models.CharField(_("outcome"), max_length=48)
+    fault = models.BooleanField(
+        _("fault"), default=False, help_text=_("Failed for a reason other than a business rejection.")
+    )
+    latency_ms = models.PositiveIntegerField(_("latency (ms)"), default=0)
+    trace_id = models.CharField(_("trace id"), max_length=32, blank=True, db_index=True, default=current_trace_id)
+    created_at = models.DateTimeField(_("when"), auto_now_add=True, db_index=True)
+
+    class Meta:
+        verbose_name = _("supplier call")
+        verbose_name_plural = _("supplier calls")
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.product} {self.action} {self.outcome} {self.latency_ms}ms"

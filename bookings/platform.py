@@ -35,12 +35,16 @@ from typing import Any
 from celery import current_app, current_task
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import connection
+from django.db import connection, transaction
 
 from bookings.accounts import supplier_account_ensure, supplier_account_ordering
+from bookings.models import SupplierCall
+from core import metrics
 from core.parsers import bounded_loads
+from core.tracing import child_trace_environment
 
 logger = logging.getLogger("bookings.platform")
+audit_logger = logging.getLogger("bookings.platform.audit")
 
 PRODUCTS = ("flight", "hotel", "train", "order")
 ACTIONS = ("search", "saveOrder", "cancelOrder", "queryOrder", "refund", "pay")
@@ -49,6 +53,8 @@ READ_ACTIONS = frozenset({"search", "queryOrder"})
 # Actions that change something: each is sent with an idempotency key under REQUEST_ID.
 IDEMPOTENT_ACTIONS = frozenset({"saveOrder", "cancelOrder", "refund", "pay"})
 REQUEST_ID = "requestId"
+# Error codes with which a supplier says it is broken, not that the request was wrong: a fault, not a business "no".
+SUPPLIER_SYSTEM_ERRORS = frozenset({"PLATFORM_ERROR", "SYSTEM_ERROR", "SYSTEM_BUSY", "INTERNAL_ERROR"})
 PROGRAM = "supplier"
 MAX_COMMAND_CHARS = 4000
 SHELL_OPERATORS = set("();<>|&")
@@ -282,12 +288,14 @@ def cli_prefix() -> list[str]:
 
 
 def child_environment(api_key: str) -> dict[str, str]:
-    """A minimal environment for the program: nothing of the site's secrets, and the user's key."""
+    """A minimal environment for the program: nothing of the site's secrets, the user's key, and the trace of the
+    turn or task that runs it (`TRIPDESK_TRACE_ID`, `TRACEPARENT`; core.tracing)."""
     env = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PATH": os.environ.get("PATH", os.defpath)}
     for name in ("HOME", "PYTHONPATH"):
         if os.environ.get(name):
             env[name] = os.environ[name]
     env.update({k: v for k, v in os.environ.items() if k.startswith("SANDBOX_SUPPLIER_")})
+    env.update(child_trace_environment())
     env["SUPPLIER_API_KEY"] = api_key
     return env
 
@@ -392,8 +400,18 @@ def platform_call(command: PlatformCommand, *, api_key: str, timeout: float | No
 
 
 def _log(command: PlatformCommand, outcome: str, started: float, exit_code: int | None, api_key: str) -> None:
+    """The command's log line (arguments masked) and its SupplierCall row. A business rejection ("REJECTED:<code>",
+    the supplier saying no) is an answer, not a fault: its row has `fault` False. A fault is every other failure:
+    a timeout, no answer, an unreadable one, or a rejection with a code saying the supplier itself is broken
+    (SUPPLIER_SYSTEM_ERRORS)."""
     latency_ms = round((time.perf_counter() - started) * 1000)
-    level = logging.INFO if outcome == "OK" or outcome.startswith(PlatformError.REJECTED) else logging.WARNING
+    rejected = outcome.startswith(f"{PlatformError.REJECTED}:")
+    fault = outcome != "OK" and not (rejected and outcome.partition(":")[2] not in SUPPLIER_SYSTEM_ERRORS)
+    level = logging.INFO if outcome == "OK" or rejected else logging.WARNING
+    _record_call(command, outcome[:48], fault, latency_ms)
+    metrics.supplier_call_observed(
+        product=command.product, action=command.action, outcome=outcome, fault=fault, latency_ms=latency_ms
+    )
     logger.log(
         level,
         "platform %s %s outcome=%s latency_ms=%s exit=%s args=%s",
@@ -405,6 +423,24 @@ def _log(command: PlatformCommand, outcome: str, started: float, exit_code: int 
         _scrub(mask_mobiles(command.arguments_json()), api_key),
         extra={"product": command.product, "action": command.action, "outcome": outcome, "latency_ms": latency_ms},
     )
+
+
+def _record_call(command: PlatformCommand, outcome: str, fault: bool, latency_ms: int) -> None:
+    """One SupplierCall row (its trace id is the current one). In a savepoint of its own, and never raised: the
+    audit row must not fail the call, nor break a transaction the caller is in."""
+    try:
+        with transaction.atomic():
+            SupplierCall.objects.create(
+                product=command.product,
+                action=command.action,
+                outcome=outcome,
+                fault=fault,
+                latency_ms=min(max(latency_ms, 0), 2_147_483_647),
+            )
+    except Exception as exc:  # the database down, or not to be used here: the call's log line still tells it
+        audit_logger.warning(
+            "could not record the supplier call %s %s: %s", command.product, command.action, type(exc).__name__
+        )
 
 
 # --- for a user, on the worker queue -----------------------------------------------------------------------------

@@ -45,6 +45,7 @@ from bookings.options import (
 )
 from bookings.platform import (
     READ_ACTIONS,
+    SUPPLIER_SYSTEM_ERRORS,
     PlatformCommand,
     PlatformError,
     mask_mobiles,
@@ -106,8 +107,6 @@ TRAVELLER_ACTIONS: dict[str, frozenset[str]] = {
     "order": frozenset({"queryOrder"}),
 }
 SERVICE_ONLY_ACTIONS = frozenset({"cancelOrder", "refund", "pay"})
-# Error codes with which a supplier says it is broken, not that the request was wrong.
-SUPPLIER_SYSTEM_ERRORS = frozenset({"PLATFORM_ERROR", "SYSTEM_ERROR", "SYSTEM_BUSY", "INTERNAL_ERROR"})
 
 
 class BookingError(ApplicationError):

@@ -1,4 +1,5 @@
-"""The Celery app. Settings come from Django's settings (CELERY_* names); workers log through Django's LOGGING."""
+"""The Celery app. Settings come from Django's settings (CELERY_* names); workers log through Django's LOGGING,
+and run each task under the trace id it was sent with (core.tracing)."""
 
 import logging.config
 import os
@@ -7,11 +8,15 @@ from celery import Celery
 from celery.signals import setup_logging
 from django.conf import settings
 
+from core.tracing import connect_celery_signals
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("tripdesk")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# A task carries the trace id of the turn that sent it (message headers); the worker runs and logs it under that id.
+connect_celery_signals()
 
 
 @setup_logging.connect

@@ -1,8 +1,10 @@
-"""A logging filter that keeps configured secrets out of every log line."""
+"""Logging filters: configured secrets kept out of every log line, and the trace id put on each one."""
 
 import logging
 
 from django.conf import settings
+
+from core.tracing import current_trace_id
 
 REDACTED = "[redacted]"
 
@@ -18,6 +20,16 @@ class ScrubSecrets(logging.Filter):
                 for secret in secrets:
                     message = message.replace(secret, REDACTED)
                 record.msg, record.args = message, ()
+        return True
+
+
+class TraceIdFilter(logging.Filter):
+    """Give every record the trace id of the work that logged it (`trace_id`, "" outside a trace): the formatters
+    print it, so one turn's lines are found across the web, the workers and the supplier calls."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not getattr(record, "trace_id", ""):
+            record.trace_id = current_trace_id()
         return True
 
 

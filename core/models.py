@@ -7,6 +7,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from core.tracing import current_trace_id
+
 
 class StatusEvent(models.Model):
     SUBJECT_FIELD = ""  # the foreign key to the row that changed, set by each subclass
@@ -22,6 +24,8 @@ class StatusEvent(models.Model):
         verbose_name=_("by"),
     )
     reason = models.CharField(_("reason"), max_length=500, blank=True)
+    # The trace of the turn, request or task that made the change (core.tracing).
+    trace_id = models.CharField(_("trace id"), max_length=32, blank=True, db_index=True, default=current_trace_id)
     created_at = models.DateTimeField(_("when"), auto_now_add=True)
 
     class Meta:

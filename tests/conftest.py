@@ -2,8 +2,10 @@
 
 import contextlib
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -11,6 +13,16 @@ import pytest
 from django.conf import settings
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Metrics (core/metrics.py): this session's own multiprocess directory instead of the site's var/metrics, so a
+# scrape counts this session's traffic only: that of the test process and of the worker processes it starts (they
+# inherit the environment, `_worker_env`). Set before any metric is first used; removed when the session ends.
+METRICS_DIR = tempfile.mkdtemp(prefix="tripdesk-test-metrics-")
+os.environ["PROMETHEUS_MULTIPROC_DIR"] = METRICS_DIR
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(METRICS_DIR, ignore_errors=True)
 
 
 def _require_or_skip(what: str) -> None:
@@ -284,13 +296,13 @@ class SupplierSandbox:
     def heal(self) -> None:
         self._monkeypatch.delenv("SANDBOX_SUPPLIER_FAULTS", raising=False)
 
-    def stats(self) -> dict:
+    def stats(self, command: str = "stats") -> dict:
         import json
 
         env = {**os.environ, "SANDBOX_SUPPLIER_STORE": str(self.store)}
         env.pop("SANDBOX_SUPPLIER_FAULTS", None)
         out = subprocess.run(
-            [sys.executable, "-m", "bookings.sandbox", "stats"],
+            [sys.executable, "-m", "bookings.sandbox", command],
             cwd=ROOT,
             env=env,
             capture_output=True,
@@ -298,6 +310,10 @@ class SupplierSandbox:
             timeout=30,
         )
         return json.loads(out.stdout)
+
+    def traces(self) -> dict:
+        """The commands the supplier ran under each trace id: {trace id: [{"command", "traceparent"}, …]}."""
+        return self.stats("traces")["byTraceId"]
 
 
 @pytest.fixture

@@ -58,6 +58,7 @@ VOLATILE = {
     "pay_deadline_label",
     "paid_at",
     "rebooked_from",
+    "trace_id",  # one per turn (core.tracing)
 }
 
 

@@ -14,18 +14,23 @@ one change: any further change in the run is answered WRITE_LIMIT, so one messag
 cards of which the first is already superseded. The port is expected to be audited
 (`assistant.llm.audit.audited`): it writes one LLMCall row per model call, so the loop keeps no audit of its own.
 
+Every call the model asked for (run or refused) is recorded as a step of the turn, with its model round
+(`assistant.agent.steps`; stored as AgentStep rows with the Turn).
+
 What the model writes (`final_text`) is kept for the audit only: replies are composed by code from the steps'
 envelopes and their cards.
 """
 
 import json
 import logging
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 
 from assistant.agent.registry import PreparedCall, ToolRegistry
+from assistant.agent.steps import step_record
 from assistant.llm.messages import ChatResult, ToolCall, tool_result_message
 from assistant.llm.port import LLMError, Usage
 from core.envelope import Code, fail
@@ -117,7 +122,15 @@ def run_agent(
         if not answer.tool_calls:
             break
         for call in answer.tool_calls:
+            started = time.perf_counter()
             envelope = _envelope(registry, context, call, turn)
+            step_record(
+                tool=call.name,
+                arguments=call.arguments,
+                envelope=envelope,
+                started=started,
+                iteration=result.iterations,
+            )
             result.steps.append(AgentStep(tool=call.name, arguments=call.arguments, envelope=envelope, call_id=call.id))
             result.messages.append(tool_result_message(call, envelope))
     else:

@@ -16,11 +16,13 @@ import importlib
 import json
 import logging
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from assistant.agent.hooks import HookLike, ToolInvocation
+from assistant.agent.steps import step_record
 from assistant.pending import pending_action_create, pending_action_executing
 from core.approvals import approval_gate
 from core.envelope import Code, fail, is_envelope
@@ -147,11 +149,16 @@ class ToolRegistry:
 
     def call(self, name: str, arguments: Any, context: ToolContext, call_id: str = "") -> dict:
         """Run one tool call through validation, its needs and the hooks; always returns an envelope, never
-        raises."""
+        raises. A call made by code (channel 1's handlers, a confirmed action): recorded as a step of the turn
+        (iteration 0; channel 2's loop records the calls the model asked for itself)."""
+        started = time.perf_counter()
         prepared = self.prepare(name, arguments)
         if not isinstance(prepared, PreparedCall):
-            return prepared
-        return self.call_prepared(prepared, context, call_id=call_id)
+            envelope = prepared
+        else:
+            envelope = self.call_prepared(prepared, context, call_id=call_id)
+        step_record(tool=name, arguments=arguments, envelope=envelope, started=started)
+        return envelope
 
     def call_prepared(self, prepared: PreparedCall, context: ToolContext, call_id: str = "") -> dict:
         """Run a call `prepare` accepted: what it needs first, then the hooks and the tool."""

@@ -12,6 +12,7 @@ from django.db import transaction
 
 from assistant.llm.port import LLMError, Usage
 from assistant.models import LLMCall
+from core import metrics
 
 logger = logging.getLogger("assistant.turn")
 
@@ -61,6 +62,14 @@ class AuditedPort:
 
     def _record(self, purpose: str, usage: Usage, outcome: str, error: str = "") -> None:
         usage = Usage(usage.prompt_tokens, usage.completion_tokens, usage.latency_ms)  # clamped again, to be sure
+        metrics.llm_call_observed(
+            provider=self.provider,
+            purpose=purpose,
+            outcome=outcome,
+            latency_ms=usage.latency_ms,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+        )
         try:
             with transaction.atomic():  # a savepoint: a failed insert never spoils the caller's transaction
                 call = LLMCall.objects.create(

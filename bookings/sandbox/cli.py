@@ -3,6 +3,7 @@
     python -m bookings.sandbox call <product> <action> -a '<json object>'
     python -m bookings.sandbox event <cancel|change|expire> <orderNo> [--delay-minutes N]
     python -m bookings.sandbox stats
+    python -m bookings.sandbox traces
 
 `call` is the supplier platform's grammar (products flight, hotel, train, order; actions search, saveOrder,
 cancelOrder, queryOrder, pay, refund).
@@ -17,8 +18,11 @@ hotel's change, ORDER_CANCELLED / ORDER_EXPIRED / ALREADY_PAID when the order's 
 
 `stats` prints counts of orders (by status and product), refunds, cancels, payments and idempotency keys, with no key.
 
+`traces` prints the commands run under each trace id (`byTraceId`, from the caller's TRIPDESK_TRACE_ID), with no key.
+
 Environment:
 - `SUPPLIER_API_KEY`: the caller's key (must start with `sbx_`); orders belong to the key that created them.
+- `TRIPDESK_TRACE_ID`, `TRACEPARENT`: the trace of the turn or task that runs the command; recorded with it.
 - `SANDBOX_SUPPLIER_STORE`: the SQLite file (default `<repo>/var/sandbox-supplier.sqlite3`).
 - `SANDBOX_SUPPLIER_PAY_MINUTES`: how long a new order may be paid before it expires, in minutes (default 30; a
   fraction like 0.5 is fine). Anything but a positive number is a usage error, as a bad fault rule is.
@@ -115,6 +119,7 @@ def _parser() -> argparse.ArgumentParser:
     event.add_argument("order_no", metavar="orderNo")
     event.add_argument("--delay-minutes", type=int, help="change only: minutes the times move (default 90)")
     commands.add_parser("stats", help="print counts of orders, refunds, cancels and payments (no key needed)")
+    commands.add_parser("traces", help="print the commands run under each trace id (no key needed)")
     return parser
 
 
@@ -158,7 +163,20 @@ def call(product: str, action: str, raw_arguments: str) -> int:
     ctx = supplier.Context(
         hashlib.sha256(key.encode()).hexdigest(), dt.datetime.now().astimezone(), pay_minutes=minutes
     )
-    return _answered(lambda conn: supplier.run(conn, ctx, product, action, arguments))
+
+    def work(conn: sqlite3.Connection) -> dict:
+        from bookings.sandbox import store
+
+        store.remember_call(
+            conn,
+            command=f"{product}.{action}",
+            trace_id=os.environ.get("TRIPDESK_TRACE_ID", ""),
+            traceparent=os.environ.get("TRACEPARENT", ""),
+            now=ctx.now,
+        )
+        return supplier.run(conn, ctx, product, action, arguments)
+
+    return _answered(work)
 
 
 def event(kind: str, order_no: str, delay_minutes: int | None) -> int:
@@ -195,11 +213,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if ns.command == "event":
             return event(ns.kind, ns.order_no, ns.delay_minutes)
-        if ns.command == "stats":
+        if ns.command in ("stats", "traces"):
             from bookings.sandbox import store
 
             with store.transaction() as conn:
-                _answer(store.stats(conn))
+                _answer(store.stats(conn) if ns.command == "stats" else store.traces(conn))
             return 0
         return call(ns.product, ns.action, ns.arguments)
     except UsageError as exc:

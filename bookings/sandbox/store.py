@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 DEFAULT_STORE = Path(__file__).resolve().parent.parent.parent / "var" / "sandbox-supplier.sqlite3"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 SCHEMA = [
     """CREATE TABLE IF NOT EXISTS orders (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -76,6 +76,15 @@ SCHEMA = [
         replays INTEGER NOT NULL DEFAULT 0,
         created_at TEXT NOT NULL,
         PRIMARY KEY (key_hash, request_id)
+    )""",
+    # Every command a caller's key ran, with the trace it was run under (TRIPDESK_TRACE_ID, TRACEPARENT): the caller's
+    # trace id reaches the supplier, and tests can see which turn ran which command.
+    """CREATE TABLE IF NOT EXISTS calls (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        command TEXT NOT NULL,
+        trace_id TEXT NOT NULL,
+        traceparent TEXT NOT NULL,
+        created_at TEXT NOT NULL
     )""",
     # What was searched recently, so saveOrder can find a flight, train or hotel by its number alone.
     """CREATE TABLE IF NOT EXISTS searched (
@@ -197,6 +206,24 @@ def stats(conn: sqlite3.Connection) -> dict:
         "cancels": {"total": sum(cancels.values()), "byOrderNo": cancels},
         "payments": {"total": sum(payments.values()), "byOrderNo": payments},
     }
+
+
+def traces(conn: sqlite3.Connection) -> dict:
+    """The commands run under each trace id, in order: `{"byTraceId": {id: [{"command", "traceparent"}, …]},
+    "untraced": n}` (commands sent without a trace id)."""
+    traced: dict[str, list[dict]] = {}
+    for row in conn.execute("SELECT command, trace_id, traceparent FROM calls WHERE trace_id != '' ORDER BY id"):
+        traced.setdefault(row["trace_id"], []).append({"command": row["command"], "traceparent": row["traceparent"]})
+    untraced = conn.execute("SELECT COUNT(*) FROM calls WHERE trace_id = ''").fetchone()[0]
+    return {"byTraceId": traced, "untraced": untraced}
+
+
+def remember_call(conn: sqlite3.Connection, *, command: str, trace_id: str, traceparent: str, now: str) -> None:
+    """Record a command and the trace it came with (empty when the caller sent none)."""
+    conn.execute(
+        "INSERT INTO calls (command, trace_id, traceparent, created_at) VALUES (?, ?, ?, ?)",
+        (command, trace_id[:64], traceparent[:128], now),
+    )
 
 
 def first_answer(

@@ -183,7 +183,7 @@ def test_an_approver_cannot_decide_their_own_request(ord001, demo_approver, tick
 
 @pytest.mark.parametrize("second", ["approver", "admin"])
 def test_a_second_decision_is_refused_and_the_first_stands(
-    ord001, demo_approver, ticket_for, django_user_model, second
+    ord001, demo_approver, ticket_for, django_user_model, second, english
 ):
     ticket = ticket_for(ord001)
     ticket_decide(ticket_id=ticket.pk, approver=demo_approver, approve=True, reason="first")

@@ -1032,6 +1032,6 @@ def test_a_store_of_the_previous_version_gets_payment_deadlines_for_its_orders(s
     assert listed["FL261201000002"]["status"] == "PENDING_PAYMENT"
     assert (listed["FL261201000003"]["status"], listed["FL261201000003"]["cancelledBy"]) == ("CANCELLED", "customer")
     with sqlite3.connect(store) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 4
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 5
     assert pay("FL261201000002", "pay:1")[1]["status"] == "PAID"
     assert stats()["payments"] == {"total": 1, "byOrderNo": {"FL261201000002": 1}}
