@@ -6,6 +6,8 @@ import logging
 from django.conf import settings
 from django.core.cache import cache
 
+from core import metrics
+
 logger = logging.getLogger(__name__)
 
 
@@ -21,4 +23,7 @@ def turn_admitted(*, user_id: int, today: dt.date) -> bool:
     except Exception as exc:
         logger.warning("rate limit counter unavailable, admitting the turn", extra={"error": repr(exc)})
         return True
-    return count <= settings.ASSISTANT_DAILY_TURN_LIMIT
+    admitted = count <= settings.ASSISTANT_DAILY_TURN_LIMIT
+    if not admitted:
+        metrics.turn_rate_limited(limit="daily")
+    return admitted

@@ -6,6 +6,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
 from config.health import healthz
+from config.ops_views import metrics_endpoint, operations_page
 
 # A request Django refuses (too large, malformed): JSON under /api/, a clear page or chat partial elsewhere. The
 # pages are templates/400.html, 404.html and 500.html; Django's own handler403 and CSRF failure view render
@@ -16,6 +17,10 @@ handler500 = "config.api_errors.server_error"
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    # Prometheus' text format, for staff or the scrape token (config/ops_views.py).
+    path("metrics", metrics_endpoint, name="metrics"),
+    # The operations page, inside the admin for its staff (before admin.site.urls, which would take the path).
+    path("admin/operations/", admin.site.admin_view(operations_page), name="admin-operations"),
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -15,6 +15,15 @@ source scripts/lib.sh
 
 die() { echo "run.sh --prod: $*" >&2; exit 2; }
 
+# Metrics (core/metrics.py): every web and worker process of this machine writes its samples to files in
+# PROMETHEUS_MULTIPROC_DIR, and /metrics adds them up. A start empties it: counters begin again with the processes
+# that count them, as Prometheus expects of a restart (only the *.db files prometheus_client writes are removed).
+reset_metrics_dir() {
+  export PROMETHEUS_MULTIPROC_DIR="${PROMETHEUS_MULTIPROC_DIR:-$PWD/var/metrics}"
+  mkdir -p "$PROMETHEUS_MULTIPROC_DIR"
+  find "$PROMETHEUS_MULTIPROC_DIR" -maxdepth 1 -type f -name "*.db" -delete
+}
+
 # Production: one process per role, so each can run on any machine around the same PostgreSQL and Redis.
 run_prod() {
   local roles=() migrate=1 dry_run=0 arg
@@ -95,6 +104,7 @@ except Exception as exc:
     sys.exit(f"run.sh --prod: Redis (REDIS_URL) does not answer: {type(exc).__name__}")
 PY
   mkdir -p var "$logs"
+  reset_metrics_dir
   if [ "$migrate" = 1 ]; then
     python manage.py migrate --noinput
   fi
@@ -157,6 +167,7 @@ export ASSISTANT_LLM_PROVIDER="${ASSISTANT_LLM_PROVIDER:-rules}"
 host="${TRIPDESK_HOST:-127.0.0.1}"
 port="${TRIPDESK_PORT:-8000}"
 mkdir -p var
+reset_metrics_dir
 
 python manage.py migrate --noinput
 python manage.py seed_demo

@@ -170,7 +170,10 @@ def _admin_pages(language: str) -> dict[str, str]:
     client = Client(HTTP_ACCEPT_LANGUAGE=language)
     client.force_login(get_user_model().objects.get(username=approver["username"]))
     ticket = HitlTicket.objects.order_by("-id").first()
-    pages = {"console list": client.get("/admin/aftersale/hitlticket/").content.decode()}
+    pages = {
+        "console list": client.get("/admin/aftersale/hitlticket/").content.decode(),
+        "operations": client.get("/admin/operations/").content.decode(),
+    }
     if ticket is not None:
         pages["ticket"] = client.get(f"/admin/aftersale/hitlticket/{ticket.pk}/change/").content.decode()
     return pages

@@ -9,7 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 PROBE = """
-import json, django
+import json, os, django
 django.setup()
 from django.conf import settings
 print(json.dumps({
@@ -22,6 +22,10 @@ print(json.dumps({
     "agent": settings.ASSISTANT_AGENT_ENABLED,
     "debug": settings.DEBUG,
     "handler_formatter": settings.LOGGING["handlers"]["console"]["formatter"],
+    "metrics_dir": os.environ.get("PROMETHEUS_MULTIPROC_DIR"),
+    "metrics_dir_setting": settings.PROMETHEUS_MULTIPROC_DIR,
+    "metrics_token": settings.METRICS_TOKEN,
+    "price": str(settings.LLM_PRICE_PER_1K_TOKENS),
 }))
 """
 
@@ -30,7 +34,9 @@ def settings_with(**env: str) -> dict:
     clean = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("DATABASE_", "REDIS_", "CELERY_", "ASSISTANT_", "LOG_", "DJANGO_", "TRIPDESK_"))
+        if not k.startswith(
+            ("DATABASE_", "REDIS_", "CELERY_", "ASSISTANT_", "LOG_", "DJANGO_", "TRIPDESK_", "PROMETHEUS_", "METRICS_")
+        )
     }
     clean.update(env, DJANGO_SETTINGS_MODULE="config.settings")
     out = subprocess.run(
@@ -66,3 +72,17 @@ def test_redis_url_switches_cache_and_broker_to_redis_and_tasks_to_a_worker():
 
 def test_text_logs_can_be_chosen():
     assert settings_with(LOG_FORMAT="text")["handler_formatter"] == "text"
+
+
+def test_metrics_count_every_process_in_var_metrics_by_default_and_the_scrape_token_is_off():
+    found = settings_with()
+    assert found["metrics_dir"] == found["metrics_dir_setting"] == str(ROOT / "var" / "metrics")
+    assert found["metrics_token"] == "" and found["price"] == "0.002"
+
+
+def test_the_metrics_directory_the_token_and_the_price_can_be_set(tmp_path):
+    found = settings_with(
+        PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "m"), METRICS_TOKEN="t0ken", LLM_PRICE_PER_1K_TOKENS="0.15"
+    )
+    assert found["metrics_dir"] == str(tmp_path / "m") and (tmp_path / "m").is_dir()
+    assert (found["metrics_token"], found["price"]) == ("t0ken", "0.15")

@@ -29,7 +29,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from aftersale.models import LIVE_TICKET_STATUSES, HitlTicket, TicketAction, TicketEvent, TicketKind, TicketStatus
-from aftersale.services.transitions import AftersaleError, ticket_number, ticket_transition
+from aftersale.services.transitions import AftersaleError, ticket_counted, ticket_number, ticket_transition
 from core.approvals import ApprovalDecision
 from core.envelope import Code
 from core.transitions import record_creation
@@ -249,6 +249,7 @@ def _create_ticket(
         deadline=now + timedelta(hours=settings.AFTERSALE_TICKET_TTL_HOURS),
     )
     record_creation(ticket, event_model=TicketEvent, actor=user, reason=f"Paused for approval: {summary}")
+    ticket_counted(ticket)
     return ticket
 
 

@@ -64,6 +64,7 @@ from aftersale.services.transitions import (
     AftersaleError,
     order_lock,
     order_transition,
+    ticket_counted,
     ticket_lock,
     ticket_transition,
 )
@@ -332,6 +333,7 @@ def _claim(ticket_id: int, *, retry: bool, now: datetime) -> HitlTicket | None:
                     to_status=TicketStatus.EXECUTING,
                     reason=f"{reason} (attempt {ticket.attempts})",
                 )
+                ticket_counted(ticket)
                 return ticket
     return None
 

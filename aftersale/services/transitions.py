@@ -13,8 +13,10 @@ from aftersale.models import (
     HitlTicket,
     OrderEvent,
     TicketEvent,
+    TicketStatus,
 )
 from aftersale.services.notices import ticket_notice_record
+from core import metrics
 from core.errors import ApplicationError
 from core.transitions import transition
 
@@ -56,7 +58,26 @@ def ticket_transition(*, ticket_id: int, to_status: str, actor=None, reason: str
         error_code="INVALID_TRANSITION",
     )
     ticket_notice_record(ticket=ticket)
+    ticket_counted(ticket)
     return ticket
+
+
+def ticket_counted(ticket: HitlTicket) -> None:
+    """Count the ticket's new status (core.metrics): a decision with how long it waited since submission, an
+    execution with how long it took since the approval. Called by `ticket_transition`, by the execution's claim and
+    where a ticket is opened (PENDING). Counted as the change is made, like a log line: the only work a change leaves
+    to after its commit is a task to enqueue (a transaction rolled back after it would count it once too often)."""
+    decision_seconds = execution_seconds = None
+    if ticket.status in (TicketStatus.APPROVED, TicketStatus.REJECTED) and ticket.decided_at and ticket.created_at:
+        decision_seconds = (ticket.decided_at - ticket.created_at).total_seconds()
+    if ticket.status == TicketStatus.EXECUTED and ticket.executed_at and ticket.decided_at:
+        execution_seconds = (ticket.executed_at - ticket.decided_at).total_seconds()
+    metrics.ticket_entered(
+        kind=ticket.kind,
+        status=ticket.status,
+        decision_seconds=decision_seconds,
+        execution_seconds=execution_seconds,
+    )
 
 
 @transaction.atomic

@@ -61,11 +61,12 @@ from aftersale.policy import (
     ticket_verdict_reason,
 )
 from aftersale.selectors import ORDER_NOT_FOUND_MESSAGE, order_facts, order_get
-from aftersale.services.transitions import AftersaleError, ticket_number, ticket_transition
+from aftersale.services.transitions import AftersaleError, ticket_counted, ticket_number, ticket_transition
 from assistant.llm.audit import audited
 from assistant.llm.factory import get_llm_port
 from assistant.llm.port import LLMError, LLMPort
 from assistant.llm.verdict import ACTIONS, VERDICTS, Assessment, VerdictRequest, VerdictResult
+from core import metrics
 from core.envelope import Code
 from core.ids import normalise_order_id
 from core.transitions import record_creation
@@ -343,6 +344,7 @@ def rejected(state: WorkflowState) -> str:
     """The end without a ticket: a business "no" or a bad request, never a fault."""
     state.outcome = _outcome(state, REJECTED, None)
     _log_outcome(state)
+    metrics.business_rejection(reason=f"aftersale:{state.outcome.code}")
     return END
 
 
@@ -463,6 +465,7 @@ def _create_ticket(state: WorkflowState, key: str) -> HitlTicket:
         actor=state.user,
         reason=f"{state.action.lower()} requested; verdict {state.verdict}{flag}",
     )
+    ticket_counted(ticket)
     return ticket
 
 

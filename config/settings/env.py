@@ -4,6 +4,7 @@ The README lists the same variables; keep the two in step.
 """
 
 import os
+from decimal import Decimal
 from pathlib import Path
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -95,3 +96,10 @@ AXES_COOLOFF_MINUTES = _int("AXES_COOLOFF_MINUTES", 15)
 # append to X-Forwarded-For (0: the client is REMOTE_ADDR and the header is ignored, so it cannot be forged).
 API_ANON_RATE = _str("API_ANON_RATE", "60/min")
 NUM_PROXIES = _int("TRIPDESK_NUM_PROXIES", 0)
+
+# Metrics (config/settings/observability.py): where every process of this machine writes its samples, the bearer
+# token a Prometheus scrape sends to /metrics (empty: staff sessions only), and the price of 1,000 model tokens in
+# US dollars for the operations page's cost estimate.
+PROMETHEUS_MULTIPROC_DIR = _str("PROMETHEUS_MULTIPROC_DIR") or str(BASE_DIR / "var" / "metrics")
+METRICS_TOKEN = _str("METRICS_TOKEN")
+LLM_PRICE_PER_1K_TOKENS = Decimal(_str("LLM_PRICE_PER_1K_TOKENS") or "0.002")

@@ -1,6 +1,7 @@
 """`manage.py seed_demo`: fill a database with the demo users, catalogue, policies and orders.
 
 Safe to run on every start: it creates what is absent and never overwrites an existing row.
+`--traffic` adds 14 days of synthetic, labelled traffic for the operations page (assistant/traffic.py).
 `--logins` prints the demo accounts instead (the run script shows them once the site is up).
 """
 
@@ -10,6 +11,7 @@ from django.utils import timezone
 
 from aftersale.demo import seed_demo_orders, seed_demo_policies
 from assistant.demo import DEMO_LOGINS, seed_demo_users
+from assistant.traffic import seed_traffic
 from itinerary.demo import seed_demo_activities
 
 
@@ -18,8 +20,14 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--logins", action="store_true", help="Only print the demo accounts and passwords.")
+        parser.add_argument(
+            "--traffic",
+            action="store_true",
+            help="Also add 14 days of synthetic, labelled traffic (turns, model calls, supplier commands, tickets) "
+            "for the operations page; days already seeded are left as they are.",
+        )
 
-    def handle(self, *args, logins: bool = False, verbosity: int = 1, **options):
+    def handle(self, *args, logins: bool = False, traffic: bool = False, verbosity: int = 1, **options):
         if logins:
             self._print_logins()
             return
@@ -32,6 +40,8 @@ class Command(BaseCommand):
                 **seed_demo_policies(),
                 **seed_demo_orders(now=now),
             }
+        if traffic:
+            counts.update(seed_traffic(now=now))
         if verbosity < 1:
             return
         self.stdout.write(f"Demo data (seed day {today:%Y-%m-%d}):")
