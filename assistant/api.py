@@ -1,10 +1,12 @@
-"""The assistant's JSON API: one chat turn, understanding alone, and the traveller's answer to a confirmation."""
+"""The assistant's JSON API: one chat turn, understanding alone, the traveller's answer to a confirmation, and their
+conversations (list, one with its turns, delete). Someone else's conversation answers 404 NOT_FOUND, byte for byte
+like an unknown id."""
 
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
+from drf_spectacular.utils import extend_schema, extend_schema_view
+from rest_framework import generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -14,7 +16,15 @@ from assistant.llm.factory import get_llm_port
 from assistant.llm.port import LLMError, UnderstandContext
 from assistant.ratelimit import turn_admitted
 from assistant.replies import LANGUAGES
-from assistant.services import MAX_MESSAGE_CHARS, InvalidMessage, chat_turn, clean_message
+from assistant.selectors import CONVERSATION_TITLE_CHARS, conversation_get, conversation_turns, conversations_for_user
+from assistant.services import (
+    MAX_MESSAGE_CHARS,
+    ConversationNotFound,
+    InvalidMessage,
+    chat_turn,
+    clean_message,
+    conversation_delete,
+)
 from core.api import ErrorSerializer
 from core.envelope import Code
 from core.errors import ApplicationError
@@ -176,3 +186,66 @@ class ActionDeclineView(_ActionAnswerView):
     )
     def post(self, request, pending_id):
         return super().post(request, pending_id)
+
+
+class ConversationSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    title = serializers.CharField(
+        help_text=(
+            f"The first message, cut to {CONVERSATION_TITLE_CHARS} characters (empty for a conversation without turns)."
+        )
+    )
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField(help_text="The last activity: its latest turn.")
+    turn_count = serializers.IntegerField()
+
+
+class ConversationTurnSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    message = serializers.CharField(help_text="What the traveller wrote.")
+    reply = serializers.CharField(allow_blank=True)
+    cards = serializers.ListField(child=serializers.DictField(), help_text="The cards as the reply showed them.")
+    outcome = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+class ConversationDetailSerializer(ConversationSerializer):
+    turns = ConversationTurnSerializer(many=True, help_text="Oldest first.")
+
+
+@extend_schema_view(
+    get=extend_schema(
+        responses={200: ConversationSerializer(many=True), 401: ErrorSerializer, 404: ErrorSerializer},
+        summary="My conversations, the most recently active first (those with at least one turn)",
+    )
+)
+class ConversationListView(generics.ListAPIView):
+    serializer_class = ConversationSerializer
+
+    def get_queryset(self):
+        return conversations_for_user(user=self.request.user)
+
+
+class ConversationView(APIView):
+    @extend_schema(
+        responses={200: ConversationDetailSerializer, 401: ErrorSerializer, 404: ErrorSerializer},
+        summary="One of my conversations with its turns (message, reply, cards, outcome)",
+    )
+    def get(self, request, conversation_id):
+        conversation = conversation_get(user=request.user, conversation_id=conversation_id)
+        if conversation is None:
+            raise ConversationNotFound()
+        body = {
+            **ConversationSerializer(conversation).data,
+            "turns": conversation_turns(user=request.user, conversation_id=conversation.pk),
+        }
+        return Response(ConversationDetailSerializer(body).data)
+
+    @extend_schema(
+        request=None,
+        responses={204: None, 401: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer},
+        summary="Delete one of my conversations with its turns (bookings and requests made in it stay)",
+    )
+    def delete(self, request, conversation_id):
+        conversation_delete(user=request.user, conversation_id=conversation_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -99,3 +99,11 @@ def memory_save(conversation_id: str, memory: Memory) -> bool:
         logger.warning("conversation memory not saved", extra={"error": repr(exc)})
         return False
     return True
+
+
+def memory_forget(conversation_id: str) -> None:
+    """Drop a conversation's memory (the conversation was deleted); the cache being down only leaves it to expire."""
+    try:
+        cache.delete(_key(conversation_id))
+    except Exception as exc:
+        logger.warning("conversation memory not dropped", extra={"error": repr(exc)})

@@ -5,9 +5,12 @@ import threading
 import time
 
 from django.db import DatabaseError
-from django.db.models import QuerySet
+from django.db.models import Case, Count, F, OuterRef, QuerySet, Subquery, Value, When
+from django.db.models.functions import Coalesce, Concat, Length, Replace, Substr
+from django.db.models.lookups import GreaterThan
 
 from assistant.models import Conversation, Turn
+from assistant.pending import as_uuid
 from itinerary.selectors import catalogue_place_names
 
 logger = logging.getLogger(__name__)
@@ -20,6 +23,53 @@ def conversation_latest(*, user) -> Conversation | None:
 def conversation_turns(*, user, conversation_id) -> QuerySet[Turn]:
     """The turns of one of the user's conversations, oldest first (empty for anyone else's)."""
     return Turn.objects.filter(conversation_id=conversation_id, user=user).order_by("created_at", "id")
+
+
+# A conversation's title: its first message, on one line, cut to this many characters (the last one an ellipsis).
+CONVERSATION_TITLE_CHARS = 40
+
+
+def _conversation_title():
+    """The title expression: the first message of the conversation (a subquery), newlines as spaces, cut."""
+    first = Subquery(
+        Turn.objects.filter(conversation=OuterRef("pk")).order_by("created_at", "id").values("message")[:1]
+    )
+    head = Substr(first, 1, CONVERSATION_TITLE_CHARS + 1)  # one more than shown: says whether it was cut
+    return Replace(Replace(head, Value("\r\n"), Value(" ")), Value("\n"), Value(" "))
+
+
+def _with_title(conversations: QuerySet[Conversation]) -> QuerySet[Conversation]:
+    """`conversations` with `turn_count` and `title` (its first message, cut to CONVERSATION_TITLE_CHARS with "…";
+    "" for a conversation without turns), in the one query that reads them."""
+    return conversations.annotate(turn_count=Count("turns"), first_message=_conversation_title()).annotate(
+        title=Case(
+            When(
+                GreaterThan(Length("first_message"), CONVERSATION_TITLE_CHARS),
+                then=Concat(Substr(F("first_message"), 1, CONVERSATION_TITLE_CHARS - 1), Value("…")),
+            ),
+            default=Coalesce(F("first_message"), Value("")),
+        )
+    )
+
+
+def conversations_for_user(*, user) -> QuerySet[Conversation]:
+    """The user's conversations that have a turn, the most recently active first (`updated_at`), each with `title`
+    and `turn_count`: one query for any slice of it. An empty conversation (a "New conversation" not used yet) is
+    left out."""
+    return (
+        _with_title(Conversation.objects.filter(user=user))
+        .filter(turn_count__gt=0)
+        .order_by("-updated_at", "-created_at", "-pk")
+    )
+
+
+def conversation_get(*, user, conversation_id) -> Conversation | None:
+    """One of the user's conversations, with `title` and `turn_count` as in the list; None for an unknown, malformed
+    or someone else's id alike."""
+    pk = as_uuid(conversation_id)
+    if pk is None:
+        return None
+    return _with_title(Conversation.objects.filter(user=user, pk=pk)).first()
 
 
 def conversation_history(*, user, conversation_id, limit: int) -> list[Turn]:

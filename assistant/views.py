@@ -4,12 +4,17 @@ What changed without the traveller asking is told in the chat too: what the supp
 expired, cancelled or moved: `bookings` notices) and what an approver decided about a request or what became of it
 (`aftersale` notices). The unread notices come after the conversation on the page, after the next reply, and, while
 the page is open, from `chat_live`, which the page asks every few seconds (HTMX polling); each is shown once.
-Ticket cards of earlier turns show the request as it stands now."""
+Ticket cards of earlier turns show the request as it stands now.
+
+The page also lists the traveller's recent conversations (`HISTORY_SHOWN`, the most recently active first, in a panel
+that stays folded until opened, so a phone shows the chat first): one is reopened as the session's current
+conversation (`chat_open`) or deleted after a confirmation (`chat_delete`). Someone else's conversation answers the
+404 page, exactly like an unknown id."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import QuerySet
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
@@ -19,14 +24,24 @@ from aftersale.selectors import aftersale_notices_for_user, tickets_for_user
 from aftersale.services.notices import aftersale_notices_mark_read
 from assistant import cards as card_builders
 from assistant.actions import pending_action_statuses
-from assistant.selectors import conversation_latest, conversation_turns
-from assistant.services import InvalidMessage, chat_turn, conversation_start
+from assistant.selectors import conversation_get, conversation_latest, conversation_turns, conversations_for_user
+from assistant.services import (
+    ConversationNotFound,
+    InvalidMessage,
+    chat_turn,
+    conversation_delete,
+    conversation_start,
+)
 from bookings.selectors import bookings_for_user, notices_for_user
 from bookings.services import booking_notices_mark_read
 
 SESSION_KEY = "assistant_conversation_id"
 NOTICES_IN_CHAT = 5
 MAX_ASK_CHARS = 300
+# The conversations the page lists, the most recently active first; older ones are kept (the API pages through all).
+HISTORY_SHOWN = 30
+# Set for the next page after a deletion: the list is shown unfolded, saying so, with what is left.
+HISTORY_DELETED_KEY = "assistant_history_deleted"
 
 # Suggestions on an empty chat, in the page's language (what a traveller might type first).
 STARTERS = (
@@ -90,6 +105,9 @@ def chat_page(request):
     _show_current_tickets(request.user, turns)
     starters = [_(starter) for starter in STARTERS]
     context = {"turns": turns, "starters": starters, "conversation_id": cid, **_unread_notices(request.user)}
+    context["history"] = list(conversations_for_user(user=request.user)[:HISTORY_SHOWN])
+    context["history_shown"] = HISTORY_SHOWN
+    context["history_deleted"] = request.session.pop(HISTORY_DELETED_KEY, False)
     # A question drafted elsewhere ("ask the assistant about this" on an activity page), left for the traveller to send.
     context["ask"] = request.GET.get("ask", "")[:MAX_ASK_CHARS]
     return render(request, "assistant/chat.html", context)
@@ -136,4 +154,31 @@ def chat_live(request):
 def chat_new(request):
     conversation = conversation_start(user=request.user)
     request.session[SESSION_KEY] = str(conversation.pk)
+    return redirect("assistant:chat")
+
+
+@login_required
+@require_POST
+def chat_open(request, conversation_id):
+    """Reopen one of the traveller's conversations: it becomes the current one, shown with its turns and cards, and
+    the next message continues it."""
+    conversation = conversation_get(user=request.user, conversation_id=conversation_id)
+    if conversation is None:
+        raise Http404
+    request.session[SESSION_KEY] = str(conversation.pk)
+    return redirect("assistant:chat")
+
+
+@login_required
+@require_POST
+def chat_delete(request, conversation_id):
+    """Delete one of the traveller's conversations (the page asked first); the current one gives way to a new one."""
+    current = _conversation_id(request)
+    try:
+        conversation_delete(user=request.user, conversation_id=conversation_id)
+    except ConversationNotFound:
+        raise Http404 from None
+    if current == str(conversation_id):
+        request.session[SESSION_KEY] = str(conversation_start(user=request.user).pk)
+    request.session[HISTORY_DELETED_KEY] = True
     return redirect("assistant:chat")

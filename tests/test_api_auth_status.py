@@ -16,7 +16,12 @@ from core.authentication import CHALLENGE
 pytestmark = pytest.mark.django_db
 
 # A value for every path parameter of the API (none of them names a row: the caller is refused before any lookup).
-PATH_VALUES = {"booking_id": "BK20261201001", "pending_id": str(uuid.uuid4()), "plan_id": "no-such-plan"}
+PATH_VALUES = {
+    "booking_id": "BK20261201001",
+    "pending_id": str(uuid.uuid4()),
+    "plan_id": "no-such-plan",
+    "conversation_id": str(uuid.uuid4()),
+}
 METHODS = {"get", "post", "put", "patch", "delete"}
 
 

@@ -95,3 +95,12 @@ function tickCountdowns() {
 }
 tickCountdowns();
 setInterval(tickCountdowns, 1000);
+
+// <button data-close-details>: folds the <details> it is in (Keep it, in a delete confirmation).
+document.addEventListener("click", (event) => {
+  const button = event.target instanceof Element ? event.target.closest("[data-close-details]") : null;
+  const details = button?.closest("details");
+  if (details) {
+    details.open = false;
+  }
+});

@@ -156,6 +156,7 @@ GETS = {
     "bookings list": ("/api/v1/bookings/", ["page", "biz_type", "status"]),
     "orders list": ("/api/v1/aftersale/orders/", ["page"]),
     "tickets list": ("/api/v1/aftersale/tickets/", ["page"]),
+    "conversations list": ("/api/v1/assistant/conversations", ["page"]),
 }
 # Path parameters: ids of every shape (the plan detail's, the cancel's).
 PATH_TEMPLATES = [
@@ -164,6 +165,7 @@ PATH_TEMPLATES = [
     "/api/v1/bookings/{}/pay",
     "/api/v1/assistant/actions/{}/confirm",
     "/api/v1/assistant/actions/{}/decline",
+    "/api/v1/assistant/conversations/{}",
 ]
 HOSTILE_IDS = [
     "x" * HUGE,
@@ -190,6 +192,9 @@ COVERED = {
     ("get", "/api/v1/bookings/"),
     ("get", "/api/v1/aftersale/orders/"),
     ("get", "/api/v1/aftersale/tickets/"),
+    ("get", "/api/v1/assistant/conversations"),
+    ("get", "/api/v1/assistant/conversations/{conversation_id}"),
+    ("delete", "/api/v1/assistant/conversations/{conversation_id}"),
 }
 
 
