@@ -47,7 +47,7 @@ from aftersale.services.execution import (
     tickets_approve_bulk,
 )
 from aftersale.services.transitions import AftersaleError
-from core.admin import BoundedSearchMixin
+from core.admin import BoundedSearchMixin, ReadOnlyAdmin, ReadOnlyInline
 
 DECIDE_PERMISSION = "aftersale.decide_ticket"
 CONFIRMATION_TEMPLATE = "admin/aftersale/hitlticket/decide_confirmation.html"
@@ -59,33 +59,6 @@ EVIDENCE_START, EVIDENCE = ("ticket-evidence",), ("ticket-section",)
 
 
 # -- read-only building blocks ----------------------------------------------------------------------------------
-
-
-class ReadOnlyInline(admin.TabularInline):
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Rows that only services change: the admin shows them and never edits, adds or deletes them."""
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 class EventInline(ReadOnlyInline):
@@ -140,7 +113,7 @@ class OrderTicketInline(ReadOnlyInline):
 
 
 @admin.register(BizOrder)
-class BizOrderAdmin(BoundedSearchMixin, ReadOnlyAdmin):
+class BizOrderAdmin(ReadOnlyAdmin):
     """Orders are read here, never edited: status, owner and amount change only through `order_transition` (an
     event row each), so the admin has no change, add or delete permission on them, whoever is signed in."""
 

@@ -1,39 +1,15 @@
 from django.contrib import admin
 
 from assistant.models import AgentStep, Conversation, LLMCall, PendingAction, Turn
-from core.admin import BoundedSearchMixin
+from core.admin import ReadOnlyAdmin, ReadOnlyInline
 
 
-class ReadOnlyAdmin(BoundedSearchMixin, admin.ModelAdmin):
-    """Audit rows are evidence: nobody edits or deletes them from the admin (and a search term is bounded)."""
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
-class AgentStepInline(admin.TabularInline):
+class AgentStepInline(ReadOnlyInline):
     """The tool calls of the turn, in order: which tool, with what (scrubbed) arguments, what it answered, how long."""
 
     model = AgentStep
-    extra = 0
-    can_delete = False
     fields = readonly_fields = ("iteration", "tool", "arguments", "ok", "code", "latency_ms", "created_at")
     ordering = ("id",)
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Turn)

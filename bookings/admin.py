@@ -9,20 +9,12 @@ from django.utils.translation import ngettext
 
 from bookings.models import BookingEvent, BookingRecord, BookingStatus, SupplierAccount, SupplierCall
 from bookings.services import BookingError, booking_transition
-from core.admin import BoundedSearchMixin
+from core.admin import BoundedSearchMixin, ReadOnlyAdmin, ReadOnlyInline
 
 
-class BookingEventInline(admin.TabularInline):
+class BookingEventInline(ReadOnlyInline):
     model = BookingEvent
-    extra = 0
-    can_delete = False
     fields = readonly_fields = ("from_status", "to_status", "source", "actor", "reason", "trace_id", "created_at")
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(BookingRecord)
@@ -107,7 +99,7 @@ class SupplierAccountAdmin(BoundedSearchMixin, admin.ModelAdmin):
 
 
 @admin.register(SupplierCall)
-class SupplierCallAdmin(admin.ModelAdmin):
+class SupplierCallAdmin(ReadOnlyAdmin):
     """Every command run on the supplier platform: read only (written by bookings.platform). Filter by `fault` for
     the failures; a business rejection (outcome REJECTED:…) is an answer, not a fault."""
 
@@ -118,12 +110,3 @@ class SupplierCallAdmin(admin.ModelAdmin):
     fields = readonly_fields = ("product", "action", "outcome", "fault", "latency_ms", "trace_id", "created_at")
     list_per_page = 50
     show_full_result_count = False
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

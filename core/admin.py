@@ -6,6 +6,7 @@ booking number, order id, ticket number, user name or title is longer than MAX_A
 there (and to MAX_ADMIN_SEARCH_WORDS words) before Django builds the query.
 """
 
+from django.contrib import admin
 from django.utils.text import smart_split
 
 MAX_ADMIN_SEARCH_CHARS = 100
@@ -27,3 +28,27 @@ class BoundedSearchMixin:
 
     def get_search_results(self, request, queryset, search_term):
         return super().get_search_results(request, queryset, bounded_search_term(search_term or ""))
+
+
+class ReadOnlyMixin:
+    """Rows that only services write (audit rows, events): the admin shows them and never adds, edits or deletes."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class ReadOnlyAdmin(ReadOnlyMixin, BoundedSearchMixin, admin.ModelAdmin):
+    """A read-only changelist with a bounded search term."""
+
+
+class ReadOnlyInline(ReadOnlyMixin, admin.TabularInline):
+    """A read-only table of rows under their parent."""
+
+    extra = 0
+    can_delete = False
