@@ -21,6 +21,8 @@ class Conversation(models.Model):
     language = models.CharField(max_length=8, blank=True, default="")
 
     class Meta:
+        verbose_name = _("conversation")
+        verbose_name_plural = _("conversations")
         ordering = ["-updated_at"]
         indexes = [models.Index(fields=["user", "-updated_at"], name="conversation_user_recent")]
 
@@ -62,6 +64,8 @@ class Turn(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("turn")
+        verbose_name_plural = _("turns")
         ordering = ["created_at", "id"]
         indexes = [models.Index(fields=["user", "-created_at"], name="turn_user_recent")]
 
@@ -94,6 +98,8 @@ class LLMCall(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("model call")
+        verbose_name_plural = _("model calls")
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
@@ -167,6 +173,8 @@ class PendingAction(models.Model):
     claimed_until = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name = _("pending action")
+        verbose_name_plural = _("pending actions")
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["user", "-created_at"], name="pending_action_user_recent")]
         constraints = [

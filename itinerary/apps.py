@@ -1,6 +1,7 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class ItineraryConfig(AppConfig):
     name = "itinerary"
-    verbose_name = "Itinerary and catalogue"
+    verbose_name = _("Itinerary and catalogue")

@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.utils.translation import gettext_lazy as _
 
 from itinerary.covers import cover_url
 
@@ -44,7 +45,8 @@ class Activity(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        verbose_name_plural = "activities"
+        verbose_name = _("activity")
+        verbose_name_plural = _("activities")
         ordering = ["start_date", "id"]
         # For the catalogue query (`itinerary.selectors.activity_search`, measured by bench/catalogue.py): every
         # search has a date window; a keyword also uses the bigram GIN index of migration 0002 (PostgreSQL only);
@@ -93,6 +95,10 @@ class InterestProfile(models.Model):
     birth_date = models.DateField(null=True, blank=True)
     gender = models.CharField(max_length=8, choices=Gender.choices, blank=True, default=Gender.UNKNOWN)
     updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = _("interest profile")
+        verbose_name_plural = _("interest profiles")
 
     def __str__(self) -> str:
         top = sorted(self.scores.items(), key=lambda kv: -kv[1])[:3]
