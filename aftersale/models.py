@@ -347,6 +347,12 @@ class HitlTicket(models.Model):
         """Approved for less than was asked."""
         return self.approved_amount is not None and self.amount is not None and self.approved_amount < self.amount
 
+    @property
+    def reason_for_traveller(self) -> str:
+        """The approver's words as the traveller may read them: when they explain a "no" or a smaller refund; a note
+        on a plain approval is for the team."""
+        return self.decision_reason if self.status == TicketStatus.REJECTED or self.is_partial else ""
+
 
 class TicketEvent(StatusEvent):
     """One change of a ticket: who, when, from, to, why."""

@@ -7,7 +7,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from aftersale.models import AftersaleNotice, BizOrder, HitlTicket, TicketStatus
+from aftersale.models import AftersaleNotice, BizOrder, HitlTicket
 from aftersale.services.transitions import AftersaleError
 from core.envelope import Code
 from core.ids import normalise_order_id
@@ -63,7 +63,7 @@ def tickets_for_order(*, user, order_id: str) -> QuerySet[HitlTicket]:
 
 def ticket_facts(ticket: HitlTicket) -> dict[str, Any]:
     """What a requester may see of a ticket, as JSON-ready data: never the verdict, the evidence or the flag (those
-    are for approvers); the approver's words only when they rejected it or approved less than was asked."""
+    are for approvers); the approver's words only as `HitlTicket.reason_for_traveller` allows."""
     return {
         "ticket_no": ticket.ticket_no,
         "kind": ticket.kind,
@@ -77,14 +77,8 @@ def ticket_facts(ticket: HitlTicket) -> dict[str, Any]:
         "deadline": ticket.deadline.isoformat(),
         "decided_at": ticket.decided_at.isoformat() if ticket.decided_at else None,
         "executed_at": ticket.executed_at.isoformat() if ticket.executed_at else None,
-        "decision_reason": ticket.decision_reason if _reason_is_for_the_traveller(ticket) else "",
+        "decision_reason": ticket.reason_for_traveller,
     }
-
-
-def _reason_is_for_the_traveller(ticket: HitlTicket) -> bool:
-    """An approver's words reach the traveller when they explain a "no" or a smaller refund; a note on a plain
-    approval is for the team."""
-    return ticket.status == TicketStatus.REJECTED or ticket.is_partial
 
 
 def aftersale_notices_for_user(*, user, unread: bool = False) -> QuerySet[AftersaleNotice]:
