@@ -6,7 +6,6 @@ what was sent: the rows the traffic left in the database are the expected counts
 rejection counter and never the fault counter."""
 
 import datetime as dt
-import time
 from collections import Counter
 
 import pytest
@@ -20,6 +19,7 @@ from aftersale.services.execution import ticket_decide
 from assistant.models import LLMCall, Turn
 from bookings.models import SupplierCall
 from core import metrics
+from tests.waiting import wait_for
 
 CHAT = "/api/v1/assistant/chat"
 TODAY = dt.date(2026, 12, 1)
@@ -138,16 +138,6 @@ def worker_after_sandbox(supplier_sandbox, transactional_db, request):
     return request.getfixturevalue("celery_worker_process")
 
 
-def _wait_for(predicate, what: str, timeout: float = 45.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    pytest.fail(f"timed out waiting for {what}")
-
-
 @pytest.mark.worker
 @pytest.mark.postgres
 def test_a_scrape_after_scripted_traffic_counts_exactly_what_every_process_did(
@@ -188,7 +178,7 @@ def test_a_scrape_after_scripted_traffic_counts_exactly_what_every_process_did(
     # The approver approves the refund; the worker executes it (the supplier's refund, on the worker too).
     ticket = HitlTicket.objects.get(idempotency_key="wfa:REFUND:ORD-001")
     ticket_decide(ticket_id=ticket.pk, approver=approver, approve=True, reason="")
-    _wait_for(
+    wait_for(
         lambda: (
             HitlTicket.objects.filter(pk=ticket.pk, status=TicketStatus.EXECUTED).exists()
             and moved(before, scrape(scraper), "tripdesk_ticket_execution_seconds_count", "kind")

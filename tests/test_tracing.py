@@ -9,7 +9,6 @@ import io
 import json
 import logging
 import re
-import time
 import uuid
 from pathlib import Path
 
@@ -27,6 +26,7 @@ from core import tracing
 from core.tracing import current_trace_id, format_traceparent, parse_traceparent, request_id_trace_id, trace
 from tests.support import fixtures
 from tests.support.fake_openai import Reply
+from tests.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKER_LOG = ROOT / "var" / "test-worker.log"
@@ -286,13 +286,13 @@ def web_log() -> io.StringIO:
 def worker_lines(trace_id: str, *wanted: str, timeout: float = 30) -> list[str]:
     """The worker's log lines that carry `trace_id`, once one line holding all of `wanted` is among them (the worker
     may log a task's success just after its result is stored)."""
-    deadline = time.monotonic() + timeout
-    while True:
+
+    def lines() -> list[str]:
         text = WORKER_LOG.read_text(errors="replace") if WORKER_LOG.exists() else ""
-        lines = [line for line in text.splitlines() if trace_id in line]
-        if any(all(w in line for w in wanted) for line in lines) or time.monotonic() > deadline:
-            return lines
-        time.sleep(0.1)
+        found = [line for line in text.splitlines() if trace_id in line]
+        return found if any(all(w in line for w in wanted) for line in found) else []
+
+    return wait_for(lines, f"the worker's log line with {trace_id} and {wanted}", seconds=timeout)
 
 
 @pytest.fixture
