@@ -23,12 +23,14 @@ whole catalogue. With no profile, or a profile without scores, the order is exac
 among the activity's system tags, from the same profile scores, said only when it is a clear one.
 """
 
+import contextlib
 import datetime as dt
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from django.db.models import Q, QuerySet
+from django.core.cache import cache
+from django.db.models import Count, Q, QuerySet, Window
 
 from itinerary.models import Activity, GenderRestriction, InterestProfile
 
@@ -73,12 +75,42 @@ def viewer_from_profile(profile: InterestProfile | None, *, today: dt.date) -> V
     return Viewer(age=age, gender=gender, scores=scores)
 
 
+# A user's profile facts are kept in the cache between their searches (a search then reads only the catalogue);
+# saving or deleting a profile drops them (`profile_forget`, on the model's signals). A write that skips the signals
+# (a bulk seed) is seen after this long at most.
+PROFILE_CACHE_SECONDS = 600
+NO_PROFILE = "none"
+
+
+def _profile_key(user_id: int) -> str:
+    return f"itinerary:profile:{user_id}"
+
+
 def viewer_for(*, user, today: dt.date) -> Viewer:
-    """The viewer of a user: one query for their interest profile; anonymous (or no profile) → `ANONYMOUS`."""
+    """The viewer of a user: their interest profile, from the cache or one query; anonymous (or no profile) →
+    `ANONYMOUS`. The cache being down only costs the query."""
     if user is None or not getattr(user, "is_authenticated", False) or user.pk is None:
         return ANONYMOUS
-    profile = InterestProfile.objects.filter(user_id=user.pk).only("scores", "birth_date", "gender").first()
-    return viewer_from_profile(profile, today=today)
+    key = _profile_key(user.pk)
+    try:
+        kept = cache.get(key)
+    except Exception:
+        kept = None
+    if kept is None:
+        profile = InterestProfile.objects.filter(user_id=user.pk).only("scores", "birth_date", "gender").first()
+        kept = NO_PROFILE if profile is None else (profile.scores, profile.birth_date, profile.gender)
+        with contextlib.suppress(Exception):
+            cache.set(key, kept, timeout=PROFILE_CACHE_SECONDS)
+    if kept == NO_PROFILE:
+        return ANONYMOUS
+    scores, birth_date, gender = kept
+    return viewer_from_profile(InterestProfile(scores=scores, birth_date=birth_date, gender=gender), today=today)
+
+
+def profile_forget(user_id: int) -> None:
+    """Drop the cached profile facts of a user (their profile was saved or deleted)."""
+    with contextlib.suppress(Exception):
+        cache.delete(_profile_key(user_id))
 
 
 # --- hard filters --------------------------------------------------------------------------------------------------
@@ -142,15 +174,19 @@ def reranked(activities: Iterable[A], viewer: Viewer) -> list[A]:
 
 
 def personalised(
-    activities: QuerySet[A], *, viewer: Viewer, limit: int, window: int = RERANK_WINDOW
-) -> tuple[list[A], int]:
+    activities: QuerySet[A], *, viewer: Viewer, limit: int, window: int = RERANK_WINDOW, count: bool = True
+) -> tuple[list[A], int | None]:
     """(the `limit` activities to show, how many the viewer may join in all).
 
-    Two queries at most: one for the first `window` eligible rows in the catalogue's order, and a count only
-    when there may be more than were read.
+    One query: the first `window` eligible rows in the catalogue's order, each carrying the count of every eligible
+    row (`COUNT(*) OVER ()`, computed by the same scan that finds them). Without `count` (a recommendation, which
+    says no total) the count is left out, so an index in the catalogue's order lets the database stop after
+    `window` rows instead of reading the whole date window; the total is then None.
     """
     allowed = eligible(activities, viewer=viewer)
     window = max(window, limit)
-    head = list(allowed[:window])
-    total = len(head) if len(head) < window else allowed.count()
+    if not count:
+        return reranked(allowed[:window], viewer)[:limit], None
+    head = list(allowed.annotate(eligible_total=Window(Count("pk")))[:window])
+    total = head[0].eligible_total if head else 0
     return reranked(head, viewer)[:limit], total

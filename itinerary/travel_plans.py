@@ -23,6 +23,7 @@ import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from itinerary.matching import ANONYMOUS, Viewer, eligible
 from itinerary.models import Activity
@@ -74,24 +75,35 @@ def default_start(today: dt.date) -> dt.date:
 def activity_span_days(activity: Activity) -> int | None:
     """How many days an activity takes: N for "N日游/N天", 1 for a day activity, None for a multi-day tour
     whose length its title does not say."""
-    match = _SPAN.search(activity.title)
-    if match:
-        raw = match.group(1)
-        return int(raw) if raw.isdigit() else _NUMERALS[raw]
-    if "多日游" in (activity.tags or []):
-        return None
-    return 1
+    return _span_days(activity.title, tuple(map(str, activity.tags or ())))
 
 
 def activity_day_use(activity: Activity) -> str:
     """tour, full_day (一日游), evening (夜游, shows, stargazing) or short (anything else within a day)."""
-    span = activity_span_days(activity)
+    return _day_use(activity.title, tuple(map(str, activity.tags or ())))
+
+
+# Both are read tens of thousands of times while one plan is assigned (every fit test asks them of every activity
+# of the day): kept per title and tags, which is all they depend on.
+@lru_cache(maxsize=4096)
+def _span_days(title: str, tags: tuple) -> int | None:
+    match = _SPAN.search(title)
+    if match:
+        raw = match.group(1)
+        return int(raw) if raw.isdigit() else _NUMERALS[raw]
+    if "多日游" in tags:
+        return None
+    return 1
+
+
+@lru_cache(maxsize=4096)
+def _day_use(title: str, tags: tuple) -> str:
+    span = _span_days(title, tags)
     if span is None or span > 1:
         return TOUR
-    tags = set(activity.tags or [])
-    if "一日游" in tags or "一日" in activity.title:
+    if "一日游" in tags or "一日" in title:
         return FULL_DAY
-    if "夜游" in tags or any(word in activity.title for word in _EVENING_WORDS):
+    if "夜游" in tags or any(word in title for word in _EVENING_WORDS):
         return EVENING
     return SHORT
 

@@ -120,20 +120,22 @@ def activity_recommend(
         exclude_places=[p for p in (exclude_places or []) if p],
         cheapest_first=cheapest_first,
     )
-    shown, _, viewer = _shown(query, user=user, today=today, limit=limit)
+    shown, _, viewer = _shown(query, user=user, today=today, limit=limit, count=False)
     return ActivityRecommendation(
         activities=shown, query=query, asked_dates=date_start is not None, reasons=_reasons(shown, viewer)
     )
 
 
-def _shown(query: ActivityQuery, *, user, today: dt.date, limit: int) -> tuple[list[Activity], int, Viewer]:
-    """The activities to show, how many the traveller may join, and who was looking: their interests first among
-    the catalogue's most popular, or (cheapest first) the cheapest ones in price order."""
+def _shown(
+    query: ActivityQuery, *, user, today: dt.date, limit: int, count: bool = True
+) -> tuple[list[Activity], int | None, Viewer]:
+    """The activities to show, how many the traveller may join (None without `count`), and who was looking: their
+    interests first among the catalogue's most popular, or (cheapest first) the cheapest ones in price order."""
     viewer = viewer_for(user=user, today=today)
     if not query.cheapest_first:
-        shown, total = personalised(activity_search(query), viewer=viewer, limit=limit)
+        shown, total = personalised(activity_search(query), viewer=viewer, limit=limit, count=count)
         return shown, total, viewer
-    shown, total = personalised(activity_search(query), viewer=viewer, limit=limit, window=limit)
+    shown, total = personalised(activity_search(query), viewer=viewer, limit=limit, window=limit, count=count)
     return sorted(shown, key=lambda a: (a.price, a.pk)), total, viewer
 
 
