@@ -196,7 +196,7 @@ class ConversationSerializer(serializers.Serializer):
         )
     )
     created_at = serializers.DateTimeField()
-    updated_at = serializers.DateTimeField(help_text="The last activity: its latest turn.")
+    updated_at = serializers.DateTimeField(source="last_active", help_text="The last activity: its latest turn.")
     turn_count = serializers.IntegerField()
 
 
@@ -235,11 +235,9 @@ class ConversationView(APIView):
         conversation = conversation_get(user=request.user, conversation_id=conversation_id)
         if conversation is None:
             raise ConversationNotFound()
-        body = {
-            **ConversationSerializer(conversation).data,
-            "turns": conversation_turns(user=request.user, conversation_id=conversation.pk),
-        }
-        return Response(ConversationDetailSerializer(body).data)
+        turns = conversation_turns(user=request.user, conversation_id=conversation.pk)
+        body = {**ConversationSerializer(conversation).data, "turns": ConversationTurnSerializer(turns, many=True).data}
+        return Response(body)
 
     @extend_schema(
         request=None,

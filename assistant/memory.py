@@ -35,6 +35,10 @@ class Memory:
     offered: list[str] = field(default_factory=list)  # option refs the last reply offered, in the order shown
     suspended: dict[str, Any] | None = None  # a task put aside by a side question: {task, slots, awaiting, …}
     excluded: list[str] = field(default_factory=list)  # places the traveller excluded for the task
+    # Whose conversation this is and the language it is answered in, kept beside the dialogue so a turn of a
+    # conversation in memory need not read its row: a memory names its owner, and another user's is never used.
+    owner: int | None = None
+    language: str = ""
 
     @property
     def intent(self) -> str | None:
@@ -50,6 +54,8 @@ class Memory:
             "offered": list(self.offered)[:MAX_OFFERED],
             "suspended": self.suspended,
             "excluded": list(self.excluded)[:MAX_EXCLUDED],
+            "owner": self.owner,
+            "language": self.language,
         }
 
 
@@ -80,6 +86,8 @@ def memory_from(raw: Any) -> Memory:
         offered=_strings(raw.get("offered"), MAX_OFFERED),
         suspended=suspended,
         excluded=_strings(raw.get("excluded"), MAX_EXCLUDED),
+        owner=raw.get("owner") if type(raw.get("owner")) is int else None,
+        language=raw.get("language") if isinstance(raw.get("language"), str) else "",
     )
 
 

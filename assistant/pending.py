@@ -37,9 +37,13 @@ def pending_action_create(
     """Keep a write for the traveller to confirm; the conversation's older open action is superseded in the same
     transaction (one open action per conversation, which a partial unique index also enforces).
 
-    Raises ApplicationError PERMISSION_DENIED when the conversation is not the user's.
+    Raises ApplicationError PERMISSION_DENIED when the conversation is not the user's. A conversation that has no
+    row yet (a turn's new conversation, written with its first turn) is inserted here for the user: the action
+    needs it.
     """
     conversation_pk = as_uuid(conversation_id)
+    if conversation_pk is not None:
+        Conversation.objects.bulk_create([Conversation(pk=conversation_pk, user=user)], ignore_conflicts=True)
     if conversation_pk is None or not Conversation.objects.filter(pk=conversation_pk, user=user).exists():
         raise ApplicationError(Code.PERMISSION_DENIED, "a confirmation belongs to one of the traveller's conversations")
     values = {

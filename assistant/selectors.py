@@ -5,7 +5,7 @@ import threading
 import time
 
 from django.db import DatabaseError
-from django.db.models import Case, Count, F, OuterRef, QuerySet, Subquery, Value, When
+from django.db.models import Case, Count, F, Max, OuterRef, QuerySet, Subquery, Value, When
 from django.db.models.functions import Coalesce, Concat, Length, Replace, Substr
 from django.db.models.lookups import GreaterThan
 
@@ -16,8 +16,14 @@ from itinerary.selectors import catalogue_place_names
 logger = logging.getLogger(__name__)
 
 
+def _with_last_active(conversations: QuerySet[Conversation]) -> QuerySet[Conversation]:
+    """`conversations` with `last_active`: the time of its latest turn (its creation while it has none). Derived
+    from the turns, so a turn writes no conversation row to keep it."""
+    return conversations.annotate(last_active=Coalesce(Max("turns__created_at"), F("created_at")))
+
+
 def conversation_latest(*, user) -> Conversation | None:
-    return Conversation.objects.filter(user=user).order_by("-updated_at").first()
+    return _with_last_active(Conversation.objects.filter(user=user)).order_by("-last_active", "-created_at").first()
 
 
 def conversation_turns(*, user, conversation_id) -> QuerySet[Turn]:
@@ -41,25 +47,29 @@ def _conversation_title():
 def _with_title(conversations: QuerySet[Conversation]) -> QuerySet[Conversation]:
     """`conversations` with `turn_count` and `title` (its first message, cut to CONVERSATION_TITLE_CHARS with "…";
     "" for a conversation without turns), in the one query that reads them."""
-    return conversations.annotate(turn_count=Count("turns"), first_message=_conversation_title()).annotate(
-        title=Case(
-            When(
-                GreaterThan(Length("first_message"), CONVERSATION_TITLE_CHARS),
-                then=Concat(Substr(F("first_message"), 1, CONVERSATION_TITLE_CHARS - 1), Value("…")),
-            ),
-            default=Coalesce(F("first_message"), Value("")),
+    return (
+        _with_last_active(conversations)
+        .annotate(turn_count=Count("turns"), first_message=_conversation_title())
+        .annotate(
+            title=Case(
+                When(
+                    GreaterThan(Length("first_message"), CONVERSATION_TITLE_CHARS),
+                    then=Concat(Substr(F("first_message"), 1, CONVERSATION_TITLE_CHARS - 1), Value("…")),
+                ),
+                default=Coalesce(F("first_message"), Value("")),
+            )
         )
     )
 
 
 def conversations_for_user(*, user) -> QuerySet[Conversation]:
-    """The user's conversations that have a turn, the most recently active first (`updated_at`), each with `title`
+    """The user's conversations that have a turn, the most recently active first (`last_active`), each with `title`
     and `turn_count`: one query for any slice of it. An empty conversation (a "New conversation" not used yet) is
     left out."""
     return (
         _with_title(Conversation.objects.filter(user=user))
         .filter(turn_count__gt=0)
-        .order_by("-updated_at", "-created_at", "-pk")
+        .order_by("-last_active", "-created_at", "-pk")
     )
 
 

@@ -6,7 +6,7 @@ import json
 import logging
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -21,7 +21,7 @@ from assistant.agent_turn import agent_turn
 from assistant.dialogue import next_state, remembered, task_waits
 from assistant.dispatcher import dispatch
 from assistant.handlers.unsure import did_you_mean
-from assistant.llm.audit import AuditedPort, audited
+from assistant.llm.audit import AuditedPort, audited, calls_save
 from assistant.llm.factory import get_llm_port
 from assistant.llm.port import LLMError, LLMPort, UnderstandContext
 from assistant.llm.rules.confirm import YES, confirmation_answer
@@ -102,16 +102,24 @@ def conversation_delete(*, user, conversation_id) -> int:
     return turns
 
 
-def conversation_for(*, user, conversation_id: str | None) -> Conversation:
-    """The user's conversation with that id, or a new one (another user's id is never reused)."""
-    if conversation_id:
+def conversation_for(*, user, conversation_id: str | None, remembered: Memory | None = None) -> Conversation:
+    """The user's conversation with that id, or a new one (another user's id is never reused). A new one is not
+    saved yet: its row is written with its first turn (`_finish`), or by the first pending action it keeps.
+    `remembered`: the memory kept under that id; when it names this user as the owner, the conversation is known
+    without reading its row (the memory is the user's own, written by their previous turn)."""
+    pk = as_uuid(conversation_id) if conversation_id else None
+    if pk is not None and remembered is not None and remembered.owner == user.pk:
+        known = Conversation(pk=pk, user=user, language=remembered.language)
+        known._state.adding = False  # the row exists: its previous turn wrote it
+        return known
+    if pk is not None:
         try:
-            found = Conversation.objects.filter(pk=conversation_id, user=user).first()
+            found = Conversation.objects.filter(pk=pk, user=user).first()
         except (ValidationError, ValueError):  # a malformed id is simply not found
             found = None
         if found:
             return found
-    return Conversation.objects.create(user=user)
+    return Conversation(user=user)
 
 
 def _traced_turn(function):
@@ -148,17 +156,41 @@ def chat_turn(
     turn_id = uuid.uuid4().hex
     text = clean_message(message)
     today = today or timezone.localdate()
-    conversation = conversation_for(user=user, conversation_id=conversation_id)
-    language = reply_language(text, conversation.language or page_language)
-    port = audited(port or get_llm_port(), user=user)  # every model call of the turn writes its own LLMCall row
-
     if not turn_admitted(user_id=user.pk, today=today):
-        reply = Reply(
-            compose("rate_limited", language, limit=settings.ASSISTANT_DAILY_TURN_LIMIT), TurnOutcome.RATE_LIMITED
-        )
-        return _finish(conversation, user, language, text, None, reply, port, started)
+        # Refused before it becomes a turn: the limit's counter moved, and nothing is read or written.
+        language = reply_language(text, page_language)
+        reply = compose("rate_limited", language, limit=settings.ASSISTANT_DAILY_TURN_LIMIT)
+        return TurnResult(str(conversation_id or ""), reply, None, [], [], TurnOutcome.RATE_LIMITED)
 
-    memory = Memory() if fresh else memory_load(str(conversation.pk))
+    asked = as_uuid(conversation_id) if conversation_id else None
+    remembered = memory_load(str(asked)) if asked else Memory()
+    conversation = conversation_for(user=user, conversation_id=asked, remembered=remembered)
+    language = reply_language(text, conversation.language or page_language)
+    # Every model call of the turn is audited (one LLMCall row each), inserted with the Turn row (`_finish`).
+    port = audited(port or get_llm_port(), user=user, deferred=True)
+    try:
+        return _answer(
+            conversation=conversation,
+            memory=Memory() if fresh or conversation.pk != asked else remembered,  # a new one remembers nothing
+            user=user,
+            text=text,
+            language=language,
+            today=today,
+            port=port,
+            turn_id=turn_id,
+            started=started,
+            action_id=action_id,
+            choice=choice,
+        )
+    except BaseException:
+        _save_audit(port)  # the model calls of a turn that failed are still on record
+        raise
+
+
+def _answer(
+    *, conversation, memory: Memory, user, text, language, today, port, turn_id, started, action_id, choice
+) -> TurnResult:
+    """The turn once admitted: understand, remember, dispatch, record."""
     # Options offered to pick from (none prepared yet, as when nothing met every want): a bare yes takes the first.
     choosing = memory.task == IntentName.BOOK and bool(memory.offered)
     # A yes or no to the confirmation card (its button, or typed while one is open) decides the pending action, in
@@ -208,7 +240,7 @@ def chat_turn(
     except LLMError:
         # The model is down, slow or talking nonsense: the offline engine understands this turn (audited as the
         # fallback), and the traveller is answered as usual.
-        offline = audited(get_llm_port("rules"), user=user, fallback=True)
+        offline = audited(get_llm_port("rules"), user=user, fallback=True, deferred=True)
         try:
             understood = offline.understand(text, context=context).intent
         except LLMError as error:  # the offline engine never raises; should it, the honest degraded reply
@@ -236,7 +268,8 @@ def chat_turn(
     if agent and reply.fallback:
         fallback = True
     _withdraw_stale_action(intent, reply, task=memory.task, user=user, conversation_id=str(conversation.pk))
-    memory_save(str(conversation.pk), remembered(step, awaiting=reply.awaiting, offered=reply.offered))
+    kept = remembered(step, awaiting=reply.awaiting, offered=reply.offered)
+    memory_save(str(conversation.pk), replace(kept, owner=user.pk, language=language))
     return _finish(
         conversation, user, language, text, None if agent else intent, reply, port, started, fallback=fallback
     )
@@ -321,19 +354,48 @@ def _turn_calls(port, reply: Reply) -> list[LLMCall]:
     """The audit rows of the turn's model calls: those the audited port wrote (and any a handler passed on)."""
     calls = list(port.calls) if isinstance(port, AuditedPort) else []
     calls += [call for call in reply.llm_calls if isinstance(call, LLMCall)]
-    return list({call.pk: call for call in calls if call.pk is not None}.values())
+    return list({id(call): call for call in calls}.values())
 
 
 def _total(numbers) -> int:
     return min(max(sum(numbers), 0), MAX_COLUMN_INT)
 
 
-@transaction.atomic
+def _save_audit(port) -> None:
+    """Insert the audit rows of a failed turn's model calls (without a turn); never raises: the turn's own error is
+    the one to report."""
+    try:
+        calls_save(list(port.calls))
+    except Exception:
+        logger.exception("could not record the model calls of a failed turn")
+
+
 def _finish(
     conversation, user, language, text, intent: Intent | None, reply: Reply, port, started, *, fallback: bool = False
 ) -> TurnResult:
-    latency_ms = _total([int((time.monotonic() - started) * 1000)])
+    """The turn's record, written in one transaction after the reply is composed: the conversation (its first turn
+    inserts it; a change of language updates it), the Turn row, its model calls and its agent steps."""
     calls = _turn_calls(port, reply)
+    unsaved = [call for call in calls if call.pk is None]
+    try:
+        with transaction.atomic():
+            return _record(conversation, user, language, text, intent, reply, port, started, calls, fallback)
+    except BaseException:
+        for call in unsaved:  # rolled back with the turn: still to be saved (`_save_audit`)
+            call.pk, call.turn = None, None
+        raise
+
+
+def _record(conversation, user, language, text, intent, reply, port, started, calls, fallback) -> TurnResult:
+    latency_ms = _total([int((time.monotonic() - started) * 1000)])
+    if conversation._state.adding:
+        # A pending action kept during this turn may have inserted the row already: then only its language is set.
+        conversation.language = language
+        Conversation.objects.bulk_create(
+            [conversation], update_conflicts=True, unique_fields=["id"], update_fields=["language"]
+        )
+    elif conversation.language != language:
+        Conversation.objects.filter(pk=conversation.pk).update(language=language)
     turn = Turn.objects.create(
         conversation=conversation,
         user=user,
@@ -350,7 +412,7 @@ def _finish(
         latency_ms=latency_ms,
         fallback=fallback,
     )
-    LLMCall.objects.filter(pk__in=[c.pk for c in calls]).update(turn=turn)
+    calls_save(calls, turn=turn)
     AgentStep.objects.bulk_create(
         AgentStep(
             turn=turn,
@@ -364,7 +426,6 @@ def _finish(
         )
         for step in steps_current()
     )
-    Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now(), language=language)
     # Counted once the turn's row is committed (core.metrics: turns by intent and outcome, confidence, fallbacks).
     transaction.on_commit(
         functools.partial(

@@ -131,7 +131,8 @@ def chat_send(request):
             return render(request, "assistant/partials/error.html", {"error": str(exc)})
         messages.error(request, str(exc))
         return redirect("assistant:chat")
-    request.session[SESSION_KEY] = result.conversation_id
+    if result.conversation_id and request.session.get(SESSION_KEY) != result.conversation_id:
+        request.session[SESSION_KEY] = result.conversation_id  # a session written only when it changes
     if request.htmx:
         context = {"result": result, "message": request.POST["message"], **_unread_notices(request.user)}
         return render(request, "assistant/partials/exchange.html", context)

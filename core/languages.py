@@ -50,17 +50,35 @@ class UserLanguageMiddleware:
     def __call__(self, request):
         cookie = settings.LANGUAGE_COOKIE_NAME
         saved = None
-        if cookie not in request.COOKIES:
-            saved = language_preference_of(user=request.user)
+        if cookie not in request.COOKIES and getattr(request.user, "is_authenticated", False):
+            saved = self._saved(request)
             if saved:
                 translation.activate(saved)
                 request.LANGUAGE_CODE = saved
         response = self.get_response(request)
         if request.method == "POST" and request.path == reverse("set_language"):
             language_preference_set(user=request.user, language=request.POST.get("language"))
+            if hasattr(request, "session"):
+                request.session.pop(SESSION_KEY, None)  # read again by the next request without the cookie
         elif saved:
             response.set_cookie(cookie, saved, max_age=settings.LANGUAGE_COOKIE_AGE, samesite="Lax")
         return response
+
+
+    @staticmethod
+    def _saved(request) -> str | None:
+        """The user's saved language, read once per session (an API client sends no language cookie: every call
+        would read it again) and kept in the session, which every request loads anyway."""
+        session = getattr(request, "session", None)
+        if session is None:
+            return language_preference_of(user=request.user)
+        if SESSION_KEY not in session:
+            session[SESSION_KEY] = language_preference_of(user=request.user) or ""
+        return _supported(session[SESSION_KEY])
+
+
+# Where a session keeps its user's saved language ("" for none) once read.
+SESSION_KEY = "tripdesk_saved_language"
 
 
 def reads_han() -> bool:

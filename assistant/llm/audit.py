@@ -2,7 +2,9 @@
 outcome. Callers wrap the port once (`audited(port, user=…)`) and never write audit rows themselves.
 
 Provider, model, purpose, tokens (clamped), latency and outcome are kept; the API key and the prompt never are.
-The rows a wrapped port wrote are in `calls`, so a chat turn can link them to its Turn row.
+The rows a wrapped port wrote are in `calls`, so a chat turn can link them to its Turn row. A chat turn's port is
+`deferred`: its rows are kept in memory and inserted with the Turn row, in the turn's one transaction (`calls_save`),
+instead of one transaction (and one commit) per call; a turn that fails saves them on its way out.
 """
 
 import logging
@@ -20,10 +22,11 @@ logger = logging.getLogger("assistant.turn")
 class AuditedPort:
     """The LLM port with every call recorded. Purposes: understand, agent, verdict, preference."""
 
-    def __init__(self, inner: Any, *, user: Any = None, fallback: bool = False) -> None:
+    def __init__(self, inner: Any, *, user: Any = None, fallback: bool = False, deferred: bool = False) -> None:
         self.inner = inner
         self.user = user if getattr(user, "pk", None) else None
         self.fallback = fallback  # this port stands in for a model that failed: its rows say so
+        self.deferred = deferred  # rows are inserted by `calls_save`, not one by one
         self.calls: list[LLMCall] = []
 
     @property
@@ -70,23 +73,25 @@ class AuditedPort:
             prompt_tokens=usage.prompt_tokens,
             completion_tokens=usage.completion_tokens,
         )
-        try:
-            with transaction.atomic():  # a savepoint: a failed insert never spoils the caller's transaction
-                call = LLMCall.objects.create(
-                    user=self.user,
-                    purpose=purpose,
-                    provider=self.provider,
-                    model=self.model,
-                    prompt_tokens=usage.prompt_tokens,
-                    completion_tokens=usage.completion_tokens,
-                    latency_ms=usage.latency_ms,
-                    outcome=outcome,
-                    error=error[:500],
-                    fallback=self.fallback,
-                )
-        except Exception:  # the audit is a side effect: it never fails the call it records
-            logger.exception("could not record an LLM call (%s, %s)", purpose, outcome)
-            return
+        call = LLMCall(
+            user=self.user,
+            purpose=purpose,
+            provider=self.provider,
+            model=self.model,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            latency_ms=usage.latency_ms,
+            outcome=outcome,
+            error=error[:500],
+            fallback=self.fallback,
+        )
+        if not self.deferred:
+            try:
+                with transaction.atomic():  # a savepoint: a failed insert never spoils the caller's transaction
+                    call.save(force_insert=True)
+            except Exception:  # the audit is a side effect: it never fails the call it records
+                logger.exception("could not record an LLM call (%s, %s)", purpose, outcome)
+                return
         self.calls.append(call)
         logger.info(
             "llm call",
@@ -102,9 +107,21 @@ class AuditedPort:
         )
 
 
-def audited(port: Any, *, user: Any = None, fallback: bool = False) -> AuditedPort:
+def audited(port: Any, *, user: Any = None, fallback: bool = False, deferred: bool = False) -> AuditedPort:
     """`port` with its calls audited for `user` (a port that is already audited is returned as it is); `fallback`:
-    the port stands in for a model that failed this turn."""
+    the port stands in for a model that failed this turn; `deferred`: its rows wait for `calls_save`."""
     if isinstance(port, AuditedPort):
         return port
-    return AuditedPort(port, user=user, fallback=fallback)
+    return AuditedPort(port, user=user, fallback=fallback, deferred=deferred)
+
+
+def calls_save(calls: list[LLMCall], *, turn: Any = None) -> None:
+    """Insert the rows of `calls` not saved yet (a deferred port's) in one statement, linked to `turn`, and link
+    the saved ones to it; a savepoint of the caller's transaction when there is one."""
+    saved = [call.pk for call in calls if call.pk is not None]
+    unsaved = [call for call in calls if call.pk is None]
+    for call in unsaved:
+        call.turn = turn
+    LLMCall.objects.bulk_create(unsaved)
+    if saved and turn is not None:
+        LLMCall.objects.filter(pk__in=saved).update(turn=turn)

@@ -32,8 +32,9 @@ def conversation(user, *messages: str, at: dt.datetime | None = None) -> Convers
     found = Conversation.objects.create(user=user)
     for message in messages:
         Turn.objects.create(conversation=found, user=user, message=message, reply=f"答：{message}", outcome="ANSWERED")
-    if at is not None:
-        Conversation.objects.filter(pk=found.pk).update(updated_at=at)
+    if at is not None:  # its last activity is its latest turn
+        Turn.objects.filter(conversation=found).update(created_at=at)
+        Conversation.objects.filter(pk=found.pk).update(created_at=at)
     return found
 
 

@@ -191,7 +191,8 @@ def test_the_daily_limit_stops_turns_with_a_clear_message_and_no_model_call(alic
     assert third.outcome == "RATE_LIMITED"
     assert "2" in third.reply
     assert LLMCall.objects.count() == 2
-    assert Turn.objects.filter(outcome="RATE_LIMITED").count() == 1
+    # Refused before it became a turn: nothing of it is recorded (the limit's counter is what moved).
+    assert Turn.objects.count() == 2 and not Turn.objects.filter(outcome="RATE_LIMITED").exists()
 
 
 def test_the_limit_counts_each_user_apart(alice, settings, user_factory):

@@ -3,7 +3,7 @@ the next request (Django re-checks the connection at each request start: CONN_HE
 
 The request's own backend is killed from a second connection with `pg_terminate_backend`, at two points: while
 the turn waits on the model (a fake-OpenAI responder does it), and inside the turn's final transaction (between
-the Turn insert and the LLMCall link update).
+the Turn insert and the insert of its model calls).
 """
 
 import psycopg
@@ -115,7 +115,7 @@ def test_the_connection_killed_inside_the_turn_s_final_transaction_leaves_no_tur
     fired = []
 
     def kill_before_linking(execute, sql, params, many, context):
-        if not fired and sql.lstrip().upper().startswith("UPDATE") and "assistant_llmcall" in sql:
+        if not fired and sql.lstrip().upper().startswith("INSERT") and "assistant_llmcall" in sql:
             fired.append(sql)
             terminate(context["connection"].connection.info.backend_pid)  # the connection running this UPDATE
         return execute(sql, params, many, context)
