@@ -111,9 +111,11 @@ def _worker_env(database_name: str) -> dict[str, str]:
     return env
 
 
-def _start_worker(node: str, log_path: Path, *, beat_schedule: Path | None = None) -> subprocess.Popen:
+def _start_worker(
+    node: str, log_path: Path, *, beat_schedule: Path | None = None, concurrency: int = 2
+) -> subprocess.Popen:
     """One real `celery worker` process on the test database and the configured broker, logging to a file; with
-    `beat_schedule`, running the beat's schedule too (celery's `-B`)."""
+    `beat_schedule`, running the beat's schedule too (celery's `-B`); `concurrency` pool processes."""
     db_name = settings.DATABASES["default"]["NAME"]
     log = open(log_path, "ab")  # noqa: SIM115 - the worker process writes it until it is stopped
     return subprocess.Popen(
@@ -127,7 +129,7 @@ def _start_worker(node: str, log_path: Path, *, beat_schedule: Path | None = Non
             "-Q",
             "default,platform,aftersale",
             "-c",
-            "2",
+            str(concurrency),
             "--without-heartbeat",
             "--without-gossip",
             "--without-mingle",
@@ -273,7 +275,7 @@ def redis_process(settings):
     server.start()
     settings.CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "core.cache.SharedClientRedisCache",
             "LOCATION": server.url,
             "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
         }

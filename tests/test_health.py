@@ -28,9 +28,7 @@ def test_on_postgresql_health_names_the_database(client):
 
 
 def test_health_answers_503_and_names_the_part_when_the_cache_fails(client, settings):
-    settings.CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": "redis://127.0.0.1:1/0"}
-    }
+    settings.CACHES = {"default": {"BACKEND": "core.cache.SharedClientRedisCache", "LOCATION": "redis://127.0.0.1:1/0"}}
     response = client.get("/healthz")
     assert response.status_code == 503
     assert response.json()["parts"]["cache"].startswith("error")

@@ -65,7 +65,7 @@ def test_database_url_switches_to_postgresql():
 
 def test_redis_url_switches_cache_and_broker_to_redis_and_tasks_to_a_worker():
     found = settings_with(REDIS_URL="redis://127.0.0.1:6379/3")
-    assert found["cache"] == "django.core.cache.backends.redis.RedisCache"
+    assert found["cache"] == "core.cache.SharedClientRedisCache"
     assert found["broker"] == "redis://127.0.0.1:6379/3"
     assert found["eager"] is False
 

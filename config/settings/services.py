@@ -30,7 +30,7 @@ REDIS_URL = env.REDIS_URL
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "core.cache.SharedClientRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "tripdesk",
             "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},

@@ -238,7 +238,7 @@ def test_the_anonymous_rate_is_per_address_and_spares_signed_in_travellers(clien
 def test_with_the_cache_down_anonymous_api_requests_are_still_answered_not_failed(client, demo, settings):
     settings.CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "core.cache.SharedClientRedisCache",
             "LOCATION": "redis://127.0.0.1:1/0",  # nothing listens there
             "OPTIONS": {"socket_connect_timeout": 0.2, "socket_timeout": 0.2},
         }
