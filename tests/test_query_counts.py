@@ -292,6 +292,24 @@ def test_the_catalogue_query_can_use_the_bigram_index(query):
 
 
 @pytest.mark.postgres
+@pytest.mark.parametrize("cheapest_first", [False, True], ids=["popular", "cheapest"])
+def test_a_recommendation_walks_an_order_index_and_a_counted_search_cannot(cheapest_first):
+    """A recommendation (no count) reads the catalogue in its order from an index and needs no sort; a search that
+    counts its matches is not offered those indexes (its ORDER BY spells the NULLS placement differently), so it is
+    never planned as a walk of the whole catalogue's order."""
+    dali(3)
+    index = "activity_cheapest" if cheapest_first else "activity_popular"
+    query = ActivityQuery.build(today=TODAY, cheapest_first=cheapest_first)
+    walked = activity_search(query, counted=False)[:50].query.sql_with_params()
+    plan = plan_of(*walked, settings_off=("enable_sort", "enable_seqscan", "enable_bitmapscan"))
+    assert index in plan and "Sort Key" not in plan
+
+    searched = activity_search(ActivityQuery.build(today=TODAY, province="云南", cheapest_first=cheapest_first))
+    plan = plan_of(*searched[:50].query.sql_with_params(), settings_off=("enable_sort", "enable_seqscan"))
+    assert "Index" in plan and index not in plan
+
+
+@pytest.mark.postgres
 def test_the_console_list_reads_its_order_from_the_index(client, admin_user):
     traveller = new_user("traveller")
     tickets_for(traveller, 3)

@@ -132,10 +132,11 @@ def _shown(
     """The activities to show, how many the traveller may join (None without `count`), and who was looking: their
     interests first among the catalogue's most popular, or (cheapest first) the cheapest ones in price order."""
     viewer = viewer_for(user=user, today=today)
+    found = activity_search(query, counted=count)
     if not query.cheapest_first:
-        shown, total = personalised(activity_search(query), viewer=viewer, limit=limit, count=count)
+        shown, total = personalised(found, viewer=viewer, limit=limit, count=count)
         return shown, total, viewer
-    shown, total = personalised(activity_search(query), viewer=viewer, limit=limit, window=limit, count=count)
+    shown, total = personalised(found, viewer=viewer, limit=limit, window=limit, count=count)
     return sorted(shown, key=lambda a: (a.price, a.pk)), total, viewer
 
 
