@@ -3,16 +3,22 @@
     command = parse_command(model_text)                  # the grammar, or PlatformError NOT_ALLOWED
     data = platform_run(command, user=request.user)      # on the `platform` worker queue when a worker runs
     number = order_number(data)                          # FL…/HT…/TR…, under orderId, orderNo or mainOrderNo
+    answers = platform_run_many(searches, user=user)     # independent commands at once: answers or PlatformErrors
 
 The program is `PLATFORM_CLI` (default: the sandbox supplier, `python -m bookings.sandbox`). It is run from an argv
 list, never through a shell, with a minimal environment; the user's platform key goes into that environment as
-`SUPPLIER_API_KEY` and nowhere else: not argv, not logs, not error messages.
+`SUPPLIER_API_KEY` and nowhere else: not argv, not logs, not error messages. A configured program runs as a process
+of its own per command (`_spawn`). The sandbox runs warm (PLATFORM_WARM, on by default): in a child forked from a
+process that has already imported its CLI (`_WarmSandbox`, `bookings.sandbox.zygote`), with the same argv, the same
+environment as its os.environ, the same exit code, stdout and stderr, and the same guarantees below; a command then
+costs a fork instead of a Python start-up.
 
 Exactly once does not rest on timing:
 - every command that changes something (saveOrder, cancelOrder, refund) is sent with an idempotency key,
   `requestId`, and the supplier answers a repeat with its first answer (`request_id_for`);
-- the program dies with the process that started it (a parent-death signal) and is killed at PLATFORM_TIMEOUT, so
-  no call outlives its worker or its timeout (`_spawn`).
+- the program dies with the process that started it (a parent-death signal; a warm child dies with its zygote,
+  which ends when the process that asked does) and is killed at PLATFORM_TIMEOUT, so no call outlives its worker or
+  its timeout (`_spawn`, `_WarmSandbox`).
 """
 
 import contextlib
@@ -23,12 +29,16 @@ import json
 import logging
 import os
 import re
+import select
 import shlex
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -39,6 +49,7 @@ from django.db import connection, transaction
 
 from bookings.accounts import supplier_account_ensure, supplier_account_ordering
 from bookings.models import SupplierCall
+from bookings.sandbox import zygote
 from core import metrics
 from core.parsers import bounded_loads
 from core.tracing import child_trace_environment
@@ -287,13 +298,19 @@ def cli_prefix() -> list[str]:
     return shlex.split(configured) if configured else [sys.executable, "-m", "bookings.sandbox"]
 
 
-def child_environment(api_key: str) -> dict[str, str]:
-    """A minimal environment for the program: nothing of the site's secrets, the user's key, and the trace of the
-    turn or task that runs it (`TRIPDESK_TRACE_ID`, `TRACEPARENT`; core.tracing)."""
+def _base_environment() -> dict[str, str]:
+    """What any program gets, whoever it runs for: a locale, the PATH, HOME and PYTHONPATH; nothing else."""
     env = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PATH": os.environ.get("PATH", os.defpath)}
     for name in ("HOME", "PYTHONPATH"):
         if os.environ.get(name):
             env[name] = os.environ[name]
+    return env
+
+
+def child_environment(api_key: str) -> dict[str, str]:
+    """A minimal environment for the program: nothing of the site's secrets, the user's key, and the trace of the
+    turn or task that runs it (`TRIPDESK_TRACE_ID`, `TRACEPARENT`; core.tracing)."""
+    env = _base_environment()
     env.update({k: v for k, v in os.environ.items() if k.startswith("SANDBOX_SUPPLIER_")})
     env.update(child_trace_environment())
     env["SUPPLIER_API_KEY"] = api_key
@@ -355,25 +372,240 @@ def _spawn(argv: list[str], env: dict[str, str], timeout: float) -> tuple[int, b
     return proc.returncode, stdout, stderr
 
 
+# The exit code reported for a warm child that ended without an answer (killed from outside): no code to read.
+WARM_CHILD_LOST = -1
+
+
+class _WarmSandbox:
+    """The sandbox CLI run in children forked from a warm process (`bookings.sandbox.zygote`) that has imported it
+    once, instead of a new Python per command: the same argv, environment, answers and exit codes as `_spawn`.
+
+    Thread-safe: one zygote per process, started on first use (or at a worker's start, `platform_warm_up`) and
+    again if it died; every command has a socket pair of its own. A command is killed at its timeout (by pidfd,
+    so never another process that took its pid), and when this process dies the zygote reads end of file and
+    exits, its children with it (their parent-death signal)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._zygote: subprocess.Popen | None = None
+        self._control: socket.socket | None = None
+        os.register_at_fork(after_in_child=self._forget_after_fork)
+
+    def start(self) -> None:
+        with self._lock:
+            self._started()
+
+    def _started(self) -> socket.socket:
+        """The control socket of a live zygote (called under the lock)."""
+        if self._control is not None and self._zygote is not None and self._zygote.poll() is None:
+            return self._control
+        self._drop_control()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        with theirs:
+            self._zygote = subprocess.Popen(  # noqa: S603 - argv list, no shell, this interpreter
+                [sys.executable, "-m", "bookings.sandbox.zygote", str(theirs.fileno())],
+                env=_base_environment(),
+                cwd=settings.BASE_DIR,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                pass_fds=(theirs.fileno(),),
+                start_new_session=True,  # a terminal's signals are for this process; the zygote ends with it
+            )
+        self._control = ours
+        return ours
+
+    def _drop_control(self) -> None:
+        if self._control is not None:
+            self._control.close()
+            self._control = None
+
+    def _forget_after_fork(self) -> None:
+        """In a child forked from this process: the zygote is the parent's. Close our copy of its control socket, so
+        it still reads end of file when the parent ends, and start one of our own when needed."""
+        self._lock = threading.Lock()
+        self._drop_control()
+        self._zygote = None
+
+    def run(self, args: list[str], env: dict[str, str], timeout: float) -> tuple[int, bytes, bytes]:
+        """`python -m bookings.sandbox <args>` in a warm child: (exit code, stdout, stderr).
+
+        Raises subprocess.TimeoutExpired after `timeout` (the child killed and gone), OSError if no child starts."""
+        deadline = time.monotonic() + timeout
+        request = json.dumps({"args": args, "env": env, "cwd": str(settings.BASE_DIR)}).encode()
+        try:
+            for _ in range(2):  # a zygote that died before forking ran nothing: once more, with a new one
+                child = self._fork_child(deadline)
+                if child is not None:
+                    return self._converse(*child, request, deadline)
+        except TimeoutError:
+            raise subprocess.TimeoutExpired(args, timeout) from None
+        raise OSError(0, "the warm sandbox started no child")
+
+    def _fork_child(self, deadline: float) -> tuple[socket.socket, int] | None:
+        """A forked child waiting for its command, with a pidfd on it; None if the zygote was gone."""
+        conn, theirs = socket.socketpair()
+        try:
+            with theirs, self._lock:
+                control = self._started()
+                try:
+                    socket.send_fds(control, [b"c"], [theirs.fileno()])
+                except OSError:  # the zygote is gone: the next attempt starts another
+                    self._drop_control()
+                    conn.close()
+                    return None
+            head = _receive(conn, zygote.PID.size, deadline)
+            pidfd = None
+            if head is not None:
+                with contextlib.suppress(ProcessLookupError):  # died before we looked: it ran nothing
+                    pidfd = os.pidfd_open(zygote.PID.unpack(head)[0])
+        except BaseException:
+            conn.close()
+            raise
+        if pidfd is None:
+            conn.close()
+            return None
+        return conn, pidfd
+
+    @staticmethod
+    def _converse(conn: socket.socket, pidfd: int, request: bytes, deadline: float) -> tuple[int, bytes, bytes]:
+        try:
+            with conn:
+                try:
+                    conn.settimeout(max(deadline - time.monotonic(), 0.001))
+                    conn.sendall(zygote.LENGTH.pack(len(request)) + request)
+                    head = _receive(conn, zygote.RESULT.size, deadline)
+                    if head is not None:
+                        code, out_size, err_size = zygote.RESULT.unpack(head)
+                        body = _receive(conn, out_size + err_size, deadline)
+                        if body is not None:
+                            return code, body[:out_size], body[out_size:]
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+                return WARM_CHILD_LOST, b"", b"the warm sandbox child ended without an answer"
+        finally:
+            # The timeout, this worker being stopped, or the answer read (then it only has left to exit): the child
+            # is killed and gone before we return, as `_spawn` leaves nothing running behind.
+            try:
+                with contextlib.suppress(ProcessLookupError):
+                    signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+                select.select([pidfd], [], [])  # readable once the process has ended
+            finally:
+                os.close(pidfd)
+
+
+def _receive(conn: socket.socket, size: int, deadline: float) -> bytes | None:
+    """Exactly `size` bytes, None at end of file; TimeoutError at the deadline."""
+    data = bytearray()
+    while len(data) < size:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError
+        conn.settimeout(remaining)
+        chunk = conn.recv(min(size - len(data), 1 << 20))
+        if not chunk:
+            return None
+        data += chunk
+    return bytes(data)
+
+
+_warm_sandbox = _WarmSandbox()
+
+
+def _runs_warm() -> bool:
+    """The sandbox runs warm (PLATFORM_WARM, on Linux); a configured PLATFORM_CLI, a real supplier's program,
+    always runs as its own process."""
+    return settings.PLATFORM_WARM and not (settings.PLATFORM_CLI or "").strip() and sys.platform == "linux"
+
+
+def platform_warm_up() -> None:
+    """Start the warm sandbox now (a worker process does at its start), so the first command does not wait for it."""
+    if _runs_warm():
+        _warm_sandbox.start()
+
+
+def _run_program(args: list[str], env: dict[str, str], timeout: float) -> tuple[int, bytes, bytes]:
+    """The platform program with `args` after its name: (exit code, stdout, stderr)."""
+    if _runs_warm():
+        return _warm_sandbox.run(args, env, timeout)
+    return _spawn([*cli_prefix(), *args], env, timeout)
+
+
 def platform_call(command: PlatformCommand, *, api_key: str, timeout: float | None = None) -> dict:
     """Run one platform command for the holder of `api_key` and return its answer, unwrapped (see `unwrap`).
 
     Raises PlatformError: UNAVAILABLE (program missing or failed without an answer), TIMEOUT (killed after
     `timeout`, default PLATFORM_TIMEOUT), INVALID_RESPONSE, REJECTED (with the supplier's `platform_code`).
     """
+    return _raised(platform_call_many([command], api_key=api_key, timeout=timeout)[0])
+
+
+# A turn's independent commands (a round trip's five searches) run at once, up to this many.
+MAX_PARALLEL_COMMANDS = 8
+
+
+def platform_call_many(
+    commands: list[PlatformCommand], *, api_key: str, timeout: float | None = None
+) -> list[dict | PlatformError]:
+    """Run independent commands at once for the holder of `api_key`: in their order, each one's answer (as
+    `platform_call` gives it) or its PlatformError.
+
+    Only the programs run in threads of their own; the environment (with the caller's trace), the log lines and the
+    SupplierCall rows are made in the caller's thread, on its database connection (inside its transaction, if any).
+    """
     timeout = settings.PLATFORM_TIMEOUT if timeout is None else timeout
-    command = with_idempotency_key(command)
-    argv = [*cli_prefix(), "call", command.product, command.action, "-a", command.arguments_json()]
+    commands = [with_idempotency_key(command) for command in commands]
+    env = child_environment(api_key)
+
+    def attempt(command: PlatformCommand) -> _Attempt:
+        return _attempt(command, api_key=api_key, env=env, timeout=timeout)
+
+    if len(commands) <= 1:
+        attempts = [attempt(command) for command in commands]
+    else:
+        with ThreadPoolExecutor(min(len(commands), MAX_PARALLEL_COMMANDS), thread_name_prefix="platform") as pool:
+            attempts = list(pool.map(attempt, commands))
+    results: list[dict | PlatformError] = []
+    for done in attempts:
+        try:
+            results.append(_settled(done, api_key))
+        except PlatformError as exc:
+            results.append(exc)
+    return results
+
+
+def _raised(result: dict | PlatformError) -> dict:
+    if isinstance(result, PlatformError):
+        raise result
+    return result
+
+
+@dataclass
+class _Attempt:
+    """One command run: its answer or its error, and what its log line says of it."""
+
+    command: PlatformCommand
+    latency_ms: int
+    exit_code: int | None
+    data: dict | None = None
+    error: PlatformError | None = None
+    stderr_tail: str = ""
+
+
+def _attempt(command: PlatformCommand, *, api_key: str, env: dict[str, str], timeout: float) -> _Attempt:
+    """Run the program for one command and read its answer. Uses no database and nothing of the calling context,
+    so it runs in any thread."""
+    args = ["call", command.product, command.action, "-a", command.arguments_json()]
     started = time.perf_counter()
     exit_code: int | None = None
+    stderr_tail = ""
     try:
         try:
-            exit_code, stdout, stderr = _spawn(argv, child_environment(api_key), timeout)
+            exit_code, stdout, stderr = _run_program(args, env, timeout)
         except subprocess.TimeoutExpired:
             raise PlatformError(PlatformError.TIMEOUT, f"the platform did not answer within {timeout:g} s")
         except OSError as exc:
             raise PlatformError(
-                PlatformError.UNAVAILABLE, f"cannot run the platform program {argv[0]!r}: {exc.strerror}"
+                PlatformError.UNAVAILABLE, f"cannot run the platform program {cli_prefix()[0]!r}: {exc.strerror}"
             )
         text = stdout.decode("utf-8", errors="replace").strip()
         try:
@@ -382,8 +614,7 @@ def platform_call(command: PlatformCommand, *, api_key: str, timeout: float | No
             payload = None
         if payload is None:
             if exit_code != 0:
-                detail = _scrub(stderr.decode("utf-8", errors="replace").strip()[-500:], api_key)
-                logger.warning("platform program failed (exit %s): %s", exit_code, mask_mobiles(detail))
+                stderr_tail = _scrub(stderr.decode("utf-8", errors="replace").strip()[-500:], api_key)
                 raise PlatformError(PlatformError.UNAVAILABLE, f"the platform program failed (exit code {exit_code})")
             raise PlatformError(PlatformError.INVALID_RESPONSE, "the platform answer is not JSON")
         if exit_code != 0 and not (isinstance(payload, dict) and _rejection(payload)):
@@ -392,19 +623,32 @@ def platform_call(command: PlatformCommand, *, api_key: str, timeout: float | No
     except PlatformError as exc:
         exc.message = _scrub(exc.message, api_key)
         exc.args = (exc.message,)
-        outcome = f"REJECTED:{exc.platform_code}" if exc.code == PlatformError.REJECTED else exc.code
-        _log(command, outcome, started, exit_code, api_key)
-        raise
-    _log(command, "OK", started, exit_code, api_key)
-    return data
+        return _Attempt(command, _since(started), exit_code, error=exc, stderr_tail=stderr_tail)
+    return _Attempt(command, _since(started), exit_code, data=data)
 
 
-def _log(command: PlatformCommand, outcome: str, started: float, exit_code: int | None, api_key: str) -> None:
+def _since(started: float) -> int:
+    return round((time.perf_counter() - started) * 1000)
+
+
+def _settled(attempt: _Attempt, api_key: str) -> dict:
+    """The attempt's log line, SupplierCall row and metrics; then its answer, or its error raised."""
+    exc = attempt.error
+    if exc is None:
+        _log(attempt.command, "OK", attempt.latency_ms, attempt.exit_code, api_key)
+        return attempt.data
+    if attempt.stderr_tail:
+        logger.warning("platform program failed (exit %s): %s", attempt.exit_code, mask_mobiles(attempt.stderr_tail))
+    outcome = f"REJECTED:{exc.platform_code}" if exc.code == PlatformError.REJECTED else exc.code
+    _log(attempt.command, outcome, attempt.latency_ms, attempt.exit_code, api_key)
+    raise exc
+
+
+def _log(command: PlatformCommand, outcome: str, latency_ms: int, exit_code: int | None, api_key: str) -> None:
     """The command's log line (arguments masked) and its SupplierCall row. A business rejection ("REJECTED:<code>",
     the supplier saying no) is an answer, not a fault: its row has `fault` False. A fault is every other failure:
     a timeout, no answer, an unreadable one, or a rejection with a code saying the supplier itself is broken
     (SUPPLIER_SYSTEM_ERRORS)."""
-    latency_ms = round((time.perf_counter() - started) * 1000)
     rejected = outcome.startswith(f"{PlatformError.REJECTED}:")
     fault = outcome != "OK" and not (rejected and outcome.partition(":")[2] not in SUPPLIER_SYSTEM_ERRORS)
     level = logging.INFO if outcome == "OK" or rejected else logging.WARNING
@@ -491,22 +735,46 @@ def platform_run(command: PlatformCommand, *, user, idempotency_scope: str | Non
     A command that changes something gets its idempotency key here, before it leaves for a worker, so every
     delivery of it is one supplier effect; `idempotency_scope` (a conversation) makes a saveOrder's key
     deterministic (`request_id_for`)."""
-    command = with_idempotency_key(command, scope=idempotency_scope)
-    if command.action == "saveOrder":
+    return _raised(platform_run_many([command], user=user, idempotency_scope=idempotency_scope)[0])
+
+
+def platform_run_many(
+    commands: list[PlatformCommand], *, user, idempotency_scope: str | None = None
+) -> list[dict | PlatformError]:
+    """Run independent commands for `user` at once (a round trip's searches), as `platform_run` runs one: in their
+    order, each one's answer or its PlatformError. To the worker, every command is sent before any answer is
+    awaited, so the `platform` worker's processes run them side by side; in this process, `platform_call_many`."""
+    commands = [with_idempotency_key(command, scope=idempotency_scope) for command in commands]
+    if any(command.action == "saveOrder" for command in commands):
         supplier_account_ensure(user=user)
         supplier_account_ordering(user=user)  # the reconciliation looks for the order even if its record fails
     if not _use_worker():
-        return platform_call(command, api_key=supplier_account_ensure(user=user).api_key)
+        return platform_call_many(commands, api_key=supplier_account_ensure(user=user).api_key)
 
     wait = settings.PLATFORM_TIMEOUT + WORKER_WAIT_MARGIN_SECONDS
-    try:
-        async_result = _send_to_worker(command, user_id=user.pk, wait=wait)
-        if not connection.in_atomic_block:
-            connection.close()  # hold no database connection while the worker talks to the supplier
-        result = async_result.get(timeout=wait)
-    except PlatformError:
-        raise
-    except Exception as exc:  # broker down, no worker within the wait, task crashed: no answer either way
-        logger.warning("platform worker did not answer: %s %s: %s", command.product, command.action, type(exc).__name__)
-        raise PlatformError(PlatformError.UNAVAILABLE, "the platform worker did not answer")
-    return _from_result(result)
+    deadline = time.monotonic() + wait
+    sent = []
+    for command in commands:
+        try:
+            sent.append(_send_to_worker(command, user_id=user.pk, wait=wait))
+        except Exception as exc:  # the broker down: no answer for this one
+            sent.append(_no_answer(command, exc))
+    if not connection.in_atomic_block:
+        connection.close()  # hold no database connection while the worker talks to the supplier
+    results: list[dict | PlatformError] = []
+    for command, pending in zip(commands, sent, strict=True):
+        if isinstance(pending, PlatformError):
+            results.append(pending)
+            continue
+        try:
+            results.append(_from_result(pending.get(timeout=max(deadline - time.monotonic(), 0.001))))
+        except PlatformError as exc:
+            results.append(exc)
+        except Exception as exc:  # no worker within the wait, task crashed: no answer either way
+            results.append(_no_answer(command, exc))
+    return results
+
+
+def _no_answer(command: PlatformCommand, exc: Exception) -> PlatformError:
+    logger.warning("platform worker did not answer: %s %s: %s", command.product, command.action, type(exc).__name__)
+    return PlatformError(PlatformError.UNAVAILABLE, "the platform worker did not answer")

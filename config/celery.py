@@ -5,7 +5,7 @@ import logging.config
 import os
 
 from celery import Celery
-from celery.signals import setup_logging
+from celery.signals import setup_logging, worker_process_init
 from django.conf import settings
 
 from core.tracing import connect_celery_signals
@@ -24,3 +24,11 @@ def _configure_logging_from_django(**_) -> None:
     """A worker logs like the web: the same handlers, JSON format and secret filter (Celery's own setup is then
     skipped, so nothing logs around them)."""
     logging.config.dictConfig(settings.LOGGING)
+
+
+@worker_process_init.connect
+def _warm_the_supplier_program(**_) -> None:
+    """Each worker process starts its warm sandbox supplier now, not on its first booking (bookings.platform)."""
+    from bookings.platform import platform_warm_up  # here: this module loads before Django's apps are ready
+
+    platform_warm_up()

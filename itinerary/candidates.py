@@ -6,9 +6,9 @@
 Five searches: outbound flights and trains (origin → destination on the depart date), return flights and trains
 (destination → origin on the return date), hotels in the destination for the stay. Every price, time and number
 comes from the supplier's answers (`bookings/skills/booking.md` for their shapes); an entry that cannot be read is
-left out, never guessed. A search that fails is recorded in `failures` and the others still count: the caller
-decides what it can honestly show. Once the platform times out or cannot be reached, the remaining searches are
-skipped (and listed as failed).
+left out, never guessed. The five are independent and run at once (`platform_run_many`), so a supplier that hangs
+costs one timeout, not five; each search that fails is recorded in `failures` and the others still count: the
+caller decides what it can honestly show.
 
 Ids: `out:FLIGHT:MU5101`, `ret:TRAIN:G102`, `hotel:HDL001`. A train's price is that of one seat class: 二等座,
 unless the traveller asked for another (一等座, 商务座) and the train has it.
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.llm.preferences import PreferenceCandidate
-from bookings.platform import PlatformCommand, PlatformError, platform_run
+from bookings.platform import PlatformCommand, PlatformError, platform_run_many
 from itinerary.planning import HotelOption, Leg
 
 logger = logging.getLogger(__name__)
@@ -83,39 +83,30 @@ def candidates_collect(
 ) -> Candidates:
     """Search the supplier for the round trip's candidates; failed searches are listed, never raised."""
     found = Candidates()
-    legs = (
-        (OUTBOUND, origin, destination, depart_date, found.outbound),
-        (RETURN, destination, origin, return_date, found.returns),
-    )
-    for direction, src, dst, day, into in legs:
-        arguments = {"from": src, "to": dst, "date": day.isoformat()}
-        flights = _search(found, "flight", direction, arguments, user=user)
-        into.extend(_unique(_flight_leg(direction, item) for item in _items(flights, "flights")))
-        trains = _search(found, "train", direction, arguments, user=user)
-        into.extend(_unique(_train_leg(direction, item, seat_class) for item in _items(trains, "trains")))
+    out = {"from": origin, "to": destination, "date": depart_date.isoformat()}
+    back = {"from": destination, "to": origin, "date": return_date.isoformat()}
     stay = {"city": destination, "checkInDate": depart_date.isoformat(), "checkOutDate": return_date.isoformat()}
-    hotels = _search(found, "hotel", "stay", stay, user=user)
-    found.hotels.extend(_unique(_hotel(item) for item in _items(hotels, "hotels")))
+    searches = (
+        ("flight", OUTBOUND, out),
+        ("train", OUTBOUND, out),
+        ("flight", RETURN, back),
+        ("train", RETURN, back),
+        ("hotel", "stay", stay),
+    )
+    answers = platform_run_many([PlatformCommand(product, "search", args) for product, _, args in searches], user=user)
+    for (product, direction, _), answer in zip(searches, answers, strict=True):
+        if isinstance(answer, PlatformError):
+            found.failures.append(SearchFailure(product, direction, answer.code, answer.message))
+            continue
+        if product == "hotel":
+            found.hotels.extend(_unique(_hotel(item) for item in _items(answer, "hotels")))
+            continue
+        into = found.outbound if direction == OUTBOUND else found.returns
+        if product == "flight":
+            into.extend(_unique(_flight_leg(direction, item) for item in _items(answer, "flights")))
+        else:
+            into.extend(_unique(_train_leg(direction, item, seat_class) for item in _items(answer, "trains")))
     return found
-
-
-# After one of these, the platform is not answering at all: the remaining searches are not run, so a hanging
-# supplier costs one timeout, not five.
-UNREACHABLE = (PlatformError.TIMEOUT, PlatformError.UNAVAILABLE)
-
-
-def _search(found: Candidates, product: str, direction: str, arguments: dict, *, user) -> dict | None:
-    down = next((f for f in found.failures if f.code in UNREACHABLE), None)
-    if down is not None:
-        found.failures.append(
-            SearchFailure(product, direction, down.code, "not searched: the platform is not answering")
-        )
-        return None
-    try:
-        return platform_run(PlatformCommand(product, "search", arguments), user=user)
-    except PlatformError as exc:
-        found.failures.append(SearchFailure(product, direction, exc.code, exc.message))
-        return None
 
 
 def _items(answer: dict | None, key: str) -> list[dict]:

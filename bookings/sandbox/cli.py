@@ -41,6 +41,7 @@ Exit codes: 0 with a JSON answer on stdout; 1 with `{"success": false, "errorCod
 import argparse
 import datetime as dt
 import hashlib
+import io
 import json
 import os
 import sqlite3
@@ -226,3 +227,35 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # the answer of a supplier that broke: an error, details on stderr
         traceback.print_exc()
         return _error("PLATFORM_ERROR", f"internal error ({type(exc).__name__})")
+
+
+def run_captured(argv: list[str]) -> tuple[int, bytes, bytes]:
+    """`main(argv)` as `python -m bookings.sandbox` would run it, its output captured: (exit code, stdout, stderr).
+
+    For the warm sandbox (`bookings.sandbox.zygote`), which runs a command in a fork of a process that has already
+    imported this module instead of in a new Python. The streams encode as the cold child's do under C.UTF-8
+    (stdout strict, stderr backslashreplace); an exit (argparse's usage error: 2) and an uncaught exception (its
+    traceback, 1) end as the interpreter would end them."""
+    out, err = io.BytesIO(), io.BytesIO()
+    streams = sys.stdout, sys.stderr
+    # Held here until read: a wrapper closes its buffer when it goes away.
+    captured = (
+        io.TextIOWrapper(out, encoding="utf-8"),
+        io.TextIOWrapper(err, encoding="utf-8", errors="backslashreplace"),
+    )
+    sys.stdout, sys.stderr = captured
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+        if code is not None and not isinstance(code, int):
+            sys.stderr.write(f"{code}\n")
+            code = 1
+    except BaseException:
+        traceback.print_exc()
+        code = 1
+    finally:
+        sys.stdout, sys.stderr = streams
+    for stream in captured:
+        stream.flush()
+    return (code or 0) & 0xFF, out.getvalue(), err.getvalue()

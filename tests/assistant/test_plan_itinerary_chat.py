@@ -468,7 +468,9 @@ def test_unreadable_or_implausible_supplier_entries_are_left_out_never_guessed(a
             ]
         },
     }
-    monkeypatch.setattr(candidates_module, "platform_run", lambda command, *, user: answers[command.product])
+    monkeypatch.setattr(
+        candidates_module, "platform_run_many", lambda commands, *, user: [answers[c.product] for c in commands]
+    )
 
     found = candidates_module.candidates_collect(
         user=alice, origin="上海", destination="杭州", depart_date=DEPART, return_date=BACK, seat_class="商务座"
@@ -481,21 +483,25 @@ def test_unreadable_or_implausible_supplier_entries_are_left_out_never_guessed(a
     assert found.failures == []
 
 
-def test_a_supplier_that_hangs_costs_one_timeout_not_five(alice, supplier_sandbox, settings, monkeypatch):
+def test_a_supplier_that_hangs_times_out_every_search_at_once_and_each_is_recorded(
+    alice, supplier_sandbox, settings, monkeypatch
+):
     settings.PLATFORM_TIMEOUT = 0.5
     monkeypatch.setenv("SANDBOX_SUPPLIER_FAULT_SLEEP", "5")
     supplier_sandbox.fault("*=timeout")
-    run = candidates.platform_run
-    commands = []
+    run = candidates.platform_run_many
+    failures = []
 
-    def counted(command, **kwargs):  # the real supplier call, counted
-        commands.append(command)
-        return run(command, **kwargs)
+    def recorded(commands, **kwargs):  # the real supplier calls, their outcomes kept
+        answers = run(commands, **kwargs)
+        failures.extend((c.product, a.code) for c, a in zip(commands, answers, strict=True))
+        return answers
 
-    monkeypatch.setattr(candidates, "platform_run", counted)
+    monkeypatch.setattr(candidates, "platform_run_many", recorded)
 
     result = chat_turn(user=alice, message=SENTENCE, today=TODAY)
 
-    assert len(commands) == 1  # the first search timed out: the other four were not run
+    # All five searches ran side by side (tests/itinerary/test_round_trip_parallel.py), so one timeout, not five.
+    assert failures == [(p, "TIMEOUT") for p in ("flight", "train", "flight", "train", "hotel")]
     assert result.outcome == "DEGRADED" and result.cards == []
     assert "供应商平台暂时无法查询" in result.reply

@@ -62,8 +62,10 @@ def book_flight(key: str = KEY) -> dict:
 
 
 @pytest.fixture
-def spawned(monkeypatch) -> list[dict]:
-    """Records what every platform subprocess was started with (argv, env, pid) and still starts it."""
+def spawned(monkeypatch, settings) -> list[dict]:
+    """Records what every platform subprocess was started with (argv, env, pid) and still starts it: the sandbox
+    too runs as a process of its own (PLATFORM_WARM off; its warm children: test_platform_warm.py)."""
+    settings.PLATFORM_WARM = False
     seen: list[dict] = []
     real_popen = subprocess.Popen
 

@@ -8,6 +8,9 @@ Exactly once rests on construction, not on timing, and each test shows one part 
   that reached the supplier before the kill and lands after the takeover, or before it) is answered by the supplier
   with its first result, so the store holds exactly one refund, or one cancel.
 
+The sandbox runs warm by default (PLATFORM_WARM: a child forked from a zygote that ends with its worker); the tests
+that rebuild the dead call from its argv and environment run it as a process of its own (only that shows them).
+
 Nothing here waits for a clock: the hang lasts until the test creates a release file; the test waits for states
 (the ticket EXECUTING, the supplier child alive, its pid gone) with bounded polling; the dead worker's lease is
 made to have run out by moving its start back, not by sleeping through it.
@@ -117,6 +120,21 @@ def supplier_child(root: int, product: str, action: str) -> int | None:
     return None
 
 
+ZYGOTE = "bookings.sandbox.zygote"
+
+
+def zygotes(root: int) -> list[int]:
+    """The warm sandbox processes under `root`."""
+    parents = _parents()
+    return [pid for pid in descendants(root) if ZYGOTE in cmdline(pid) and ZYGOTE not in cmdline(parents.get(pid, 0))]
+
+
+def warm_child(root: int) -> int | None:
+    """A command running in a child of a warm sandbox under `root` (it shows the zygote's argv, not the command's)."""
+    children = [pid for zygote in zygotes(root) for pid in descendants(zygote)]
+    return children[0] if len(children) == 1 else None
+
+
 def gone(pid: int) -> bool:
     """No such process any more (a zombie waiting for init to reap it counts as gone: it runs nothing)."""
     try:
@@ -198,29 +216,45 @@ platform_call(PlatformCommand("order", "refund", json.loads(sys.argv[1])), api_k
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the parent-death signal is Linux's prctl")
-def test_a_supplier_child_in_a_session_of_its_own_dies_when_its_parent_is_killed(hanging_supplier, supplier_sandbox):
+@pytest.mark.parametrize("warm", [False, True], ids=["own-process", "warm"])
+def test_a_supplier_child_in_a_session_of_its_own_dies_when_its_parent_is_killed(
+    hanging_supplier, supplier_sandbox, warm
+):
     release = hanging_supplier("order.refund")
     arguments = json.dumps({"orderId": "ORD-001", "amount": 202.0, "requestId": "T-ORPHAN"})
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings"}
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "PLATFORM_WARM": "1" if warm else "0"}
     parent = subprocess.Popen([sys.executable, "-c", PARENT, arguments, "sbx_orphan-test-key"], cwd=ROOT, env=env)
-    child = None
+    child = zygote = None
     try:
-        child = wait_for(lambda: supplier_child(parent.pid, "order", "refund"), "the supplier child to run")
+        if warm:
+            child = wait_for(lambda: warm_child(parent.pid), "the warm supplier child to run")
+            [zygote] = zygotes(parent.pid)
+        else:
+            child = wait_for(lambda: supplier_child(parent.pid, "order", "refund"), "the supplier child to run")
         assert os.getsid(child) == child  # its own session: a kill of the parent's process group would miss it
 
         os.kill(parent.pid, signal.SIGKILL)
         parent.wait(timeout=WAIT)
 
         wait_for(lambda: gone(child), f"the supplier child {child} to die with its parent")
+        if warm:
+            wait_for(lambda: gone(zygote), f"the warm sandbox {zygote} to end with its parent")
     finally:
         if parent.poll() is None:
             parent.kill()
         kill_stray(child)
+        kill_stray(zygote)
     release.touch()  # nothing is left to go on: no refund ever lands
     assert supplier_sandbox.stats()["refunds"]["total"] == 0
 
 
 # --- a refund: the worker killed, a takeover, the old call landing late ------------------------------------------
+
+
+@pytest.fixture
+def calls_in_their_own_process(monkeypatch):
+    """The workers run the sandbox as a process of its own, whose argv and environment show the command."""
+    monkeypatch.setenv("PLATFORM_WARM", "0")
 
 
 @pytest.mark.postgres
@@ -233,6 +267,7 @@ def test_a_worker_killed_mid_refund_is_taken_over_and_a_late_duplicate_refunds_n
     ticket_for,  # noqa: F811
     supplier_sandbox,
     hanging_supplier,
+    calls_in_their_own_process,
     tmp_path,
 ):
     release = hanging_supplier("order.refund")
@@ -283,6 +318,53 @@ def test_a_worker_killed_mid_refund_is_taken_over_and_a_late_duplicate_refunds_n
     assert order.status == OrderStatus.REFUNDED
 
 
+@pytest.mark.postgres
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_warm_supplier_child_dies_with_its_killed_worker_and_the_takeover_refunds_once(
+    demo_approver,  # noqa: F811
+    ticket_for,  # noqa: F811
+    supplier_sandbox,
+    hanging_supplier,
+    tmp_path,
+):
+    release = hanging_supplier("order.refund")
+    order = BizOrder.objects.get(order_id="ORD-001")
+    ticket = ticket_for(order)
+    first = start_worker_group(f"doomed-{os.getpid()}", tmp_path / "doomed.log")
+    second = child = None
+    warm = []
+    try:
+        _wait_for_workers([first], 1)
+        ticket_decide(ticket_id=ticket.pk, approver=demo_approver, approve=True, reason="ok")
+        wait_for(lambda: status_of(ticket) == TicketStatus.EXECUTING, "the first worker's claim")
+        child = wait_for(lambda: warm_child(first.pid), "the refund call to hang in a warm child")
+        warm = zygotes(first.pid)
+
+        kill_group(first)  # the worker and its pool child; the zygote and the call are in sessions of their own
+        wait_for(lambda: gone(child), "the refund call to die with its worker")
+        wait_for(lambda: all(gone(pid) for pid in warm), "the warm sandbox to end with its worker")
+        release.touch()  # nothing is left to go on
+        assert supplier_sandbox.stats()["refunds"]["total"] == 0
+
+        supplier_sandbox.heal()
+        second = start_worker_group(f"rescuer-{os.getpid()}", tmp_path / "rescuer.log")
+        _wait_for_workers([second], 1)
+        lease_runs_out(ticket)
+        resume_stalled_tickets.delay()
+        wait_for(lambda: status_of(ticket) in (TicketStatus.EXECUTED, TicketStatus.FAILED), "the takeover to finish")
+    finally:
+        kill_group(first)
+        for pid in (child, *warm):
+            kill_stray(pid)
+        if second is not None:
+            stop_worker(second)
+
+    ticket.refresh_from_db()
+    assert ticket.status == TicketStatus.EXECUTED, ticket.execution_result
+    assert supplier_sandbox.stats()["refunds"] == {"total": 1, "byOrderId": {"ORD-001": 1}}
+
+
 # --- a cancel: the worker killed, a retry, the old call landing late ---------------------------------------------
 
 
@@ -310,6 +392,7 @@ def test_a_worker_killed_mid_cancel_is_retried_and_a_late_duplicate_cancels_noth
     demo_approver,  # noqa: F811
     supplier_sandbox,
     hanging_supplier,
+    calls_in_their_own_process,
     tmp_path,
 ):
     booking = expensive_flight_booking(demo_alice)
