@@ -18,7 +18,7 @@ from tests.assistant.conftest import TODAY
 pytestmark = pytest.mark.django_db
 
 FLIGHT = "帮我订12月5日上海到杭州最便宜的航班，乘机人张三 13800000000"
-TRAIN = "订一张明天北京到天津的高铁票，乘客李四 13900001111"
+TRAIN = "订一张12月22号北京到天津的高铁票，乘客李四 13900001111"
 HOTEL = "帮我在大理订个酒店，12月10号入住，住两晚，入住人王五 13700002222"
 
 
@@ -79,7 +79,7 @@ def test_booking_the_cheapest_flight_from_chat_records_it_and_shows_a_card(alice
 def test_booking_a_train_from_chat_pays_the_second_class_price(alice, supplier_sandbox):
     result, booking = book(alice, TRAIN)
 
-    trains = supplier(alice, "train", "search", {"from": "北京", "to": "天津", "date": "2026-12-02"})["trains"]
+    trains = supplier(alice, "train", "search", {"from": "北京", "to": "天津", "date": "2026-12-22"})["trains"]
     prices = {t["trainNo"]: next(s["price"] for s in t["seats"] if s["seatType"] == "二等座") for t in trains}
     assert result.outcome == "ANSWERED"
     assert booking.biz_type == "TRAIN"

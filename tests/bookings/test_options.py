@@ -122,7 +122,7 @@ def test_a_train_gets_the_seat_class_asked_for(alice, supplier_sandbox):
         biz_type="TRAIN",
         origin="北京",
         destination="天津",
-        date=dt.date(2026, 12, 2),
+        date=dt.date(2026, 12, 22),
         wants=BookingWants(seat_class="FIRST", time_band="MORNING"),
     )
 
