@@ -64,7 +64,6 @@ class UserLanguageMiddleware:
             response.set_cookie(cookie, saved, max_age=settings.LANGUAGE_COOKIE_AGE, samesite="Lax")
         return response
 
-
     @staticmethod
     def _saved(request) -> str | None:
         """The user's saved language, read once per session (an API client sends no language cookie: every call
