@@ -5,12 +5,20 @@ with a bulk catalogue, Redis, over real HTTP on loopback.
 
 1. The `rules` model: travellers, each logged in through the login page with a session of their own, send the
    messages of `tests/assistant/eval/intents-own.jsonl` to `POST /api/v1/assistant/chat` at each concurrency level
-   (a bounded number of requests, at most `--seconds` per level); prints turns/s and p50/p95/p99. The baseline, in
-   the same run: `GET /healthz` (one database query, one Redis round trip, the broker) at the same concurrency.
+   (a bounded number of requests, at most `--seconds` per level); prints turns/s and p50/p95/p99. The baselines, in
+   the same run and at the same concurrency: `GET /healthz` (one database query, one Redis round trip, the broker)
+   and the style sheet the pages link (a static file whitenoise serves: the server's own floor). Each turn line is
+   followed by its ratios to healthz: p50 and p95 as multiples of healthz's, turns/s as a fraction of healthz/s.
 2. A slow model: the same server restarted with `ASSISTANT_LLM_PROVIDER=openai` against a local fake OpenAI server
    that answers every call after `--delay` seconds; `--slow-turns` travellers send one turn each, all at once.
-   Prints the wall time and its ratio to the model's delay (one blocking worker would need `--slow-turns` times
-   the delay), the PostgreSQL connections the site held meanwhile, and `GET /healthz` answered during the wait.
+   Prints the wall time and its ratio to the model's delay (the floor: every turn waits on the model once; one
+   blocking worker would need `--slow-turns` times the delay), how many of the turns each web process served (the
+   process holding the turn's connection while it ran, read with `ss -tnp`), the CPU the site used per turn (web,
+   workers and PostgreSQL backends, from /proc), the PostgreSQL connections the site held meanwhile, and whether
+   `GET /healthz` answered during the wait.
+
+Ends with the issue's targets against this run's figures, and the machine's load average (`uptime`) at the start
+and the end: other work on the same cores moves the absolute figures, the ratios less.
 
 Uses the benchmark database (`BENCH_DATABASE_URL`, default tripdesk_bench) and Redis (`BENCH_REDIS_URL`, DB 14);
 fills the catalogue with `manage.py seed_bulk`. Stops everything it started.
@@ -54,6 +62,8 @@ class Client:
         self.port = port
         self.cookies: dict[str, str] = {}
         self.conn: http.client.HTTPConnection | None = None
+        self.local_port = 0  # of the connection the last request went out on: the server side knows it by this
+        self.static_path = ""  # the style sheet the login page links (content-hashed name), once logged in
 
     def request(self, method: str, path: str, body: bytes | None = None, headers: dict | None = None):
         headers = dict(headers or {})
@@ -64,6 +74,7 @@ class Client:
                 self.conn = http.client.HTTPConnection(HOST, self.port, timeout=120)
             try:
                 self.conn.request(method, path, body=body, headers=headers)
+                self.local_port = self.conn.sock.getsockname()[1]
                 response = self.conn.getresponse()
                 data = response.read()
             except (ConnectionError, http.client.HTTPException, OSError):
@@ -82,6 +93,8 @@ class Client:
         token = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page)
         if status != 200 or not token:
             raise RuntimeError(f"login page answered {status}")
+        stylesheet = re.search(rb'<link rel="stylesheet" href="(/static/[^"]+)"', page)
+        self.static_path = stylesheet.group(1).decode() if stylesheet else ""
         form = urlencode({"username": username, "password": PASSWORD, "csrfmiddlewaretoken": token.group(1).decode()})
         status, _ = self.request(
             "POST", "/accounts/login/", form.encode(), {"Content-Type": "application/x-www-form-urlencoded"}
@@ -138,16 +151,20 @@ class Server:
         )
         self.banner = ""
 
-    def pool_and_processes(self) -> tuple[int, int]:
-        """The web server's PostgreSQL pool size per process and its process count, as run.sh chose them."""
-        out = subprocess.run(
+    def web_command(self) -> str:
+        """The web server's command line, as run.sh chose it."""
+        return subprocess.run(
             ["bash", "scripts/run.sh", "--prod", "--dry-run", "web"],
             cwd=ROOT,
             env=self.env,
             capture_output=True,
             text=True,
             check=True,
-        ).stdout
+        ).stdout.strip()
+
+    def pool_and_processes(self) -> tuple[int, int]:
+        """The web server's PostgreSQL pool size per process and its process count, as run.sh chose them."""
+        out = self.web_command()
         pool = re.search(r"DATABASE_POOL_MAX_SIZE=(\d+)", out)
         workers = re.search(r"--workers (\d+)", out)
         return int(pool.group(1)) if pool else 0, int(workers.group(1)) if workers else 0
@@ -220,13 +237,29 @@ class Level:
     outcomes: Counter = field(default_factory=Counter)
     wall: float = 0.0
 
+    @property
+    def rate(self) -> float:
+        return len(self.seconds) / self.wall if self.wall else 0.0
+
+    def ms(self, p: float) -> float:
+        return percentile([s * 1000 for s in self.seconds], p)
+
     def line(self) -> str:
-        ms = [s * 1000 for s in self.seconds]
-        rate = len(ms) / self.wall if self.wall else 0.0
         errors = sum(self.errors.values())
         return (
-            f"{self.name:<22} c={self.concurrency:<3} n={len(ms):<5} {rate:8.1f}/s  p50={percentile(ms, 50):8.1f} ms  "
-            f"p95={percentile(ms, 95):8.1f} ms  p99={percentile(ms, 99):8.1f} ms  errors={errors}"
+            f"{self.name:<22} c={self.concurrency:<3} n={len(self.seconds):<5} {self.rate:8.1f}/s  "
+            f"p50={self.ms(50):8.1f} ms  p95={self.ms(95):8.1f} ms  p99={self.ms(99):8.1f} ms  errors={errors}"
+        )
+
+    def against(self, base: "Level") -> str:
+        """This level's latency as a multiple of the baseline's, and its rate as a fraction of the baseline's."""
+
+        def times(mine: float, theirs: float) -> str:
+            return f"{mine / theirs:.1f} ×" if theirs else "–"
+
+        return (
+            f"{'':<22} vs {base.name}: p50 {times(self.ms(50), base.ms(50))}, p95 {times(self.ms(95), base.ms(95))}, "
+            f"rate {times(self.rate, base.rate)}"
         )
 
 
@@ -291,6 +324,11 @@ class Conversations:
         return body["outcome"]
 
 
+def static_file(client: Client, _i: int) -> str:
+    status, _ = client.request("GET", client.static_path)
+    return "ok" if status == 200 else f"HTTP {status}"
+
+
 def healthz(client: Client, _i: int) -> str:
     status, data = client.request("GET", "/healthz")
     if status == 200:
@@ -339,6 +377,69 @@ def connection_sampler(dbname: str, stop: threading.Event, found: dict) -> threa
     thread = threading.Thread(target=sample, daemon=True)
     thread.start()
     return thread
+
+
+def connection_owners(port: int, stop: threading.Event, owners: dict[int, int]) -> threading.Thread:
+    """Which process holds each connection to the server (client port → pid), sampled with `ss` every 100 ms while
+    `stop` is not set: a connection belongs to the one web process that accepted it and serves its requests."""
+    peer_and_pid = re.compile(r':(\d+)\s+users:\(\("[^"]*",pid=(\d+)')
+
+    def sample() -> None:
+        while not stop.is_set():
+            try:
+                out = subprocess.run(
+                    ["ss", "-Htnp", "state", "established", f"( sport = :{port} )"], capture_output=True, text=True
+                ).stdout
+            except OSError:  # no `ss` here (iproute2): the figure says no process was seen
+                return
+            for line in out.splitlines():
+                found = peer_and_pid.search(line)
+                if found:
+                    owners[int(found.group(1))] = int(found.group(2))
+            stop.wait(0.1)
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    return thread
+
+
+def cpu_seconds(pids: set[int]) -> dict[int, float]:
+    """User + system CPU seconds each living process of `pids` has used so far (from /proc)."""
+    found = {}
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            found[pid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return found
+
+
+def site_processes(root: int, dbname: str) -> set[int]:
+    """The processes of the site: `root` and its descendants (web and workers), and the PostgreSQL backends
+    serving the bench database (the pools keep theirs for the whole burst)."""
+    import psycopg
+
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            children.setdefault(ppid, []).append(int(stat.parent.name))
+    found, todo = set(), [root]
+    while todo:
+        pid = todo.pop()
+        found.add(pid)
+        todo += children.get(pid, [])
+    url = os.environ["DATABASE_URL"].rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(url, autocommit=True) as conn:
+        rows = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s", (dbname,)).fetchall()
+    return found | {pid for (pid,) in rows}
+
+
+def per_process(clients: list[Client], owners: dict[int, int]) -> str:
+    """How many of the clients' last requests each process served, busiest first."""
+    served = Counter(owners.get(client.local_port) for client in clients)
+    unseen = served.pop(None, 0)
+    shares = ", ".join(f"pid {pid}: {n}" for pid, n in served.most_common())
+    return f"{shares or 'no process seen'}" + (f", not seen by ss: {unseen}" if unseen else "")
 
 
 # --- the run ------------------------------------------------------------------------------------------------------
@@ -413,10 +514,13 @@ def server_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def rules_phase(args, messages: list[str]) -> None:
+def rules_phase(args, messages: list[str]) -> dict[int, Level]:
+    """The turns at each concurrency level (printed with their baselines)."""
     server = Server(server_env(), "rules")
+    found: dict[int, Level] = {}
     try:
         server.wait_ready()
+        print(f"\n{server.web_command()}")
         clients = login_all(server.port, max(args.levels))
         warm = Conversations(messages)
         drive(clients[:4], Level("warm-up", 4), warm.turn, requests=40, seconds=30)
@@ -424,20 +528,28 @@ def rules_phase(args, messages: list[str]) -> None:
         for c in args.levels:
             requests = args.requests_per_client * c
             base = drive(clients[:c], Level("GET /healthz", c), healthz, requests=requests, seconds=args.seconds)
+            static = drive(
+                clients[:c], Level("GET static (css)", c), static_file, requests=requests, seconds=args.seconds
+            )
             chat = Conversations(messages)
             turns = drive(
                 clients[:c], Level("POST chat (rules)", c), chat.turn, requests=requests, seconds=args.seconds
             )
+            print(static.line())
             print(base.line())
             print(turns.line())
-            print(f"{'':<22} outcomes: {dict(turns.outcomes.most_common())}" + _errors(turns, base))
+            print(turns.against(base))
+            print(f"{'':<22} outcomes: {dict(turns.outcomes.most_common())}" + _errors(turns, base, static))
+            found[c] = turns
         for client in clients:
             client.close()
     finally:
         server.stop()
+    return found
 
 
-def slow_model_phase(args) -> None:
+def slow_model_phase(args) -> tuple[Level, Level]:
+    """The slow turns and the healthz probe that ran meanwhile (printed)."""
     import django.conf
 
     model = FakeModel(args.delay)
@@ -462,31 +574,39 @@ def slow_model_phase(args) -> None:
         turns = Level("POST chat (slow model)", args.slow_turns)
         probe_level = Level("GET /healthz meanwhile", 1)
         probe, waiting = Client(server.port), threading.Event()
-        stop_sampling, seen = threading.Event(), {}
-        sampler = connection_sampler(django.conf.settings.DATABASES["default"]["NAME"], stop_sampling, seen)
+        dbname = django.conf.settings.DATABASES["default"]["NAME"]
+        stop_sampling, seen, owners = threading.Event(), {}, {}
+        sampler = connection_sampler(dbname, stop_sampling, seen)
+        watcher = connection_owners(server.port, stop_sampling, owners)
 
         def probing() -> None:
             waiting.wait()
             began_probing = time.perf_counter()
             while waiting.is_set():
                 began = time.perf_counter()
-                status, _ = probe.request("GET", "/healthz")
-                if status == 200:
+                try:
+                    outcome = healthz(probe, 0)
+                except (OSError, http.client.HTTPException) as exc:
+                    outcome = type(exc).__name__
+                if outcome == "ok":
                     probe_level.seconds.append(time.perf_counter() - began)
                 else:
-                    probe_level.errors[f"HTTP {status}"] += 1
+                    probe_level.errors[outcome] += 1
                 time.sleep(0.05)
             probe_level.wall = time.perf_counter() - began_probing
 
         prober = threading.Thread(target=probing, daemon=True)
         prober.start()
         chat = Conversations(["推荐点好玩的"])
+        cpu_before = cpu_seconds(site_processes(server.proc.pid, dbname))
         waiting.set()
         drive(clients, turns, chat.turn, requests=args.slow_turns, seconds=args.delay * 30)
         waiting.clear()
+        cpu_after = cpu_seconds(site_processes(server.proc.pid, dbname))
         prober.join()
         stop_sampling.set()
         sampler.join()
+        watcher.join()
 
         ratio = turns.wall / args.delay
         print(
@@ -496,8 +616,15 @@ def slow_model_phase(args) -> None:
         print(turns.line())
         print(f"{'':<22} outcomes: {dict(turns.outcomes.most_common())}" + _errors(turns))
         print(
-            f"{'':<22} wall {turns.wall:.2f} s = {ratio:.2f} × the model's {args.delay:g} s "
-            f"(target < 3; one blocking worker: ~{args.slow_turns} ×)"
+            f"{'':<22} wall {turns.wall:.2f} s = {ratio:.2f} × the floor, the model's {args.delay:g} s "
+            f"(one blocking worker: ~{args.slow_turns} ×)"
+        )
+        print(f"{'':<22} turns per web process: {per_process(clients, owners)}")
+        cpu = sum(used - cpu_before.get(pid, 0.0) for pid, used in cpu_after.items())
+        cores = os.cpu_count()
+        print(
+            f"{'':<22} CPU of the site (web, workers, PostgreSQL) meanwhile: {cpu:.2f} s, "
+            f"{cpu / args.slow_turns * 1000:.0f} ms per turn: {cpu / cores:.2f} s of wall on {cores} cores"
         )
         pool, processes = server.pool_and_processes()
         pools = f"the pools' bound: {processes} processes × {pool}" if pool else "no pool"
@@ -506,12 +633,37 @@ def slow_model_phase(args) -> None:
             f"({pools}) for {args.slow_turns} turns"
         )
         print(probe_level.line().replace(" c=1  ", " ", 1))
+        print(f"{'':<22} healthz answered meanwhile: {_answered(probe_level)}")
         for client in [*clients, probe]:
             client.close()
     finally:
         if server is not None:
             server.stop()
         model.stop()
+    return turns, probe_level
+
+
+def _answered(probe: Level) -> str:
+    failed = sum(probe.errors.values())
+    verdict = "yes" if probe.seconds and not failed else "no"
+    slowest = f", slowest {max(probe.seconds) * 1000:.0f} ms" if probe.seconds else ""
+    return f"{verdict} ({len(probe.seconds)} of {len(probe.seconds) + failed} probes{slowest})"
+
+
+def targets(args, turns: dict[int, Level], slow: tuple[Level, Level] | None) -> None:
+    """The issue's targets against this run's figures (absent when their phase or level did not run)."""
+    print("\ntargets (issue 17)")
+    if 1 in turns:
+        p95 = turns[1].ms(95)
+        print(f"  chat turn, 1 user, p95 ≤ 25 ms:        {p95:7.1f} ms   {'met' if p95 <= 25 else 'NOT met'}")
+    if 10 in turns:
+        rate = turns[10].rate
+        print(f"  chat turns at 10 users ≥ 60/s:         {rate:7.1f} /s   {'met' if rate >= 60 else 'NOT met'}")
+    if slow is not None:
+        ratio = slow[0].wall / args.delay
+        verdict = "met" if ratio <= 1.8 else "NOT met"
+        print(f"  {args.slow_turns} turns on a slow model ≤ 1.8 × floor: {ratio:5.2f} ×    {verdict}")
+        print(f"  healthz answering meanwhile:           {_answered(slow[1])}")
 
 
 def _errors(*levels: Level) -> str:
@@ -537,18 +689,22 @@ def main() -> None:
     if args.pool is not None:
         POOL["DATABASE_POOL_MAX_SIZE"] = str(args.pool)
 
-    started = time.perf_counter()
+    started, load = time.perf_counter(), os.getloadavg()
     setup_django()
     prepare(args.activities, max([*args.levels, args.slow_turns]))
     messages = [json.loads(line)["text"] for line in (ROOT / "tests/assistant/eval/intents-own.jsonl").open()]
     from django.db import connections
 
     connections.close_all()  # the bench process holds no connection while it measures
-    if not args.skip_rules:
-        rules_phase(args, messages)
-    if not args.skip_slow:
-        slow_model_phase(args)
-    print(f"\ntotal {time.perf_counter() - started:.0f} s")
+    turns = {} if args.skip_rules else rules_phase(args, messages)
+    slow = None if args.skip_slow else slow_model_phase(args)
+    targets(args, turns, slow)
+    print(f"\nload average (1, 5, 15 min): at the start {_load(load)}, at the end {_load(os.getloadavg())}")
+    print(f"total {time.perf_counter() - started:.0f} s")
+
+
+def _load(averages: tuple[float, float, float]) -> str:
+    return " ".join(f"{a:.2f}" for a in averages)
 
 
 if __name__ == "__main__":

@@ -58,6 +58,9 @@ run_prod() {
   local host="${TRIPDESK_HOST:-127.0.0.1}" port="${TRIPDESK_PORT:-8000}"
   local workers="${WEB_CONCURRENCY:-2}" threads="${WEB_THREADS:-64}" concurrency="${CELERY_CONCURRENCY:-2}"
   local logs="${TRIPDESK_LOG_DIR:-var/log}"
+  # The platform queue waits on the supplier (a round trip sends five searches at once), it does not compute: more
+  # processes than the others, so one turn's searches run side by side and a booking does not queue behind them.
+  local platform_concurrency="${CELERY_PLATFORM_CONCURRENCY:-8}"
 
   # A request may wait on the model once per model call of its turn (the agent loop's calls, a verdict, preference
   # scores), each bounded by ASSISTANT_LLM_TIMEOUT: gunicorn's timeout stays above that.
@@ -75,10 +78,15 @@ run_prod() {
     if python -c 'import psycopg_pool' 2>/dev/null; then pool=20; else pool=0; fi
   fi
 
+  # The web processes share one listening socket. A process holds at most as many connections as it has threads
+  # (--worker-connections), so a busy one stops accepting and the next connection goes to a process with a free
+  # thread instead of queueing there behind a turn that waits seconds on the model; a kept-alive idle connection
+  # would hold one of those places, hence --keep-alive 0 (one request per connection; a proxy in front keeps the
+  # browsers' connections). --preload builds the app once (config/wsgi.py) and forks the processes from it.
   local -A commands=(
-    [web]="env DATABASE_CONN_MAX_AGE=0 DATABASE_POOL_MAX_SIZE=$pool gunicorn config.wsgi:application --bind $host:$port --worker-class gthread --workers $workers --threads $threads --timeout $web_timeout --graceful-timeout 30 --keep-alive 5 --backlog 2048 --access-logfile - --error-logfile -"
+    [web]="env DATABASE_CONN_MAX_AGE=0 DATABASE_POOL_MAX_SIZE=$pool gunicorn config.wsgi:application --preload --bind $host:$port --worker-class gthread --workers $workers --threads $threads --worker-connections $threads --timeout $web_timeout --graceful-timeout 30 --keep-alive 0 --backlog 2048 --access-logfile - --error-logfile -"
     [default]="celery -A config worker -Q default -n default@%h -c $concurrency -l INFO"
-    [platform]="celery -A config worker -Q platform -n platform@%h -c $concurrency -l INFO"
+    [platform]="celery -A config worker -Q platform -n platform@%h -c $platform_concurrency -l INFO"
     [aftersale]="celery -A config worker -Q aftersale -n aftersale@%h -c $concurrency -l INFO"
     [beat]="celery -A config beat -l INFO --schedule var/celerybeat-schedule"
   )
@@ -135,12 +143,13 @@ PY
 
   echo "TripDesk is running in production mode: ${roles[*]} (logs: $logs/<role>.log)."
   if [ -n "${pids[web]:-}" ]; then
-    echo "  web:       http://$host:$port/ gunicorn gthread, $workers processes × $threads threads, timeout $web_timeout s;" \
+    echo "  web:       http://$host:$port/ gunicorn gthread, $workers processes × $threads threads and connections, timeout $web_timeout s;" \
       "PostgreSQL pool: $([ "$pool" -gt 0 ] && echo "$pool per process" || echo "off, one connection per request")"
     echo "             model: $ASSISTANT_LLM_PROVIDER, at most $llm_timeout s per call"
   fi
   for role in default platform aftersale; do
-    [ -z "${pids[$role]:-}" ] || echo "  $role:$(printf '%*s' $((10 - ${#role})) '')Celery worker on queue '$role', $concurrency processes"
+    [ -z "${pids[$role]:-}" ] || echo "  $role:$(printf '%*s' $((10 - ${#role})) '')Celery worker on queue '$role'," \
+      "$([ "$role" = platform ] && echo "$platform_concurrency" || echo "$concurrency") processes"
   done
   [ -z "${pids[beat]:-}" ] || echo "  beat:      Celery beat (run it on one machine only)"
   local pid

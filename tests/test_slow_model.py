@@ -231,16 +231,30 @@ def test_the_production_command_runs_threaded_web_processes_one_worker_per_queue
     assert "gunicorn config.wsgi:application" in web
     assert "--worker-class gthread" in web and "--threads 64" in web and "--workers 2" in web
     assert "DATABASE_CONN_MAX_AGE=0" in web  # no idle thread keeps a connection
+    # A process takes no more connections than it has threads: a busy one leaves the next to another process.
+    assert "--worker-connections 64" in web and "--keep-alive 0" in web
+    assert "--preload" in web  # the app is built once, then forked (config/wsgi.py)
     assert int(re.search(r"--timeout (\d+)", web).group(1)) > 20
     for queue in ("default", "platform", "aftersale"):
         assert re.search(rf"celery -A config worker -Q {queue} ", lines[queue])
     assert "celery -A config beat" in lines["beat"]
 
 
+def test_the_platform_worker_runs_more_processes_than_the_others_for_the_searches_a_turn_sends_at_once():
+    lines = dict(line.split(": ", 1) for line in _run_prod(**PROD_ENV).stdout.splitlines())
+    chosen = dict(
+        line.split(": ", 1) for line in _run_prod(**PROD_ENV, CELERY_PLATFORM_CONCURRENCY="12").stdout.splitlines()
+    )
+
+    assert " -c 8 " in lines["platform"]  # a round trip's five searches, and a booking alongside
+    assert " -c 2 " in lines["default"] and " -c 2 " in lines["aftersale"]
+    assert " -c 12 " in chosen["platform"]
+
+
 def test_the_production_web_timeout_follows_the_model_timeout():
     out = _run_prod("web", **PROD_ENV, ASSISTANT_LLM_TIMEOUT="45", WEB_THREADS="100", WEB_CONCURRENCY="3")
     web = out.stdout.strip()
-    assert "--threads 100" in web and "--workers 3" in web
+    assert "--threads 100" in web and "--workers 3" in web and "--worker-connections 100" in web
     assert int(re.search(r"--timeout (\d+)", web).group(1)) > 45
 
     too_short = _run_prod("web", **PROD_ENV, ASSISTANT_LLM_TIMEOUT="45", WEB_TIMEOUT="30")
@@ -276,6 +290,45 @@ db = settings.DATABASES["default"]
 print(json.dumps({"pool": db.get("OPTIONS", {}).get("pool"), "conn_max_age": db["CONN_MAX_AGE"],
                   "static": settings.STORAGES["staticfiles"]["BACKEND"]}))
 """
+
+
+PRELOAD_PROBE = """
+import json, os, threading
+import config.wsgi
+from django.db import connections
+from django.urls import get_resolver
+
+def target(fd):
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:  # the listing's own descriptor, closed by now
+        return ""
+
+print(json.dumps({"sockets": sum(target(fd).startswith("socket:") for fd in os.listdir("/proc/self/fd")),
+                  "threads": threading.active_count(),
+                  "connections": [c.alias for c in connections.all() if c.connection is not None],
+                  "urlconf": "urlconf_module" in get_resolver().__dict__}))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads the process's descriptors in /proc")
+def test_the_preloaded_app_is_built_before_the_fork_without_a_connection_or_a_thread():
+    # What gunicorn's master does with --preload; the database and Redis of the test run would answer, so any
+    # connection opened here would show as a socket.
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRIPDESK_", "DJANGO_", "DATABASE_POOL"))}
+    env.update(DJANGO_SETTINGS_MODULE="config.settings", TRIPDESK_PRODUCTION="1", DATABASE_POOL_MAX_SIZE="20")
+    out = subprocess.run(
+        [sys.executable, "-c", PRELOAD_PROBE],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    found = json.loads(out.stdout.strip().splitlines()[-1])
+
+    assert found == {"sockets": 0, "threads": 1, "connections": [], "urlconf": True}
 
 
 def test_production_settings_pool_connections_and_serve_hashed_static_files():
