@@ -73,6 +73,7 @@ def main(control_fd: int) -> None:
     control = socket.socket(fileno=control_fd)
     prctl = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True).prctl  # Linux's, as the client's
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    cli._parser()  # the command line's parser, built once here for every child
     zygote = os.getpid()
     while True:
         message, fds, _, _ = socket.recv_fds(control, 1, 1)
