@@ -251,6 +251,17 @@ def test_a_supplier_child_in_a_session_of_its_own_dies_when_its_parent_is_killed
 # --- a refund: the worker killed, a takeover, the old call landing late ------------------------------------------
 
 
+def take_over(ticket, supplier_sandbox, tmp_path, rescuers: list) -> None:
+    """The supplier healed, a second worker (added to `rescuers`, for the caller to stop) takes the dead worker's
+    ticket over once its lease has run out; returns when the takeover has finished."""
+    supplier_sandbox.heal()
+    rescuers.append(start_worker_group(f"rescuer-{os.getpid()}", tmp_path / "rescuer.log"))
+    _wait_for_workers(rescuers[-1:], 1)
+    lease_runs_out(ticket)
+    resume_stalled_tickets.delay()
+    wait_for(lambda: status_of(ticket) in (TicketStatus.EXECUTED, TicketStatus.FAILED), "the takeover to finish")
+
+
 @pytest.fixture
 def calls_in_their_own_process(monkeypatch):
     """The workers run the sandbox as a process of its own, whose argv and environment show the command."""
@@ -274,7 +285,7 @@ def test_a_worker_killed_mid_refund_is_taken_over_and_a_late_duplicate_refunds_n
     order = BizOrder.objects.get(order_id="ORD-001")
     ticket = ticket_for(order)
     first = start_worker_group(f"doomed-{os.getpid()}", tmp_path / "doomed.log")
-    second = late_call = child = None
+    rescuers, late_call, child = [], None, None
     try:
         _wait_for_workers([first], 1)
         ticket_decide(ticket_id=ticket.pk, approver=demo_approver, approve=True, reason="ok")
@@ -290,20 +301,15 @@ def test_a_worker_killed_mid_refund_is_taken_over_and_a_late_duplicate_refunds_n
         late_call = LateCall(argv, env)  # the old call, still on its way to the supplier
         early_answer = late_call.land(release) if late == "before-the-takeover" else None
 
-        supplier_sandbox.heal()
-        second = start_worker_group(f"rescuer-{os.getpid()}", tmp_path / "rescuer.log")
-        _wait_for_workers([second], 1)
-        lease_runs_out(ticket)
-        resume_stalled_tickets.delay()
-        wait_for(lambda: status_of(ticket) in (TicketStatus.EXECUTED, TicketStatus.FAILED), "the takeover to finish")
+        take_over(ticket, supplier_sandbox, tmp_path, rescuers)
         late_answer = early_answer or late_call.land(release)
     finally:
         kill_group(first)
         kill_stray(child)
         if late_call is not None:
             late_call.kill()
-        if second is not None:
-            stop_worker(second)
+        for worker in rescuers:
+            stop_worker(worker)
 
     ticket.refresh_from_db()
     order.refresh_from_db()
@@ -332,8 +338,7 @@ def test_a_warm_supplier_child_dies_with_its_killed_worker_and_the_takeover_refu
     order = BizOrder.objects.get(order_id="ORD-001")
     ticket = ticket_for(order)
     first = start_worker_group(f"doomed-{os.getpid()}", tmp_path / "doomed.log")
-    second = child = None
-    warm = []
+    rescuers, child, warm = [], None, []
     try:
         _wait_for_workers([first], 1)
         ticket_decide(ticket_id=ticket.pk, approver=demo_approver, approve=True, reason="ok")
@@ -347,18 +352,13 @@ def test_a_warm_supplier_child_dies_with_its_killed_worker_and_the_takeover_refu
         release.touch()  # nothing is left to go on
         assert supplier_sandbox.stats()["refunds"]["total"] == 0
 
-        supplier_sandbox.heal()
-        second = start_worker_group(f"rescuer-{os.getpid()}", tmp_path / "rescuer.log")
-        _wait_for_workers([second], 1)
-        lease_runs_out(ticket)
-        resume_stalled_tickets.delay()
-        wait_for(lambda: status_of(ticket) in (TicketStatus.EXECUTED, TicketStatus.FAILED), "the takeover to finish")
+        take_over(ticket, supplier_sandbox, tmp_path, rescuers)
     finally:
         kill_group(first)
         for pid in (child, *warm):
             kill_stray(pid)
-        if second is not None:
-            stop_worker(second)
+        for worker in rescuers:
+            stop_worker(worker)
 
     ticket.refresh_from_db()
     assert ticket.status == TicketStatus.EXECUTED, ticket.execution_result
