@@ -55,11 +55,10 @@ def main() -> None:
     def before(term: str) -> int:
         """The selector's query before the bound: the same conditions over the whole keyword."""
         end = today + dt.timedelta(days=selectors.DEFAULT_WINDOW_DAYS)
-        match = selectors._narrowed(
-            term,
-            Q(title__icontains=term) | Q(city__icontains=term) | Q(province__icontains=term) | Q(tags__icontains=term),
+        match = (
+            Q(title__icontains=term) | Q(city__icontains=term) | Q(province__icontains=term) | Q(tags__icontains=term)
         )
-        rows = Activity.objects.filter(is_published=True).filter(match)
+        rows = selectors._narrowed(Activity.objects.filter(is_published=True).filter(match), [term])
         rows = rows.filter(start_date__lte=end, end_date__gte=today).order_by("-popularity", "price", "id")
         return len(list(rows[:50]))
 
