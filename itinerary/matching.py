@@ -184,7 +184,8 @@ def personalised(
     `window` rows instead of reading the whole date window; the total is then None.
     """
     allowed = eligible(activities, viewer=viewer)
-    window = max(window, limit)
+    # Without interest scores the order is the catalogue's: the first `limit` rows are the ones shown.
+    window = max(window, limit) if viewer.scores else limit
     if not count:
         return reranked(allowed[:window], viewer)[:limit], None
     head = list(allowed.annotate(eligible_total=Window(Count("pk")))[:window])

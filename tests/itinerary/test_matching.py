@@ -6,6 +6,8 @@ from decimal import Decimal
 
 import pytest
 from django.contrib.auth.models import AnonymousUser
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from assistant.demo import birth_date_for_age
 from assistant.dispatcher import dispatch
@@ -275,3 +277,14 @@ def test_personalising_reads_one_window_with_the_count_of_every_row_in_one_query
     with django_assert_num_queries(1):  # a recommendation: no count
         shown, total = personalised(activity_search(query), viewer=viewer, limit=1, window=2, count=False)
     assert total is None and len(shown) == 1
+
+
+def test_without_interest_scores_only_the_rows_shown_are_read(catalogue):
+    """Nothing re-ranks them, so the re-ranking window is not read: the first `limit` rows in the catalogue's order
+    (with the count of all) are the answer."""
+    query = ActivityQuery.build(today=TODAY, keywords=["杭州"])
+    with CaptureQueriesContext(connection) as captured:
+        shown, total = personalised(activity_search(query), viewer=Viewer(age=41), limit=2)
+
+    assert [a.title for a in shown] == ["河坊街美食夜市", "灵隐寺文化之旅"] and total == 3  # the catalogue's order
+    assert captured.captured_queries[-1]["sql"].endswith("LIMIT 2")
