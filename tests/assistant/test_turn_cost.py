@@ -194,3 +194,20 @@ def test_a_signed_in_api_client_reads_its_saved_language_once_per_session(travel
     assert bookings() == ["SELECT core_languagepreference"]
     assert bookings() == []
     assert bookings() == []
+
+
+@pytest.mark.django_db
+def test_the_daily_counter_is_one_key_that_expires_after_the_day(traveller, settings):
+    """The rate limit counts in one round trip (INCR and EXPIRE NX together): the counter moves by one per turn and
+    keeps the expiry its first turn set."""
+    from django.core.cache import cache
+
+    from assistant.ratelimit import TTL_SECONDS, turn_admitted
+
+    settings.ASSISTANT_DAILY_TURN_LIMIT = 2
+    key = f"ratelimit:turns:{traveller.pk}:{TODAY:%Y%m%d}"
+    assert [turn_admitted(user_id=traveller.pk, today=TODAY) for _ in range(3)] == [True, True, False]
+    assert cache.get(key) == 3
+    redis_key = cache.make_and_validate_key(key)
+    client = cache._cache.get_client(redis_key)
+    assert TTL_SECONDS - 60 < client.ttl(redis_key) <= TTL_SECONDS
