@@ -1,8 +1,11 @@
 import datetime as dt
+from decimal import Decimal
 
 import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
+
+from tests.factories import ActivityFactory
 
 # 2026-12-01 is a Tuesday: this weekend is Dec 5–6, next week Dec 7–13.
 TODAY = dt.date(2026, 12, 1)
@@ -22,6 +25,20 @@ def channel(request, settings):
     settings.ASSISTANT_AGENT_ENABLED = request.param == 2
     settings.ASSISTANT_LLM_PROVIDER = "rules"
     return request.param
+
+
+@pytest.fixture
+def dali():
+    """One activity in 大理, open from today for 20 days."""
+    today = timezone.localdate()
+    return ActivityFactory(
+        title="大理古城漫游",
+        city="大理",
+        province="云南",
+        price=Decimal("199"),
+        start_date=today,
+        end_date=today + dt.timedelta(days=20),
+    )
 
 
 @pytest.fixture

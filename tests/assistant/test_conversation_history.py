@@ -6,7 +6,6 @@ and the API, and nothing changes."""
 import datetime as dt
 import re
 import uuid
-from decimal import Decimal
 
 import pytest
 from django.test import Client
@@ -17,7 +16,6 @@ from assistant.memory import Memory, memory_load, memory_save
 from assistant.models import Conversation, LLMCall, PendingAction, Turn
 from assistant.selectors import conversations_for_user
 from assistant.views import SESSION_KEY
-from tests.factories import ActivityFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -77,19 +75,6 @@ def api(alice):
     client = APIClient()
     client.force_authenticate(alice)
     return client
-
-
-@pytest.fixture
-def dali():
-    today = timezone.localdate()
-    return ActivityFactory(
-        title="大理古城漫游",
-        city="大理",
-        province="云南",
-        price=Decimal("199"),
-        start_date=today,
-        end_date=today + dt.timedelta(days=20),
-    )
 
 
 @pytest.fixture

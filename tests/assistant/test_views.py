@@ -1,29 +1,11 @@
 """The chat page: full page on GET, HTMX partial on POST, plain form post as a fallback."""
 
-import datetime as dt
-from decimal import Decimal
-
 import pytest
 from django.test import Client
-from django.utils import timezone
 
 from assistant.models import Turn
-from tests.factories import ActivityFactory
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def dali():
-    today = timezone.localdate()
-    return ActivityFactory(
-        title="大理古城漫游",
-        city="大理",
-        province="云南",
-        price=Decimal("199"),
-        start_date=today,
-        end_date=today + dt.timedelta(days=20),
-    )
 
 
 @pytest.fixture

@@ -9,26 +9,14 @@ the current conversation marked and a delete confirmation open).
 """
 
 import pytest
-from django.core.management import call_command
-from django.db import connections
 
 from tests.browser.test_end_to_end import COMPLAINTS, SHOTS, _context, _log_in, _say, browser  # noqa: F401 - a fixture
-from tests.browser.test_page_finish import DESKTOP, PHONE
+from tests.browser.test_page_finish import DESKTOP, PHONE, demo_site  # noqa: F401 - a fixture
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
 # Three conversations, oldest first: the first message of each is its title in the list.
 CONVERSATIONS = ["大理有什么活动", "黄山下周徒步，2000以内", "你好"]
-
-
-@pytest.fixture
-def demo_site(transactional_db, supplier_sandbox, live_server):
-    call_command("seed_demo", verbosity=0)
-    COMPLAINTS.clear()
-    try:
-        yield live_server.url
-    finally:
-        connections.close_all()  # see test_end_to_end: Playwright's loop keeps the ORM's connection otherwise
 
 
 def _new_conversation(page) -> None:
