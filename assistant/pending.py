@@ -42,9 +42,11 @@ def pending_action_create(
     needs it.
     """
     conversation_pk = as_uuid(conversation_id)
-    if conversation_pk is not None:
+    owner = _owner(conversation_pk)
+    if conversation_pk is not None and owner is None:
         Conversation.objects.bulk_create([Conversation(pk=conversation_pk, user=user)], ignore_conflicts=True)
-    if conversation_pk is None or not Conversation.objects.filter(pk=conversation_pk, user=user).exists():
+        owner = _owner(conversation_pk)
+    if owner is None or owner != user.pk:
         raise ApplicationError(Code.PERMISSION_DENIED, "a confirmation belongs to one of the traveller's conversations")
     values = {
         "user": user,
@@ -79,6 +81,13 @@ def pending_action_create(
         )
         return action
     raise AssertionError("unreachable")
+
+
+def _owner(conversation_pk) -> int | None:
+    """The user id of the conversation with that id, None when there is none (or no id)."""
+    if conversation_pk is None:
+        return None
+    return Conversation.objects.filter(pk=conversation_pk).values_list("user_id", flat=True).first()
 
 
 def pending_action_executing(*, user, pending_id, tool: str, arguments: dict) -> bool:
