@@ -453,7 +453,7 @@ class _WarmSandbox:
                     self._drop_control()
                     conn.close()
                     return None
-            head = _receive(conn, zygote.PID.size, deadline)
+            head = zygote.read_exactly(conn, zygote.PID.size, deadline)
             pidfd = None
             if head is not None:
                 with contextlib.suppress(ProcessLookupError):  # died before we looked: it ran nothing
@@ -473,10 +473,10 @@ class _WarmSandbox:
                 try:
                     conn.settimeout(max(deadline - time.monotonic(), 0.001))
                     conn.sendall(zygote.LENGTH.pack(len(request)) + request)
-                    head = _receive(conn, zygote.RESULT.size, deadline)
+                    head = zygote.read_exactly(conn, zygote.RESULT.size, deadline)
                     if head is not None:
                         code, out_size, err_size = zygote.RESULT.unpack(head)
-                        body = _receive(conn, out_size + err_size, deadline)
+                        body = zygote.read_exactly(conn, out_size + err_size, deadline)
                         if body is not None:
                             return code, body[:out_size], body[out_size:]
                 except (BrokenPipeError, ConnectionResetError):
@@ -491,21 +491,6 @@ class _WarmSandbox:
                 select.select([pidfd], [], [])  # readable once the process has ended
             finally:
                 os.close(pidfd)
-
-
-def _receive(conn: socket.socket, size: int, deadline: float) -> bytes | None:
-    """Exactly `size` bytes, None at end of file; TimeoutError at the deadline."""
-    data = bytearray()
-    while len(data) < size:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise TimeoutError
-        conn.settimeout(remaining)
-        chunk = conn.recv(min(size - len(data), 1 << 20))
-        if not chunk:
-            return None
-        data += chunk
-    return bytes(data)
 
 
 _warm_sandbox = _WarmSandbox()

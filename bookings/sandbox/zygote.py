@@ -38,10 +38,17 @@ RESULT = struct.Struct("!iII")  # exit code, stdout's and stderr's lengths, then
 PR_SET_PDEATHSIG = 1
 
 
-def _read_exactly(conn: socket.socket, size: int) -> bytes | None:
+def read_exactly(conn: socket.socket, size: int, deadline: float | None = None) -> bytes | None:
+    """Exactly `size` bytes of a frame, None at end of file; with a `deadline` (time.monotonic), TimeoutError once it
+    passes (the client's side, `bookings.platform`, reads the same frames)."""
     data = bytearray()
     while len(data) < size:
-        chunk = conn.recv(size - len(data))
+        if deadline is not None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            conn.settimeout(remaining)
+        chunk = conn.recv(min(size - len(data), 1 << 20))
         if not chunk:
             return None
         data += chunk
@@ -56,8 +63,8 @@ def _child(conn: socket.socket, zygote: int, prctl) -> None:
     os.setsid()
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     conn.sendall(PID.pack(os.getpid()))
-    header = _read_exactly(conn, LENGTH.size)
-    body = header and _read_exactly(conn, LENGTH.unpack(header)[0])
+    header = read_exactly(conn, LENGTH.size)
+    body = header and read_exactly(conn, LENGTH.unpack(header)[0])
     if not body:  # the client gave up before sending the command: nothing to run
         return
     request = json.loads(body)
