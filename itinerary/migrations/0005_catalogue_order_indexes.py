@@ -2,6 +2,8 @@
 
 from django.db import migrations, models
 
+import core.indexes
+
 
 class Migration(migrations.Migration):
 
@@ -12,10 +14,10 @@ class Migration(migrations.Migration):
     operations = [
         migrations.AddIndex(
             model_name='activity',
-            index=models.Index(models.OrderBy(models.F('popularity'), descending=True, nulls_last=True), models.F('price'), models.F('id'), condition=models.Q(('is_published', True)), name='activity_popular'),
+            index=core.indexes.OrderedIndex(models.OrderBy(models.F('popularity'), descending=True, nulls_last=True), models.F('price'), models.F('id'), condition=models.Q(('is_published', True)), name='activity_popular'),
         ),
         migrations.AddIndex(
             model_name='activity',
-            index=models.Index(models.OrderBy(models.F('price'), nulls_first=True), models.OrderBy(models.F('popularity'), descending=True, nulls_last=True), models.F('id'), condition=models.Q(('is_published', True)), name='activity_cheapest'),
+            index=core.indexes.OrderedIndex(models.OrderBy(models.F('price'), nulls_first=True), models.OrderBy(models.F('popularity'), descending=True, nulls_last=True), models.F('id'), condition=models.Q(('is_published', True)), name='activity_cheapest'),
         ),
     ]
