@@ -3,8 +3,8 @@
 #
 #   scripts/run.sh                  the demo: web server + one Celery worker, demo data, the offline `rules` model.
 #                                   HOST/PORT: TRIPDESK_HOST (127.0.0.1), TRIPDESK_PORT (8000). Services:
-#                                   DATABASE_URL, REDIS_URL (see README). With no REDIS_URL, a Redis on
-#                                   127.0.0.1:6379 is used when one answers; otherwise tasks run in-process.
+#                                   DATABASE_URL, REDIS_URL (see README). Nothing set: SQLite (db.sqlite3) and
+#                                   tasks in-process; with REDIS_URL, a Celery worker and beat on that broker.
 #   scripts/run.sh --prod [ROLE…]   production (README "Deployment"): needs DATABASE_URL (PostgreSQL), REDIS_URL and
 #                                   DJANGO_SECRET_KEY. ROLEs: web, default, platform, aftersale, beat (all when none
 #                                   is given; run `beat` on one machine only). Options: --no-migrate, --dry-run
@@ -169,9 +169,6 @@ fi
 
 ensure_venv
 
-if [ -z "${REDIS_URL:-}" ] && tcp_open 127.0.0.1 6379; then
-  export REDIS_URL=redis://127.0.0.1:6379/0
-fi
 export ASSISTANT_LLM_PROVIDER="${ASSISTANT_LLM_PROVIDER:-rules}"
 host="${TRIPDESK_HOST:-127.0.0.1}"
 port="${TRIPDESK_PORT:-8000}"
