@@ -50,7 +50,7 @@ from django.db import connection, transaction
 from bookings.accounts import supplier_account_ensure, supplier_account_ordering
 from bookings.models import SupplierCall
 from bookings.sandbox import zygote
-from core import metrics
+from core import clock, metrics
 from core.parsers import bounded_loads
 from core.tracing import child_trace_environment
 
@@ -299,9 +299,10 @@ def cli_prefix() -> list[str]:
 
 
 def _base_environment() -> dict[str, str]:
-    """What any program gets, whoever it runs for: a locale, the PATH, HOME and PYTHONPATH; nothing else."""
+    """What any program gets, whoever it runs for: a locale, the PATH, HOME and PYTHONPATH, and a test run's clock
+    (core/clock.py); nothing else."""
     env = {"LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PATH": os.environ.get("PATH", os.defpath)}
-    for name in ("HOME", "PYTHONPATH"):
+    for name in ("HOME", "PYTHONPATH", clock.VARIABLE):
         if os.environ.get(name):
             env[name] = os.environ[name]
     return env

@@ -1,18 +1,28 @@
 """Fixtures shared by every test: real services when configured, clear skips (or failures) when not."""
 
 import contextlib
+import datetime as dt
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import zoneinfo
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 
+from core import clock
+
 ROOT = Path(__file__).resolve().parent.parent
+
+# Every test runs on 1 December 2026 from 09:00 in Shanghai, the clock ticking from there, in this process and in every
+# process it starts (Celery workers, the sandbox supplier: core/clock.py), so the suite passes on any day of the year.
+# A browser page gets the same clock (tests/browser). A test that needs another moment travels from here.
+TEST_NOW = dt.datetime(2026, 12, 1, 9, 0, tzinfo=zoneinfo.ZoneInfo("Asia/Shanghai"))
+clock.pin(TEST_NOW.timestamp())
 
 # Metrics (core/metrics.py): this session's own multiprocess directory instead of the site's var/metrics, so a
 # scrape counts this session's traffic only: that of the test process and of the worker processes it starts (they

@@ -23,6 +23,8 @@ hotel's change, ORDER_CANCELLED / ORDER_EXPIRED / ALREADY_PAID when the order's 
 Environment:
 - `SUPPLIER_API_KEY`: the caller's key (must start with `sbx_`); orders belong to the key that created them.
 - `TRIPDESK_TRACE_ID`, `TRACEPARENT`: the trace of the turn or task that runs the command; recorded with it.
+- `TRIPDESK_CLOCK_OFFSET`: seconds to move the supplier's clock by, as its caller's (set by the test suite only:
+  core/clock.py).
 - `SANDBOX_SUPPLIER_STORE`: the SQLite file (default `<repo>/var/sandbox-supplier.sqlite3`).
 - `SANDBOX_SUPPLIER_PAY_MINUTES`: how long a new order may be paid before it expires, in minutes (default 30; a
   fraction like 0.5 is fine). Anything but a positive number is a usage error, as a bad fault rule is.
@@ -50,6 +52,8 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
+
+from core import clock
 
 PRODUCTS = ["flight", "hotel", "train", "order"]
 ACTIONS = ["search", "saveOrder", "cancelOrder", "queryOrder", "pay", "refund"]
@@ -210,6 +214,7 @@ def _answered(work: Callable[[sqlite3.Connection], dict]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    clock.start_from_environment()  # a test run's clock, the same as its caller's (core/clock.py)
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(encoding="utf-8")
     ns = _parser().parse_args(argv)

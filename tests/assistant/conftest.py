@@ -5,10 +5,11 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from tests.conftest import TEST_NOW
 from tests.factories import ActivityFactory
 
-# 2026-12-01 is a Tuesday: this weekend is Dec 5–6, next week Dec 7–13.
-TODAY = dt.date(2026, 12, 1)
+# The suite's pinned day, 2026-12-01, a Tuesday: this weekend is Dec 5–6, next week Dec 7–13.
+TODAY = TEST_NOW.date()
 
 
 @pytest.fixture
@@ -39,17 +40,6 @@ def dali():
         start_date=today,
         end_date=today + dt.timedelta(days=20),
     )
-
-
-@pytest.fixture
-def pinned_today(monkeypatch):
-    """The chat API answers with today's date: pin it, so "12月19号" is always the coming 19 December."""
-    real = timezone.localdate
-
-    def localdate(value=None, timezone=None):
-        return TODAY if value is None else real(value, timezone)
-
-    monkeypatch.setattr("django.utils.timezone.localdate", localdate)
 
 
 class Chat:

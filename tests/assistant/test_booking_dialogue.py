@@ -14,7 +14,7 @@ from bookings.platform import PlatformCommand, platform_call
 from bookings.services import supplier_account_ensure
 from tests.assistant.conftest import Chat
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("pinned_today")]
+pytestmark = pytest.mark.django_db
 
 MORNING = range(5, 11)  # departure hours of the MORNING band (bookings.options.TIME_BANDS)
 

@@ -14,7 +14,7 @@ from bookings.models import BookingRecord
 from tests.assistant.conftest import Chat
 from tests.factories import ActivityFactory
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("pinned_today")]
+pytestmark = pytest.mark.django_db
 
 TODAY = dt.date(2026, 12, 1)
 

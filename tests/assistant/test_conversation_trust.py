@@ -11,7 +11,7 @@ from bookings.models import BookingRecord
 from tests.assistant.conftest import TODAY, Chat
 from tests.factories import ActivityFactory
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("pinned_today")]
+pytestmark = pytest.mark.django_db
 
 CONTACT = "张三 13800000000"
 

@@ -342,7 +342,7 @@ def test_a_conversation_replayed_from_its_messages_reads_the_newest_in_context(r
 
 
 @pytest.fixture
-def chat(db, alice, pinned_today, settings):
+def chat(db, alice, settings):
     settings.ASSISTANT_AGENT_ENABLED = False
     settings.ASSISTANT_LLM_PROVIDER = "rules"
     return Chat(alice)
@@ -483,7 +483,7 @@ def test_chat_cheaper_after_a_comparison_compares_the_same_trip_cheapest_first(c
     assert not cards_of(answer, "activity")
 
 
-def test_chat_progress_after_a_refund_request_is_about_that_order(db, pinned_today, settings):
+def test_chat_progress_after_a_refund_request_is_about_that_order(db, settings):
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
 

@@ -73,9 +73,7 @@ def say(client: APIClient, message: str, session: str | None = None) -> dict:
 
 
 @pytest.mark.django_db(transaction=True)  # real commits, counted as the production server makes them
-def test_a_search_in_an_ongoing_conversation_is_one_catalogue_query_and_its_record_in_one_commit(
-    catalogue, traveller, pinned_today
-):
+def test_a_search_in_an_ongoing_conversation_is_one_catalogue_query_and_its_record_in_one_commit(catalogue, traveller):
     client = APIClient()
     client.force_authenticate(traveller)
     first = say(client, "大理有什么活动")
@@ -102,7 +100,7 @@ def test_a_search_in_an_ongoing_conversation_is_one_catalogue_query_and_its_reco
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_first_turn_also_writes_its_conversation_in_the_same_commit(catalogue, traveller, pinned_today):
+def test_the_first_turn_also_writes_its_conversation_in_the_same_commit(catalogue, traveller):
     client = APIClient()
     client.force_authenticate(traveller)
 
@@ -123,7 +121,7 @@ def test_the_first_turn_also_writes_its_conversation_in_the_same_commit(catalogu
 
 
 @pytest.mark.django_db
-def test_a_recommendation_reads_the_catalogue_once_without_counting_it(catalogue, traveller, pinned_today):
+def test_a_recommendation_reads_the_catalogue_once_without_counting_it(catalogue, traveller):
     client = APIClient()
     client.force_authenticate(traveller)
     say(client, "大理有什么活动")
@@ -139,7 +137,7 @@ def test_a_recommendation_reads_the_catalogue_once_without_counting_it(catalogue
 
 
 @pytest.mark.django_db
-def test_a_turn_over_the_daily_limit_reads_and_writes_nothing(catalogue, traveller, pinned_today, settings):
+def test_a_turn_over_the_daily_limit_reads_and_writes_nothing(catalogue, traveller, settings):
     settings.ASSISTANT_DAILY_TURN_LIMIT = 1
     client = APIClient()
     client.force_authenticate(traveller)
@@ -157,7 +155,7 @@ def test_a_turn_over_the_daily_limit_reads_and_writes_nothing(catalogue, travell
 
 
 @pytest.mark.django_db
-def test_a_saved_profile_is_read_again_by_the_next_search(catalogue, traveller, pinned_today):
+def test_a_saved_profile_is_read_again_by_the_next_search(catalogue, traveller):
     """The profile is kept in the cache between searches; saving it drops the kept copy, so the next search ranks
     by the new interests."""
     client = APIClient()

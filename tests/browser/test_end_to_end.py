@@ -69,6 +69,9 @@ def _context(browser, **extra):
     options = {"locale": "zh-CN", "viewport": {"width": 1280, "height": 900}, **extra}
     context = browser.new_context(**options)
     context.set_default_timeout(STEP_MS)
+    context.clock.install(
+        time=time.time()
+    )  # the pages' clock is the site's: the suite's pinned one (tests/conftest.py)
     context.on("console", _note_policy_complaint)
     return context
 

@@ -23,12 +23,15 @@ import zoneinfo
 from pathlib import Path
 
 import pytest
+import time_machine
 
 ROOT = Path(__file__).resolve().parents[2]
 START_TIMEOUT = 900  # seconds: a cold install of requirements.txt on a loaded machine
 STOP_TIMEOUT = 60
 # The variables that configure a service or the model: none of them is set for a first run.
-CONFIGURING = re.compile(r"^(DATABASE_|REDIS_|CELERY_|DJANGO_|TRIPDESK_|ASSISTANT_|PLATFORM_|SANDBOX_|VIRTUAL_ENV)")
+CONFIGURING = re.compile(
+    r"^(DATABASE_|REDIS_|CELERY_|DJANGO_|TRIPDESK_|ASSISTANT_|PLATFORM_|SANDBOX_|LOG_|PROMETHEUS_|VIRTUAL_ENV)"
+)
 
 pytestmark = pytest.mark.fresh_clone
 
@@ -150,8 +153,9 @@ def test_a_fresh_clone_runs_with_nothing_configured_books_cancels_and_stops(tmp_
         site.log_in("alice", password)
         before = _bookings(clone / "db.sqlite3")
 
-        # A train two weeks ahead of the site's today (the clone runs on the real clock).
-        day = dt.datetime.now(zoneinfo.ZoneInfo("Asia/Shanghai")).date() + dt.timedelta(days=14)
+        # A train two weeks ahead of the site's today: the clone runs on the machine's clock, not the suite's.
+        now = time_machine.escape_hatch.datetime.datetime.now(zoneinfo.ZoneInfo("Asia/Shanghai"))
+        day = now.date() + dt.timedelta(days=14)
         asked = site.say(f"订一张{day.month}月{day.day}号北京到天津的高铁票，乘客李四 13900001111")
         _card(asked, "confirmation")
         assert _bookings(clone / "db.sqlite3") == before  # nothing before the traveller confirms

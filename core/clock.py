@@ -1,0 +1,40 @@
+"""One clock for every process of a test run: the test process, the Celery workers and the sandbox supplier it starts.
+
+The test suite pins its own clock (time-machine) and sets `TRIPDESK_CLOCK_OFFSET`, the seconds between that clock
+and the machine's; every process it starts inherits the variable and, when it starts, moves its own clock by the same
+amount (`start_from_environment`: Django's config package and the sandbox supplier's command line call it), so a
+booking's date, a payment deadline and a ticket's age read the same in all of them on any day of the year. Nothing is
+imported from Django: the sandbox supplier uses it too. Unset (always, outside tests) it does nothing; production
+refuses it.
+"""
+
+import os
+import time
+
+VARIABLE = "TRIPDESK_CLOCK_OFFSET"
+
+_started = False
+
+
+def start_from_environment() -> None:
+    """Move this process's clock by `TRIPDESK_CLOCK_OFFSET` seconds, ticking from there; once per process."""
+    global _started
+    offset = os.environ.get(VARIABLE, "").strip()
+    if not offset or _started:
+        return
+    if os.environ.get("TRIPDESK_PRODUCTION"):
+        raise RuntimeError(f"{VARIABLE} is set: it moves the clock for tests and is refused in production")
+    import time_machine  # only where the variable is set: a test run
+
+    time_machine.travel(time.time() + float(offset), tick=True).start()
+    _started = True
+
+
+def pin(instant: float) -> None:
+    """Pin this process to `instant` (a Unix time, ticking from there) and every process it starts after it."""
+    global _started
+    import time_machine
+
+    os.environ[VARIABLE] = repr(instant - time.time())
+    time_machine.travel(instant, tick=True).start()
+    _started = True
