@@ -16,9 +16,7 @@ PRINT_TODAY = "import django; django.setup(); from django.utils import timezone;
 
 def _python(code: str, **environment: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", **environment}
-    return subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
-    )
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
 
 
 def test_the_suite_runs_on_its_pinned_day():
