@@ -425,7 +425,8 @@ def test_the_key_goes_to_the_childs_environment_and_never_to_its_command_line(mo
     environ = dict(item.split(b"=", 1) for item in seen_by_the_os["environ"].split(b"\0") if item)
     assert environ[b"SUPPLIER_API_KEY"] == KEY.encode()
     assert b"ASSISTANT_LLM_API_KEY" not in environ and b"DJANGO_SECRET_KEY" not in environ
-    allowed = {"PATH", "HOME", "LANG", "LC_ALL", "PYTHONPATH", "SUPPLIER_API_KEY"}
+    # ... and the test run's clock (core/clock.py), which the suite sets and the supplier must share.
+    allowed = {"PATH", "HOME", "LANG", "LC_ALL", "PYTHONPATH", "SUPPLIER_API_KEY", "TRIPDESK_CLOCK_OFFSET"}
     assert {k.decode() for k in environ} - allowed <= {k for k in os.environ if k.startswith("SANDBOX_SUPPLIER_")}
 
 
