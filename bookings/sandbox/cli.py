@@ -41,7 +41,6 @@ Exit codes: 0 with a JSON answer on stdout; 1 with `{"success": false, "errorCod
 """
 
 import argparse
-import datetime as dt
 import functools
 import hashlib
 import io
@@ -167,9 +166,7 @@ def call(product: str, action: str, raw_arguments: str) -> int:
 
     if (product, action) not in supplier.COMMANDS:
         return _error("UNSUPPORTED_ACTION", f"{product} has no action {action}")
-    ctx = supplier.Context(
-        hashlib.sha256(key.encode()).hexdigest(), dt.datetime.now().astimezone(), pay_minutes=minutes
-    )
+    ctx = supplier.Context(hashlib.sha256(key.encode()).hexdigest(), clock.now(), pay_minutes=minutes)
 
     def work(conn: sqlite3.Connection) -> dict:
         from bookings.sandbox import store
@@ -191,7 +188,7 @@ def event(kind: str, order_no: str, delay_minutes: int | None) -> int:
 
     if delay_minutes is not None and kind != "change":
         raise UsageError("--delay-minutes goes with change only")
-    ctx = supplier.Context(None, dt.datetime.now().astimezone())
+    ctx = supplier.Context(None, clock.now())
     delay = supplier.DEFAULT_DELAY_MINUTES if delay_minutes is None else delay_minutes
     return _answered(lambda conn: supplier.run_event(conn, ctx, kind, order_no, delay_minutes=delay))
 
@@ -214,7 +211,6 @@ def _answered(work: Callable[[sqlite3.Connection], dict]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    clock.start_from_environment()  # a test run's clock, the same as its caller's (core/clock.py)
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(encoding="utf-8")
     ns = _parser().parse_args(argv)
