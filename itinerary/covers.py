@@ -1,12 +1,23 @@
 """Cover pictures of activities: shipped illustrations (static/img/covers/<theme>.svg), one per kind of place.
 
-`Activity.cover_image_url` holds an absolute URL (a picture hosted elsewhere) or the name of a shipped static file
-(`img/covers/lake.svg`); `cover_url` turns either into what a page links to. An activity without a cover gets the
-illustration of its kind of place, chosen from its system tags, so every card and page has a picture that is
-actually served.
+`Activity.cover_image_url` holds an absolute http(s) URL (a picture hosted elsewhere) or the name of a picture
+shipped with the site (`img/covers/lake.svg`); `validate_cover_url` refuses anything else where staff enter it (the
+admin, `activity_save`), and `cover_url` turns a value into what a page links to. An activity without a cover, or
+with a value that is neither (written before the check, or by an `.update()`), gets the illustration of its kind of
+place, chosen from its system tags: one bad row costs one card its picture, never a page or a search.
 """
 
+import functools
+import logging
+from pathlib import PurePosixPath
+
+from django.contrib.staticfiles import finders
+from django.core.exceptions import ValidationError
+from django.core.validators import URLValidator
 from django.templatetags.static import static
+from django.utils.translation import gettext_lazy as _
+
+logger = logging.getLogger("itinerary.covers")
 
 COVERS_DIR = "img/covers"
 THEMES = (
@@ -87,10 +98,87 @@ def theme_for_tags(system_tags) -> str:
     return next((theme for tag, theme in TAG_THEMES if tag in tags), "default")
 
 
+# What a shipped cover may be: a picture file (a stylesheet or a script is no cover).
+PICTURE_SUFFIXES = frozenset({".svg", ".png", ".jpg", ".jpeg", ".webp", ".gif", ".avif"})
+_absolute_url = URLValidator(schemes=["http", "https"])
+
+NOT_A_COVER = _(
+    "Enter an absolute address of a picture (https://…) or a picture shipped with the site, such as "
+    "img/covers/lake.svg."
+)
+NOT_SHIPPED = _(
+    "“%(value)s” is not a picture shipped with the site. Enter an absolute address (https://…) or a shipped "
+    "picture, such as img/covers/lake.svg."
+)
+
+
+def is_absolute_url(value: str) -> bool:
+    """Whether `value` is an absolute http or https URL with a host (what a page may link to as it is)."""
+    try:
+        _absolute_url(value)
+    except ValidationError:
+        return False
+    return True
+
+
+def _looks_like_a_path(value: str) -> bool:
+    """A relative path inside the static files: no scheme, no leading or backward slash, no `..`, a picture's
+    suffix."""
+    if not value or ":" in value or "\\" in value or value.startswith("/") or any(c.isspace() for c in value):
+        return False
+    path = PurePosixPath(value)
+    return ".." not in path.parts and path.suffix.lower() in PICTURE_SUFFIXES
+
+
+@functools.lru_cache(maxsize=512)
+def is_shipped_picture(value: str) -> bool:
+    """Whether `value` names a picture file shipped with the site (found by the static files finders). Cached: the
+    shipped files change only with a deploy."""
+    if not _looks_like_a_path(value):
+        return False
+    try:
+        return bool(finders.find(value))
+    except Exception:  # a name the finders refuse (SuspiciousFileOperation) is no shipped file
+        return False
+
+
+def validate_cover_url(value: str) -> None:
+    """A cover is an absolute http(s) URL or a picture shipped with the site: the admin form and `activity_save`
+    (full_clean) refuse anything else with a message saying which."""
+    value = str(value or "").strip()
+    if not value or is_absolute_url(value) or is_shipped_picture(value):
+        return
+    if _looks_like_a_path(value):
+        raise ValidationError(NOT_SHIPPED, code="cover_not_shipped", params={"value": value})
+    raise ValidationError(NOT_A_COVER, code="cover_not_a_url")
+
+
 def cover_url(activity) -> str:
-    """The URL of an activity's cover: its own (absolute, or a shipped static file), else the illustration of its
-    kind of place."""
+    """The URL of an activity's cover: its own (an absolute URL, or a shipped picture), else the illustration of its
+    kind of place. Never raises: a value that is neither (or a shipped file the deployed static files lack) is
+    logged once and costs the card its own picture only."""
     value = str(getattr(activity, "cover_image_url", "") or "").strip()
-    if value.startswith(("http://", "https://", "/")):
+    if value and is_absolute_url(value):
         return value
-    return static(value or theme_file(theme_for_tags(getattr(activity, "system_tags", ()))))
+    if value and is_shipped_picture(value):
+        try:
+            return static(value)
+        except ValueError:  # not in the deployed manifest (collectstatic ran before the file was added)
+            _unusable(value)
+    elif value:
+        _unusable(value)
+    return _illustration(theme_for_tags(getattr(activity, "system_tags", ())))
+
+
+@functools.lru_cache(maxsize=256)
+def _unusable(value: str) -> None:
+    """Say once per process which stored cover cannot be shown (staff correct it in the admin)."""
+    logger.warning("activity cover is not a picture we can show; using the illustration", extra={"cover": value})
+
+
+def _illustration(theme: str) -> str:
+    try:
+        return static(theme_file(theme))
+    except ValueError:  # the deployed static files lack even the illustrations: no picture rather than an error
+        logger.error("cover illustration missing from the static files", extra={"theme": theme})
+        return ""

@@ -6,7 +6,7 @@ from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
 from core.indexes import OrderedIndex
-from itinerary.covers import cover_url
+from itinerary.covers import cover_url, validate_cover_url
 
 
 class GenderRestriction(models.TextChoices):
@@ -32,13 +32,16 @@ class Activity(models.Model):
     gender_restriction = models.CharField(
         max_length=8, choices=GenderRestriction.choices, default=GenderRestriction.NONE
     )
-    # An absolute URL of a picture hosted elsewhere, or a shipped static file (img/covers/lake.svg): see
-    # itinerary.covers.cover_url. Blank: the illustration of the activity's kind of place.
+    # An absolute URL of a picture hosted elsewhere, or a shipped picture (img/covers/lake.svg), checked where it is
+    # entered: see itinerary.covers. Blank: the illustration of the activity's kind of place.
     cover_image_url = models.CharField(
         max_length=300,
         blank=True,
-        help_text="https://… for a picture hosted elsewhere, or a shipped file such as img/covers/lake.svg; "
-        "blank for the illustration of its kind of place.",
+        validators=[validate_cover_url],
+        help_text=_(
+            "An absolute address (https://…) of a picture hosted elsewhere, or a picture shipped with the site "
+            "such as img/covers/lake.svg; blank for the illustration of its kind of place."
+        ),
     )
     is_published = models.BooleanField(default=True)
     popularity = models.PositiveIntegerField(default=0, help_text="Bookings in the last season; orders RECOMMEND.")
