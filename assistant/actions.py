@@ -10,13 +10,20 @@ request runs the tool; the others get ACTION_IN_PROGRESS or, once it is done, th
 The tool runs through the default registry with `ToolContext.confirmed_action` set to the action's id (which the
 registry checks against this table) and `turn_id = action-<id>`, the supplier's idempotency scope: a confirmation
 re-run after a crash makes no second order.
+
+Nothing stays in flight: an action left EXECUTING past its claim (the process carrying it out died) is settled
+against the supplier by running the same call again in the same scope (the supplier answers with its first result,
+so an order it made is not made twice) and recording what it answers, EXECUTED or FAILED. The traveller's own
+retry does it (`pending_action_confirm`), and so does the beat's sweep (`pending_actions_settle_stalled`) when
+nobody asks.
 """
 
 import datetime as dt
 import logging
+import time
 
 from django.conf import settings
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from assistant.llm.rules.confirm import YES, confirmation_answer
@@ -35,6 +42,10 @@ CLAIM_MARGIN_SECONDS = 30
 CONFIRMED_REQUEST_TEXT = "(confirmed)"
 DONE = (PendingActionStatus.EXECUTED, PendingActionStatus.FAILED)
 NOT_FOUND_MESSAGE = "There is no such confirmation for you."
+# The sweep settles at most this many stalled actions per run, and starts none after this many seconds (each may take
+# a few supplier calls; the task's time limit must never cut one short). The rest wait for the next run.
+SETTLE_BATCH = 20
+SETTLE_BUDGET_SECONDS = 45
 
 
 def _claim_until(now: dt.datetime) -> dt.datetime:
@@ -152,30 +163,53 @@ def pending_action_confirm(
     if action is None:
         return _not_open(None)
     now = timezone.now()
-    claimed = (
-        PendingAction.objects.filter(pk=action.pk, user=user)
-        .filter(
-            Q(status=PendingActionStatus.PENDING, expires_at__gt=now)
-            | Q(status=PendingActionStatus.EXECUTING, claimed_until__lt=now)
-        )
-        .update(status=PendingActionStatus.EXECUTING, claimed_until=_claim_until(now), decided_at=now)
-    )
-    if claimed != 1:
-        action.refresh_from_db()
-        if action.status in DONE:
-            return _replayed(action)
-        return _not_open(action)
+    claimed = PendingAction.objects.filter(
+        pk=action.pk, user=user, status=PendingActionStatus.PENDING, expires_at__gt=now
+    ).update(status=PendingActionStatus.EXECUTING, claimed_until=_claim_until(now), decided_at=now)
+    if claimed == 1:
+        envelope = _execute(action, user=user, language=language, today=today, port=port)
+        _record(action, envelope, how="carried out")
+        return envelope
+    if _take_over(action, user=user):  # the confirmation before this one died mid-way: settle it now
+        envelope = _execute(action, user=user, language=language, today=today, port=port)
+        _record(action, envelope, how="settled on the traveller's retry")
+        return envelope
+    action.refresh_from_db()
+    if action.status in DONE:
+        return _replayed(action)
+    return _not_open(action)
 
-    envelope = _execute(action, user=user, language=language, today=today, port=port)
+
+def _stalled(now: dt.datetime) -> Q:
+    """An execution whose claim ran out (or that has none): the process carrying it out is gone."""
+    return Q(status=PendingActionStatus.EXECUTING) & (Q(claimed_until__lt=now) | Q(claimed_until__isnull=True))
+
+
+def _take_over(action: PendingAction, *, user) -> bool:
+    """Compare-and-set: claim a stalled execution of `action` for this process (one taker however many try)."""
+    now = timezone.now()
+    taken = PendingAction.objects.filter(_stalled(now), pk=action.pk, user=user).update(claimed_until=_claim_until(now))
+    if taken == 1:
+        logger.warning(
+            "pending action left in flight: settling it with the supplier",
+            extra={"pending_id": str(action.pk), "tool": action.tool, "user_id": user.pk},
+        )
+    return taken == 1
+
+
+def _record(action: PendingAction, envelope: dict, *, how: str) -> str:
+    """Keep the tool's envelope as the action's result: EXECUTED (ok) or FAILED (its code and message say why).
+    Only an execution still in flight is recorded: whoever finished first (a slow original or a settling re-run of
+    the same supplier scope, which got the same answer) has recorded it already."""
     status = PendingActionStatus.EXECUTED if envelope.get("ok") else PendingActionStatus.FAILED
     PendingAction.objects.filter(pk=action.pk, status=PendingActionStatus.EXECUTING).update(
         status=status, result=plain(envelope), claimed_until=None
     )
     logger.info(
-        "pending action carried out",
+        f"pending action {how}",
         extra={"pending_id": str(action.pk), "tool": action.tool, "status": status, "code": envelope.get("code")},
     )
-    return envelope
+    return status
 
 
 def _execute(action: PendingAction, *, user, language: str, today, port) -> dict:
@@ -193,9 +227,34 @@ def _execute(action: PendingAction, *, user, language: str, today, port) -> dict
     )
     try:
         return default_registry().call(action.tool, action.arguments, context, call_id=f"action-{action.pk}")
-    except Exception:  # the registry never raises; anything else leaves the claim to run out and be retried
+    except Exception:  # the registry never raises; anything else is FAILED (the sync still finds an order made)
         logger.exception("pending action %s could not be carried out", action.pk)
         return fail(Code.INTERNAL_ERROR, "The action could not be carried out; nothing further is known.", None)
+
+
+def pending_actions_settle_stalled(*, limit: int = SETTLE_BATCH, budget_seconds: float = SETTLE_BUDGET_SECONDS) -> dict:
+    """The beat's sweep: settle every action left EXECUTING past its claim that nobody retried, oldest claim first,
+    each against the supplier in its own scope (see the module's docstring), in the language of its conversation.
+    Safe on any number of beat instances and any overlap with a traveller's retry (each action has one taker).
+    Counts of what it did: {"settled", "executed", "failed"}."""
+    started = time.monotonic()
+    stalled = (
+        PendingAction.objects.filter(_stalled(timezone.now()))
+        .select_related("user", "conversation")
+        .order_by(F("claimed_until").asc(nulls_first=True), "created_at")[:limit]
+    )
+    counts = {"settled": 0, "executed": 0, "failed": 0}
+    for action in list(stalled):
+        if time.monotonic() - started > budget_seconds:
+            break  # the next run takes the rest
+        if not _take_over(action, user=action.user):
+            continue  # the traveller's retry or another sweep has it
+        language = action.conversation.language or settings.LANGUAGE_CODE
+        envelope = _execute(action, user=action.user, language=language, today=None, port=None)
+        status = _record(action, envelope, how="settled by the sweep")
+        counts["settled"] += 1
+        counts["executed" if status == PendingActionStatus.EXECUTED else "failed"] += 1
+    return counts
 
 
 def pending_action_decline(*, user, pending_id=None, conversation_id=None) -> dict:

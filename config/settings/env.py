@@ -68,6 +68,8 @@ ASSISTANT_DAILY_TURN_LIMIT = _int("ASSISTANT_DAILY_TURN_LIMIT", 200)
 ASSISTANT_SESSION_TTL = _int("ASSISTANT_SESSION_TTL", 1800)
 ASSISTANT_CLARIFY_BELOW = _float("ASSISTANT_CLARIFY_BELOW", 0.5)  # an understanding less sure than this asks first
 ASSISTANT_PENDING_ACTION_TTL = _int("ASSISTANT_PENDING_ACTION_TTL", 900)  # seconds a confirmation card stays valid
+# How often the beat settles pending actions left in flight by a process that died mid-confirmation.
+ASSISTANT_ACTION_SWEEP_SECONDS = _int("ASSISTANT_ACTION_SWEEP_SECONDS", 60)
 BOOKING_OPTIONS_SHOWN = _int("BOOKING_OPTIONS_SHOWN", 3)  # booking options offered to pick from
 
 PLATFORM_CLI = _str("PLATFORM_CLI")

@@ -82,4 +82,9 @@ CELERY_BEAT_SCHEDULE: dict = {
         "task": "bookings.tasks.sync_bookings",
         "schedule": env.BOOKING_SYNC_SECONDS,
     },
+    # Pending actions never stay in flight: one left EXECUTING past its claim is settled with the supplier.
+    "assistant-settle-stalled-actions": {
+        "task": "assistant.tasks.settle_stalled_actions",
+        "schedule": env.ASSISTANT_ACTION_SWEEP_SECONDS,
+    },
 }
