@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 from aftersale.models import BizOrder, HitlTicket
 from aftersale.selectors import orders_for_user, tickets_for_user
 from aftersale.services.transitions import AftersaleError
-from aftersale.services.workflow import SUBMITTED, aftersale_request_submit
+from aftersale.services.workflow import CONFIRMED_BY_API, SUBMITTED, aftersale_request_submit
 from core.api import ErrorSerializer
 
 
@@ -103,7 +103,8 @@ class AftersaleRequestView(APIView):
     def post(self, request):
         incoming = AftersaleRequestSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
-        outcome = aftersale_request_submit(user=request.user, **incoming.validated_data)
+        # The traveller's own authenticated call is their confirmation (no model writes through this endpoint).
+        outcome = aftersale_request_submit(user=request.user, **incoming.validated_data, confirmed_via=CONFIRMED_BY_API)
         if not outcome.ok:
             policies = [{"id": p.get("id"), "title": p.get("title", "")} for p in outcome.cited_policies]
             data = {"status": outcome.status, "policies": policies if outcome.code == "INELIGIBLE" else []}

@@ -29,6 +29,7 @@ from aftersale.models import (
     Verdict,
 )
 from aftersale.policy import REASONS, policy_reason_text, ticket_verdict_reason
+from aftersale.selectors import ticket_confirmation
 from bookings.models import BizType, BookingRecord, BookingStatus
 from bookings.selectors import booking_facts
 from core.languages import bilingual
@@ -193,22 +194,52 @@ def _dict(item: Any) -> dict[str, Any]:
 
 
 def traveller_words(ticket: HitlTicket) -> SafeString:
-    """The traveller's own words (escaped), and the reason as understood, which picked the policy."""
+    """The traveller's own words (escaped), the reason as understood, which picked the policy, and (a refund or
+    return request) whether and how the traveller confirmed it."""
     words = ticket.request_reason or _dict(_evidence(ticket).get("request")).get("reason") or ""
     kind = ticket.reason_kind or _dict(_evidence(ticket).get("request")).get("reason_kind") or ""
     understood = status_label(ReasonKind, kind) if kind else _("not stated (the action decided the policy)")
+    confirmed = confirmation_line(ticket) if ticket.kind == TicketKind.WORKFLOW else ""
     if not words:
         return format_html(
-            '<p class="ticket-words-missing">{}</p><p>{} {}</p>',
+            '<p class="ticket-words-missing">{}</p><p>{} {}</p>{}',
             _("The traveller gave no reason in words."),
             _("Understood as:"),
             understood,
+            confirmed,
         )
     return format_html(
-        '<blockquote class="ticket-reason" data-traveller-words>{}</blockquote><p>{} {}</p>',
+        '<blockquote class="ticket-reason" data-traveller-words>{}</blockquote><p>{} {}</p>{}',
         words,
         _("Understood as:"),
         understood,
+        confirmed,
+    )
+
+
+CONFIRMED_VIA = {
+    "chat": gettext_lazy("Confirmed by the traveller on the chat's confirmation card"),
+    "page": gettext_lazy("Submitted by the traveller on their requests page"),
+    "api": gettext_lazy("Submitted by the traveller through the API"),
+}
+
+
+def confirmation_line(ticket: HitlTicket) -> SafeString:
+    """How the traveller confirmed the request (when, and the pending action in the chat), or a warning that
+    nothing says they did: such a ticket is never approved in bulk."""
+    confirmation = ticket_confirmation(ticket)
+    if confirmation is None:
+        return format_html(
+            '<p class="ticket-unconfirmed" data-confirmation="none"><strong>{}</strong></p>',
+            _("No confirmation by the traveller is on record: this request is not approved in bulk."),
+        )
+    action = confirmation["action"]
+    return format_html(
+        '<p class="ticket-confirmed" data-confirmation="{}">✔ {}, {}{}</p>',
+        confirmation["via"],
+        CONFIRMED_VIA[confirmation["via"]],
+        moment(confirmation["at"]),
+        format_html(" ({} {})", _("confirmation"), action) if action else "",
     )
 
 

@@ -13,6 +13,8 @@ from core.envelope import Code
 from core.ids import normalise_order_id
 
 PROGRESS_LIMIT = 20
+# The ways a traveller confirms a request (`aftersale.services.workflow` records one on every ticket it files).
+CONFIRMATION_CHANNELS = ("chat", "page", "api")
 # What a traveller hears about an order number that is not theirs, unknown or someone else's alike: the same code
 # (ORDER_NOT_FOUND) and words everywhere, and not the number, so no answer tells whether an order exists.
 ORDER_NOT_FOUND_MESSAGE = gettext_lazy("You have no order with that number.")
@@ -79,6 +81,19 @@ def ticket_facts(ticket: HitlTicket) -> dict[str, Any]:
         "executed_at": ticket.executed_at.isoformat() if ticket.executed_at else None,
         "decision_reason": ticket.reason_for_traveller,
     }
+
+
+def ticket_confirmation(ticket: HitlTicket) -> dict[str, str] | None:
+    """How the traveller confirmed a refund or return request, as its evidence records it: `{"via": chat | page |
+    api, "action": the confirmed pending action's id (chat), "at": ISO moment}`; None when nothing says they did
+    (a chat confirmation counts only with the action's id). Such a ticket is never approved in bulk."""
+    evidence = ticket.evidence if isinstance(ticket.evidence, dict) else {}
+    request = evidence.get("request") if isinstance(evidence.get("request"), dict) else {}
+    via = request.get("confirmed_via")
+    action = str(request.get("confirmed_action") or "")
+    if via not in CONFIRMATION_CHANNELS or (via == "chat" and not action):
+        return None
+    return {"via": via, "action": action, "at": str(request.get("confirmed_at") or "")}
 
 
 def aftersale_notices_for_user(*, user, unread: bool = False) -> QuerySet[AftersaleNotice]:

@@ -12,10 +12,10 @@ from pydantic import Field
 
 from aftersale.selectors import aftersale_progress, ticket_facts
 from aftersale.services.transitions import AftersaleError
-from aftersale.services.workflow import aftersale_request_submit
+from aftersale.services.workflow import CONFIRMED_IN_CHAT, aftersale_request_preview, aftersale_request_submit
 from core.envelope import Code, fail, ok
 from core.ids import normalise_order_id
-from core.tools import Needs, Risk, ToolContext, tool
+from core.tools import Risk, ToolContext, tool
 
 AFTERSALE_KIND = "aftersale"
 PROGRESS_KIND = "progress"
@@ -26,9 +26,33 @@ MESSAGES = {
 }
 
 
-# Opening a request writes a ticket, but moves no money: a human approver decides every one, so the call itself
-# needs nothing more (no confirmation card in front of a request for review).
-@tool(risk=Risk.WRITE, needs=Needs.NOTHING, tags=("aftersale",))
+def _preview(context: ToolContext, arguments: dict) -> dict:
+    """The confirmation card of a request (`aftersale_request_preview`); a refusal carries what the presenter
+    needs to answer it (the kind, the order unless it is not the traveller's, the action, the cited policies)."""
+    action = arguments["action"]
+    try:
+        return aftersale_request_preview(
+            user=context.user,
+            order_id=arguments["order_id"],
+            action=action,
+            reason=arguments.get("reason") or "",
+            reason_kind=arguments.get("reason_kind"),
+            language=context.language,
+        )
+    except AftersaleError as exc:
+        data = dict(exc.data or {})
+        asked = normalise_order_id(arguments["order_id"])
+        data.setdefault("order_id", asked)
+        data.setdefault("policies", [])
+        status = data.get("outcome") if exc.code == Code.TICKET_PENDING else "REJECTED"
+        data |= {"kind": AFTERSALE_KIND, "outcome": status, "action": action, "reason": exc.message}
+        data["reason_kind"] = arguments.get("reason_kind")
+        raise AftersaleError(exc.code, exc.message, data) from None
+
+
+# A request writes a ticket that an approver may turn into money: like a booking, it runs only once the traveller
+# confirmed the card with the order, the amount, the action and their reason (a model can only show the card).
+@tool(risk=Risk.WRITE, tags=("aftersale",), preview=_preview)
 def request_aftersale(
     context: ToolContext,
     order_id: Annotated[str, Field(max_length=32, description="The order number, like ORD-001")],
@@ -43,7 +67,8 @@ def request_aftersale(
         str,
         Field(
             max_length=2000,
-            description="Why, in the traveller's own words (e.g. 鞋子开胶了); empty: their message is kept",
+            description="Why, in the traveller's own words (e.g. 鞋子开胶了, 行程有变); required: when they gave "
+            "none, the call is refused and they are asked",
         ),
     ] = "",
     reason_kind: Annotated[
@@ -54,21 +79,24 @@ def request_aftersale(
         ),
     ] = None,
 ) -> dict:
-    """Ask for a refund or a return of one of the traveller's orders. The request is checked against the
-    after-sale policy for its reason (a quality problem, a no-reason return, a ticket refund) and submitted to a
-    human reviewer with the traveller's reason; it returns at once with the ticket. Asking again for the same order
-    and action returns the same ticket."""
-    # Time limits count from the real clock, not from a date the conversation may have pinned. The reason kept for
-    # the approver: the one the call gives, else the traveller's own message of the turn. The policy's reason is
-    # worded in the language of the reply it goes into (the turn's), not the page's.
+    """Ask for a refund or a return of one of the traveller's orders, with their reason. Nothing is filed before
+    the traveller confirms the card this call shows (the order, the amount, the action, their reason); an order
+    that is not theirs, a request the after-sale policy rules out, or one already under review is answered at once
+    instead. Once confirmed, it is checked against the policy for its reason and submitted to a human reviewer;
+    it returns at once with the ticket. Asking again for the same order and action returns the same ticket."""
+    # Time limits count from the real clock, not from a date the conversation may have pinned. The policy's reason
+    # is worded in the language of the reply it goes into (the turn's), not the page's. The ticket keeps the
+    # pending action the traveller confirmed (set only by the confirmation service, checked by the registry).
     with translation.override(context.language):
         outcome = aftersale_request_submit(
             user=context.user,
             order_id=order_id,
             action=action,
             port=context.port,
-            reason=reason or context.request_text,
+            reason=reason,
             reason_kind=reason_kind,
+            confirmed_via=CONFIRMED_IN_CHAT if context.confirmed_action else "",
+            confirmed_action=context.confirmed_action,
         )
     data = {
         "kind": AFTERSALE_KIND,

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_POST
 from aftersale.models import MOVING_TICKET_STATUSES
 from aftersale.selectors import aftersale_notices_for_user, orders_for_user, tickets_for_user
 from aftersale.services.notices import aftersale_notices_mark_read
-from aftersale.services.workflow import REJECTED, SUBMITTED, aftersale_request_submit
+from aftersale.services.workflow import CONFIRMED_ON_PAGE, REJECTED, SUBMITTED, aftersale_request_submit
 from core.envelope import Code
 
 ACTIONS = {"REFUND", "RETURN"}
@@ -62,8 +62,13 @@ def request_submit(request, order_id: str):
     if action not in ACTIONS:
         messages.error(request, _("Choose a refund or a return."))
         return redirect("aftersale:requests")
+    # The traveller's own form on their own order (its amount on the row) is their confirmation.
     outcome = aftersale_request_submit(
-        user=request.user, order_id=order_id, action=action, reason=request.POST.get("reason", "")
+        user=request.user,
+        order_id=order_id,
+        action=action,
+        reason=request.POST.get("reason", ""),
+        confirmed_via=CONFIRMED_ON_PAGE,
     )
     if outcome.status == REJECTED and outcome.code in NOT_THEIRS:
         messages.error(request, outcome.reason or outcome.code)  # a number that is not theirs is not echoed

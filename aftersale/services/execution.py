@@ -60,6 +60,7 @@ from aftersale.models import (
     Verdict,
 )
 from aftersale.reconciliation import ORDER_TARGET_STATUS, order_target_status, reconcile
+from aftersale.selectors import ticket_confirmation
 from aftersale.services.transitions import (
     AftersaleError,
     order_lock,
@@ -220,8 +221,9 @@ class BulkApproval:
 
 
 def ticket_bulk_refusal(ticket: HitlTicket) -> str | None:
-    """Why a ticket may not be approved in bulk, or None when it may: only pending refund and return requests whose
-    verdict passed and that are not flagged. Anything else is decided on its own page, after reading its evidence."""
+    """Why a ticket may not be approved in bulk, or None when it may: only pending refund and return requests that
+    the traveller confirmed (`ticket_confirmation`), whose verdict passed and that are not flagged. Anything else is
+    decided on its own page, after reading its evidence."""
     values = {
         "ticket": ticket.ticket_no,
         "status": ticket.get_status_display(),
@@ -231,6 +233,8 @@ def ticket_bulk_refusal(ticket: HitlTicket) -> str | None:
         return _("%(ticket)s is not pending (%(status)s).") % values
     if ticket.kind != TicketKind.WORKFLOW:
         return _("%(ticket)s is an action awaiting approval: decide it on its own page.") % values
+    if ticket_confirmation(ticket) is None:
+        return _("%(ticket)s: no confirmation by the traveller is on record: decide it on its own page.") % values
     if ticket.verdict != Verdict.PASS:
         values["verdict"] = values["verdict"] or "—"
         return _("%(ticket)s: the verdict is not a pass (%(verdict)s): decide it on its own page.") % values

@@ -27,6 +27,11 @@ race reads the winner's ticket.
 
 The request returns at once; nothing waits for a human. The workflow is not one transaction on purpose: the verdict
 may take seconds, and no row is locked or written while the model thinks.
+
+Before a request is filed, the traveller confirms it (`aftersale_request_preview`: the checks that tell them first
+whether it can succeed, then the card with the order, the amount, the action and their reason; no model is asked).
+The ticket records how they confirmed (`evidence["request"]`: `confirmed_via` chat / page / api and, in the chat,
+`confirmed_action`, the pending action they confirmed); `aftersale.selectors.ticket_confirmation` reads it back.
 """
 
 import contextlib
@@ -39,7 +44,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from aftersale.models import (
@@ -47,12 +52,14 @@ from aftersale.models import (
     REQUEST_REASON_MAX_CHARS,
     BizOrder,
     HitlTicket,
+    TicketAction,
     TicketEvent,
     TicketKind,
     TicketStatus,
     Verdict,
 )
 from aftersale.policy import (
+    REASON_KINDS,
     PolicyFinding,
     policy_finding,
     policy_passages,
@@ -60,7 +67,13 @@ from aftersale.policy import (
     reason_kind_of,
     ticket_verdict_reason,
 )
-from aftersale.selectors import ORDER_NOT_FOUND_MESSAGE, order_facts, order_get
+from aftersale.selectors import (
+    CONFIRMATION_CHANNELS,
+    ORDER_NOT_FOUND_MESSAGE,
+    order_facts,
+    order_get,
+    ticket_facts,
+)
 from aftersale.services.transitions import AftersaleError, ticket_counted, ticket_number, ticket_transition
 from assistant.llm.audit import audited
 from assistant.llm.factory import get_llm_port
@@ -74,6 +87,11 @@ from core.transitions import record_creation
 logger = logging.getLogger("aftersale.workflow")
 
 SUBMITTED, REUSED, ALREADY_DONE, REJECTED = "SUBMITTED", "REUSED", "ALREADY_DONE", "REJECTED"
+# How the traveller confirmed a request (kept in the ticket's evidence): the chat's confirmation card (with the
+# pending action's id), the requests page's form, or their own API call.
+CONFIRMED_IN_CHAT, CONFIRMED_ON_PAGE, CONFIRMED_BY_API = CONFIRMATION_CHANNELS
+# What a preview refused for want of the traveller's reason says in its data (`missing`): ask them why.
+MISSING_REASON = "reason"
 END = "end"
 CREATE_ATTEMPTS = 3
 _SPACES = re.compile(r"\s+")
@@ -161,6 +179,7 @@ class WorkflowState:
     now: datetime
     request_reason: str = ""
     reason_kind: str | None = None
+    confirmation: dict[str, str] = field(default_factory=dict)
     path: list[str] = field(default_factory=list)
     order: BizOrder | None = None
     facts: dict[str, Any] = field(default_factory=dict)
@@ -194,12 +213,17 @@ def aftersale_request_submit(
     now: datetime | None = None,
     reason: str = "",
     reason_kind: str | None = None,
+    confirmed_via: str = "",
+    confirmed_action: str = "",
 ) -> WorkflowOutcome:
     """Run one refund or return request through the workflow graph; return how it ended (never raises for a
     business outcome). `user` is the authenticated user; `port` defaults to the configured LLM port (either way
     its calls are audited for `user`); `today` and `now` default to the site's date and the current moment.
     `reason` is the traveller's own words (kept for the approver, bounded and cleaned here); `reason_kind` the
-    reason as understood (QUALITY, NO_REASON, TICKET, NOT_RECEIVED; anything else is none: the action decides)."""
+    reason as understood (QUALITY, NO_REASON, TICKET, NOT_RECEIVED; anything else is none: the action decides).
+    `confirmed_via` says how the traveller confirmed the request (chat, page, api; `confirmed_action`: in the chat,
+    the id of the pending action they confirmed): kept in the ticket's evidence; a ticket without it is never
+    approved in bulk."""
     now = now or timezone.now()
     today = today or timezone.localdate(now)
     normalised = normalise_order_id(order_id)
@@ -213,6 +237,7 @@ def aftersale_request_submit(
         now=now,
         request_reason=reason_text(reason),
         reason_kind=reason_kind_of(reason_kind),
+        confirmation=_confirmation(confirmed_via, confirmed_action, now),
     )
     start = "query_user"
     if normalised is None:
@@ -232,6 +257,147 @@ def reason_text(value: object) -> str:
     if len(text) > REQUEST_REASON_MAX_CHARS:
         text = text[: REQUEST_REASON_MAX_CHARS - 1].rstrip() + "…"
     return text
+
+
+def aftersale_request_preview(
+    *,
+    user,
+    order_id: str,
+    action: str,
+    reason: str = "",
+    reason_kind: str | None = None,
+    now: datetime | None = None,
+    language: str | None = None,
+) -> dict[str, Any]:
+    """What a refund or return request would file, for the traveller to confirm: the confirmation card
+    `{"title", "rows", "amount", "terms", "subject"}` (the order, what it is, the action, the amount and their
+    reason), after the checks that tell them first whether it can succeed. Files nothing and asks no model: the
+    verdict runs once, when the confirmed request is submitted. Worded in `language` (default: the active one).
+
+    Raises AftersaleError, with data for the answer:
+    - INVALID_PARAM: not an order number, or neither a refund nor a return; `data["missing"] == "reason"` when the
+      traveller gave no reason (ask them: the reviewer reads it, and it picks the policy);
+    - PERMISSION_DENIED: nobody signed in;
+    - ORDER_NOT_FOUND: an unknown order or someone else's, alike (the same words, no number echoed);
+    - TICKET_PENDING: a live ticket answers this order and action already (`data["outcome"]` REUSED while it
+      waits for review, ALREADY_DONE once decided; `data["ticket"]` its requester-facing facts);
+    - INELIGIBLE: the policy's own deterministic assessment says no (`data["policies"]`, the cited ones first).
+      Without a reason the request is refused only when no reason could make it eligible; else the reason is asked.
+    """
+    with translation.override(language) if language else contextlib.nullcontext():
+        return _preview(user=user, order_id=order_id, action=action, reason=reason, reason_kind=reason_kind, now=now)
+
+
+def _preview(*, user, order_id, action, reason, reason_kind, now) -> dict[str, Any]:
+    now = now or timezone.now()
+    normalised = normalise_order_id(order_id)
+    action_name = action.strip().upper() if isinstance(action, str) else ""
+    state = WorkflowState(
+        user=user,
+        order_id=normalised or "",
+        action=action_name,
+        port=None,
+        today=timezone.localdate(now),
+        now=now,
+        request_reason=reason_text(reason),
+        reason_kind=reason_kind_of(reason_kind),
+    )
+    if normalised is None:
+        raise AftersaleError(Code.INVALID_PARAM, _("Give an order number like ORD-001."), {"order_id": None})
+    if action_name not in ACTIONS:
+        raise AftersaleError(Code.INVALID_PARAM, _("The request must be a refund or a return."))
+    for node in (query_user, query_order):
+        if node(state) == "rejected":
+            hidden = {"order_id": None} if state.code == Code.ORDER_NOT_FOUND else None
+            raise AftersaleError(state.code, state.reason, hidden)
+    live = _live_ticket(state.idempotency_key)
+    if live is not None:
+        waiting = live.status == TicketStatus.PENDING
+        raise AftersaleError(
+            Code.TICKET_PENDING,
+            _("Request %(ticket)s for this order is already %(status)s.")
+            % {"ticket": live.ticket_no, "status": live.get_status_display().lower()},
+            {"outcome": REUSED if waiting else ALREADY_DONE, "ticket": ticket_facts(live)},
+        )
+    state.policies = policy_passages(order=state.order, action=state.action, reason_kind=state.reason_kind)
+    finding = _finding(state, state.reason_kind)
+    if not state.request_reason:
+        if all(_finding(state, kind).verdict == Verdict.REJECTED for kind in (None, *REASON_KINDS)):
+            _refuse(state, finding)  # no reason could make it eligible: say so before asking why
+        raise AftersaleError(
+            Code.INVALID_PARAM,
+            _("Tell us in a few words why you ask: the reviewer reads it."),
+            {"missing": MISSING_REASON, "order_id": state.order_id},
+        )
+    if finding.verdict == Verdict.REJECTED:
+        _refuse(state, finding)
+    return _card(state, finding)
+
+
+def _finding(state: WorkflowState, reason_kind: str | None) -> PolicyFinding:
+    return policy_finding(
+        action=state.action,
+        order=state.facts,
+        policies=state.policies,
+        today=state.today,
+        now=state.now,
+        reason_kind=reason_kind,
+    )
+
+
+def _refuse(state: WorkflowState, finding: PolicyFinding) -> None:
+    """The policy says no: INELIGIBLE, its reason, the passages it cites first."""
+    cited = [p for p in state.policies if p.get("id") in finding.policy_ids] or list(state.policies)
+    policies = [{"id": p.get("id"), "title": p.get("title", "")} for p in cited]
+    metrics.business_rejection(reason=f"aftersale:{Code.INELIGIBLE.value}")
+    raise AftersaleError(Code.INELIGIBLE, finding.reason, {"policies": policies, "order_id": state.order_id})
+
+
+def _card(state: WorkflowState, finding: PolicyFinding) -> dict[str, Any]:
+    """The confirmation card of a request that can go to a reviewer: every fact from the order row."""
+    order = state.order
+    names = []
+    for item in order.items or []:
+        if isinstance(item, dict) and str(item.get("name") or "").strip():
+            qty = item.get("qty")
+            names.append(f"{item['name']} ×{qty}" if isinstance(qty, int) and qty > 1 else str(item["name"]))
+    rows = [[_("Order"), order.order_id], [_("What"), "、".join(names) or order.get_category_display()]]
+    if order.service_date:
+        rows.append([_("Date"), order.service_date.isoformat()])
+    rows += [
+        [_("Request"), str(TicketAction(state.action).label)],
+        [_("Amount"), f"¥{order.amount}"],
+        [_("Your reason"), state.request_reason],
+    ]
+    title = _("Refund order %(order)s") if state.action == "REFUND" else _("Return order %(order)s")
+    # The policy's own check, told before they confirm: what the reviewer will read first.
+    terms = _("A reviewer decides on it; nothing is paid back before they approve. %(policy)s") % {
+        "policy": finding.reason
+    }
+    return {
+        "title": title % {"order": order.order_id},
+        "rows": rows,
+        "amount": None,  # the amount is a row: what is asked back, not a total to pay
+        "terms": terms.strip(),
+        "subject": {
+            "action": "aftersale",
+            "order_id": order.order_id,
+            "request": state.action,
+            "reason_kind": state.reason_kind or "",
+            "amount": str(order.amount),
+        },
+    }
+
+
+def _confirmation(via: str, action_id: str, now: datetime) -> dict[str, str]:
+    """How the traveller confirmed, as the ticket's evidence keeps it (nothing when no known way is named)."""
+    via = str(via or "").strip().lower()
+    if via not in CONFIRMATION_CHANNELS:
+        return {}
+    kept = {"confirmed_via": via, "confirmed_at": timezone.localtime(now).isoformat()}
+    if str(action_id or "").strip():
+        kept["confirmed_action"] = str(action_id).strip()[:64]
+    return kept
 
 
 # -- the nodes ---------------------------------------------------------------------------------------------------
@@ -425,7 +591,7 @@ def _live_ticket(key: str) -> HitlTicket | None:
 def _create_ticket(state: WorkflowState, key: str) -> HitlTicket:
     order = state.order
     evidence = {
-        "request": {"reason": state.request_reason, "reason_kind": state.reason_kind or ""},
+        "request": {"reason": state.request_reason, "reason_kind": state.reason_kind or "", **state.confirmation},
         "order": state.facts,
         "policies": state.policies,
         "assessment": state.finding.as_data() if state.finding else None,
