@@ -14,6 +14,9 @@ then does one of these, decided here and nowhere else (pure functions: no databa
 
 A correction replaces the place and excludes the wrong one; a negation excludes places: excluded places are taken
 out of the slots, given to the search as exclusions and remembered for the task.
+
+A refund or return request keeps the traveller's own words for why (`aftersale_words`, read by code: a request
+that says why, or whatever answers the question why); another order drops them.
 """
 
 import datetime as dt
@@ -22,9 +25,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from assistant.llm.rules.confirm import confirmation_answer
 from assistant.llm.schema import PREFERENCE_SLOTS, Intent, IntentName
 from assistant.llm.tool_calls import tool_call_for
 from assistant.memory import MAX_EXCLUDED, MAX_REQUEST_CHARS, PLACE_AND_TIME_SLOTS, PLACE_SLOTS, Memory
+from assistant.reason_words import reason_words
 from itinerary.travel_plans import DEFAULT_DAYS as DEFAULT_PLAN_DAYS
 
 BOOK = IntentName.BOOK.value
@@ -39,7 +44,7 @@ PROGRESS = IntentName.QUERY_PROGRESS.value
 CANCEL = IntentName.CANCEL_BOOKING.value
 
 # Facts of a task that are not slots of the schema but belong to the task while it lasts.
-TASK_FLAGS = ("rebook", "original_date", "aftersale_reason", "pick")
+TASK_FLAGS = ("rebook", "original_date", "aftersale_reason", "aftersale_words", "pick")
 DATES = ("date_start", "date_end")
 BOOKING_FACTS = ("biz_type", "origin", *PLACE_SLOTS, *DATES, "nights", "max_price", "passengers", "booking_id")
 
@@ -52,7 +57,7 @@ TASK_TAKES: dict[str, frozenset[str]] = {
     ROUND_TRIP: frozenset(("origin", *PLACE_SLOTS, *DATES, "max_price", "biz_type", *PREFERENCE_SLOTS)),
     BOOK: frozenset((*BOOKING_FACTS, *PREFERENCE_SLOTS, "pick", "rebook", "original_date")),
     CANCEL: frozenset(("booking_id", "biz_type", *DATES)),
-    AFTERSALE: frozenset(("order_id", "aftersale_action", "aftersale_reason")),
+    AFTERSALE: frozenset(("order_id", "aftersale_action", "aftersale_reason", "aftersale_words")),
     PROGRESS: frozenset(("order_id", "aftersale_action")),
 }
 TAKES_EXCLUSIONS = frozenset((SEARCH, RECOMMEND))
@@ -66,6 +71,10 @@ RESUMABLE = frozenset((TRAVEL_PLAN, ROUND_TRIP, SEARCH, BOOK))
 LASTING_TASKS = frozenset((BOOK, ROUND_TRIP))
 # Requests a handler answers with a question when a slot is missing (the replay counts that as a question asked).
 ASKS_WHEN_INCOMPLETE = frozenset((WEATHER, SEARCH, TRAVEL_PLAN, ROUND_TRIP, AFTERSALE))
+# What a reply awaits when it asked why the traveller wants a refund or a return (assistant.presenters.aftersale).
+ASKED_WHY = "reason"
+# The reason of a request belongs to its order: another order drops it.
+REASON_SLOTS = ("aftersale_reason", "aftersale_words")
 # Slots that name one option of a search: a new search (another product, other dates) drops them.
 OPTION_SLOTS = ("vendor", "avoid_vendor", "number", "seat_class", "star", "star_or_above", "pick")
 
@@ -109,6 +118,7 @@ def next_state(memory: Memory, understood: Intent, text: str) -> Step:
         memory = _restored(memory)  # "再加一天" after the weather of the planned place: the plan
     if understood.length_change:
         understood = _lengthened(memory, understood)
+    understood = _with_reason_words(memory, understood, text)
     new = own_slots(understood)
     name = understood.intent
     if understood.pay or understood.booking_status:
@@ -148,6 +158,21 @@ def _lengthened(memory: Memory, understood: Intent) -> Intent:
     else:
         return understood  # nothing to lengthen yet: the handler asks for the dates as usual
     return understood.model_copy(update=update)
+
+
+def _with_reason_words(memory: Memory, understood: Intent, text: str) -> Intent:
+    """The sentence with the traveller's own words for why they ask for a refund or a return, read by code from it
+    (`assistant.reason_words`): a request that says why, or an answer to the question why (not a greeting, not a
+    bare yes or no). Whatever a model put there is not kept: the approver reads the traveller's words."""
+    asked = memory.task == AFTERSALE and memory.awaiting == ASKED_WHY
+    answer = asked and understood.intent == OUT_OF_SCOPE and not understood.social
+    recognised = understood.aftersale_reason is not None
+    words = None
+    if (understood.intent == AFTERSALE or answer) and (recognised or not (asked and confirmation_answer(text))):
+        words = reason_words(text, asked=asked, recognised=recognised)
+    if words == understood.aftersale_words:
+        return understood
+    return understood.model_copy(update={"aftersale_words": words})
 
 
 def _day(value) -> dt.date | None:
@@ -355,6 +380,9 @@ def _merged(carried: dict, new: dict) -> dict:
     if "biz_type" in new and carried.get("biz_type") and new["biz_type"] != carried["biz_type"]:
         # another product: the option its wants named is gone (the wants said before the product was known stay)
         for key in OPTION_SLOTS:
+            carried.pop(key, None)
+    if new.get("order_id") and carried.get("order_id") not in (None, new["order_id"]):
+        for key in REASON_SLOTS:  # another order: the reason given for the other one is not this one's
             carried.pop(key, None)
     if set(new) - {"pick", "passengers"} and "pick" not in new:
         carried.pop("pick", None)  # a new search: the earlier pick meant one of the old options

@@ -287,8 +287,9 @@ def _unsure(understood: Intent, step, memory: Memory) -> bool:
     return step.intent.intent == understood.intent and not task_waits(memory)
 
 
-# The intents whose task is a write the traveller confirms (a booking, a rebooking, a cancel).
-WRITE_TASKS = (IntentName.BOOK, IntentName.CANCEL_BOOKING)
+# The intents whose task is a write the traveller confirms (a booking, a rebooking, a cancel, a refund or return
+# request).
+WRITE_TASKS = (IntentName.BOOK, IntentName.CANCEL_BOOKING, IntentName.AFTERSALE)
 
 
 def _conversation_booking(intent: Intent, *, user, conversation_id: str) -> Intent:

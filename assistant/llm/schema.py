@@ -84,6 +84,7 @@ class AftersaleActionName(StrEnum):
 
 
 MAX_ALSO = 2  # requests besides the main one in one sentence
+MAX_REASON_WORDS = 500  # what a ticket keeps of the traveller's reason (aftersale REQUEST_REASON_MAX_CHARS)
 
 # Slots a later turn may fill in for an earlier one (the conversation's memory).
 SLOT_NAMES = (
@@ -189,6 +190,10 @@ class Intent(BaseModel):
     original_date: date | None = None  # the date of the booking being changed, when named (12月19号的机票改签到20号)
     social: SocialName | None = None  # greeting, thanks, help (answered by the OUT_OF_SCOPE handler)
     aftersale_reason: AftersaleReasonName | None = None
+    # AFTERSALE: the traveller's own words for why (行程有变, it arrived broken), read by code from their messages
+    # (`assistant.reason_words`, set by the dialogue): a model's reading says *that* a reason was given, never what
+    # the approver reads. What the request tool is given as the reason.
+    aftersale_words: str | None = None
     # A second (and third) request in the same sentence ("帮我规划三天丽江行程，顺便查天气"): answered after the main
     # one, with the same slots. Unknown names are dropped, never the main intent again, at most MAX_ALSO.
     also: list[IntentName] = []
@@ -208,6 +213,13 @@ class Intent(BaseModel):
         if not isinstance(value, str) or not value.strip():
             return None
         return value.strip()[:200]
+
+    @field_validator("aftersale_words", mode="wrap")
+    @classmethod
+    def _words_or_null(cls, value: Any, handler: Any) -> str | None:
+        if not isinstance(value, str) or not value.strip():
+            return None
+        return value.strip()[:MAX_REASON_WORDS]
 
     @field_validator("vendor", "avoid_vendor", "number", mode="wrap")
     @classmethod

@@ -81,7 +81,8 @@ def tool_call_for(intent: Intent) -> ToolCallPlan | None:
             {
                 "order_id": intent.order_id,
                 "action": intent.aftersale_action,
-                "reason_kind": intent.aftersale_reason,  # picks the policy; the words come from the turn's text
+                "reason_kind": intent.aftersale_reason,  # picks the policy
+                "reason": intent.aftersale_words,  # the traveller's own words; none: the tool asks them why
             },
         )
     if name == IntentName.QUERY_PROGRESS and (intent.booking_status or (intent.booking_id and not intent.order_id)):

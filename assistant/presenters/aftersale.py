@@ -6,18 +6,22 @@ service read), never from model text; both channels show the same.
 
 from django.utils import translation
 
+from aftersale.services.workflow import MISSING_REASON
 from assistant import cards
 from assistant.presenters.base import Presenter, merge_replies
 from assistant.replies import compose
 from assistant.turn import Reply, TurnContext
+from core.envelope import Code
 from core.languages import bilingual
 
 ACTIONS = ("REFUND", "RETURN")
+ANSWERED_BY_TICKET = ("REUSED", "ALREADY_DONE")
 PROGRESS_CARDS = 10
 
 
 def present_aftersale(envelopes: list[dict], context: TurnContext) -> Reply:
-    """One reply per request: submitted / under review / already done, or why it was refused (with the policy)."""
+    """One reply per request: submitted / under review / already done, why it was refused (with the policy), or
+    the question why the traveller asks (nothing is prepared without their reason)."""
     return merge_replies(_request_reply(envelope, context) for envelope in envelopes)
 
 
@@ -25,12 +29,20 @@ def _request_reply(envelope: dict, context: TurnContext) -> Reply:
     data = envelope.get("data") or {}
     judged_by = data.get("policy") if isinstance(data.get("policy"), dict) else {}
     action = data.get("action") if data.get("action") in ACTIONS else "REFUND"
-    facts = data.get("ticket") if envelope.get("ok") else None
+    if data.get("missing") == MISSING_REASON and data.get("order_id"):
+        # Nothing is prepared without the traveller's reason: one question, and their answer is the reason.
+        text = compose("aftersale_need", context.language, need="reason", order_id=data["order_id"], action=action)
+        return Reply(text, "CLARIFY", awaiting="reason")
+    # Answered by a ticket: a new one, or (before any card) the one already under review or decided.
+    answered = envelope.get("ok") or (
+        envelope.get("code") == Code.TICKET_PENDING and data.get("outcome") in ANSWERED_BY_TICKET
+    )
+    facts = data.get("ticket") if answered and isinstance(data.get("ticket"), dict) else None
     card = cards.ticket_card(facts) if facts else None
     text = compose(
         "aftersale_result",
         context.language,
-        status=data.get("outcome") if envelope.get("ok") else "REJECTED",
+        status=data.get("outcome") if answered else "REJECTED",
         code=envelope.get("code"),
         order_id=data.get("order_id") or "",
         ticket=card,
@@ -39,7 +51,7 @@ def _request_reply(envelope: dict, context: TurnContext) -> Reply:
         judged_by=_reader_half(judged_by.get("title", ""), context.language) if envelope.get("ok") else "",
         action=action,
     )
-    return Reply(text, "ANSWERED" if envelope.get("ok") else "REJECTED", cards=[card] if card else [])
+    return Reply(text, "ANSWERED" if answered else "REJECTED", cards=[card] if card else [])
 
 
 def present_progress(envelopes: list[dict], context: TurnContext) -> Reply:

@@ -18,6 +18,7 @@ from core.envelope import Code
 logger = logging.getLogger("assistant.agent")
 
 CARD = "confirmation"
+AFTERSALE_SUBJECT = "aftersale"  # the subject of a refund or return request's card (aftersale_request_preview)
 KIND_CONFIRMATION = "confirmation"
 KIND_ACTION = "pending_action"
 STATE_TEMPLATES = {
@@ -71,7 +72,10 @@ def _button_words(language: str) -> dict:
 def present_confirmation(envelopes: list[dict], context: TurnContext) -> Reply:
     """A write waits for the traveller: the last one of the turn (an older one is superseded) as a card, and a
     text with the same facts that says how to confirm or change it."""
-    card = confirmation_card(_data(envelopes[-1]), context.language)
+    data = _data(envelopes[-1])
+    card = confirmation_card(data, context.language)
+    preview = data.get("preview") if isinstance(data.get("preview"), dict) else {}
+    subject = preview.get("subject") if isinstance(preview.get("subject"), dict) else {}
     text = compose(
         "confirm_ask",
         context.language,
@@ -80,6 +84,7 @@ def present_confirmation(envelopes: list[dict], context: TurnContext) -> Reply:
         amount=card["amount"],
         terms=card["terms"],
         expires=card["expires_label"],
+        request=subject.get("action") == AFTERSALE_SUBJECT,  # a request for review: "submit", not "book"
     )
     return Reply(text, "ANSWERED", cards=[card])
 
@@ -91,7 +96,9 @@ def present_action(envelopes: list[dict], context: TurnContext) -> Reply:
     preview = data.get("preview") if isinstance(data.get("preview"), dict) else {}
     title = str(preview.get("title") or "")
     if envelope.get("ok"):
-        return Reply(compose("confirm_declined", context.language, title=title), "ANSWERED")
+        subject = preview.get("subject") if isinstance(preview.get("subject"), dict) else {}
+        request = subject.get("action") == AFTERSALE_SUBJECT
+        return Reply(compose("confirm_declined", context.language, title=title, request=request), "ANSWERED")
     code = envelope.get("code")
     name = STATE_TEMPLATES.get(code, "confirm_not_found")
     superseded = data.get("status") == "SUPERSEDED"

@@ -33,7 +33,9 @@ same cards; dates as YYYY-MM-DD, empty values left out):
   named day), if there is exactly one (`payment_target`).
 - CANCEL_BOOKING: `cancel_booking` with the booking id (it asks for the confirmation); without one,
   `list_my_bookings` and cancel the only active booking of the asked type, if there is exactly one.
-- AFTERSALE → `request_aftersale(order_id, action)`; QUERY_PROGRESS → `query_progress(order_id)`, or with
+- AFTERSALE → `request_aftersale(order_id, action, reason_kind, reason)`, the reason being the traveller's own words
+  as the dialogue kept them; like a booking it only prepares the request: the confirmation card (without a reason
+  the tool refuses, and the traveller is asked why). QUERY_PROGRESS → `query_progress(order_id)`, or with
   `booking_status` `check_my_bookings(biz_type, booking_id)`.
 - OUT_OF_SCOPE, or a fact the flow cannot work without (a place, a route, an order id) → the end, no call.
 
@@ -736,6 +738,8 @@ def _once(turn: Turn, name: str, **arguments: Any) -> Decision:
 
 
 def _answered(done: Done) -> str:
+    if (done.envelope or {}).get("code") == CONFIRMATION_REQUIRED:
+        return f"{done.name} waits for the traveller's confirmation; nothing changed yet."
     if not done.ok:
         return f"{done.name} failed: {_reason(done)}."
     data = done.data if isinstance(done.data, dict) else {}
