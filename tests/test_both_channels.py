@@ -4,7 +4,8 @@ cards and makes the same database changes.
 
 Each channel runs on the same fresh demo data (`seed_demo`, then a savepoint rolled back after the channel's turns)
 with its own empty sandbox supplier store. A request may go on for more turns in the same conversation (a write is
-a confirmation card, then "确认"): the cards of every turn and the changes after the last one are compared. Cards are compared without what is new on every run (plan, booking and
+a confirmation card, then "确认"; a refund request without a reason is asked why first): the cards of every turn and
+the changes after the last one are compared. Cards are compared without what is new on every run (plan, booking and
 ticket numbers, timestamps); database changes are the rows added, changed or removed in bookings, booking events,
 tickets and orders, compared the same way.
 """
@@ -52,6 +53,8 @@ VOLATILE = {
     "booking",
     "ticket",
     "pending_id",
+    "confirmed_action",  # the ticket's record of the confirmed card: its pending action's id, and when
+    "confirmed_at",
     "expires_at",
     "expires_label",
     "pay_deadline",
@@ -109,6 +112,7 @@ class Request:
     message: str  # formatted with what `setup` returns
     setup: Callable[..., dict] | None = None
     then: tuple[str, ...] = ()  # the next messages of the same conversation
+    writes: str = "bookings"  # the table the request's write changes, once the traveller confirmed it
 
     def __str__(self) -> str:
         return self.name
@@ -130,7 +134,8 @@ REQUESTS = [
     Request("cancel", "取消预订 {booking_id}", _flight_booked),
     Request("cancel, confirmed", "取消预订 {booking_id}", _flight_booked, then=("确认",)),
     Request("rebook, confirmed", "把12月19号的机票改签到20号", _flight_booked_for_the_19th, then=("确认",)),
-    Request("refund", "订单 ORD-001 我要退款"),
+    Request("refund, why asked", "订单 ORD-001 我要退款", then=("行程有变",), writes="tickets"),
+    Request("refund, confirmed", "订单 ORD-001 我要退款，行程有变", then=("确认",), writes="tickets"),
     Request("progress", "ORD-001的退款进度怎么样了", _refund_asked),
     Request("two-part", "帮我规划三天丽江行程，顺便查天气"),
 ]
@@ -227,9 +232,9 @@ def test_the_same_request_shows_the_same_cards_and_makes_the_same_changes_in_bot
     assert one.cards[-1], f"channel 1 showed no card: {one.outcome} {one.reply!r}"
     assert two.cards == one.cards, f"channel 2: {two.outcome} {two.reply!r}\nchannel 1: {one.outcome} {one.reply!r}"
     assert two.changes == one.changes
-    # a booking changes only once the traveller confirmed it, and then in both channels alike
-    changed = one.changes["bookings"]["added"] or one.changes["bookings"]["gone"]
-    assert bool(changed) == (request_.then[-1:] == ("确认",)), one.changes["bookings"]
+    # a booking (a refund request's ticket) changes only once the traveller confirmed it, in both channels alike
+    changed = one.changes[request_.writes]["added"] or one.changes[request_.writes]["gone"]
+    assert bool(changed) == (request_.then[-1:] == ("确认",)), one.changes[request_.writes]
 
 
 def test_in_channel_1_a_question_of_the_main_part_is_the_whole_reply_and_the_other_part_waits(traveller):

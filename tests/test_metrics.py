@@ -164,15 +164,17 @@ def test_a_scrape_after_scripted_traffic_counts_exactly_what_every_process_did(
     own_bookings = metrics.SUPPLIER_COMMANDS.labels(product="train", action="saveOrder", outcome="OK")._value.get
     own_bookings_before = own_bookings()
 
-    # Five messages: a train booking (its card, then the yes: the supplier's search and saveOrder run on the worker),
-    # a refund request (a ticket), a return the policy refuses (a business "no"), and one past the daily limit.
+    # Six messages: a train booking (its card, then the yes: the supplier's search and saveOrder run on the worker),
+    # a refund request (its card, then the yes: a ticket), a return the policy refuses (a business "no"), and one
+    # past the daily limit.
     asked = api.post(CHAT, {"message": "帮我订12月22号成都到重庆的火车票，张三 13800000000"}, format="json")
     assert asked.status_code == 200 and [c for c in asked.json()["cards"] if c["type"] == "confirmation"]
     booked = api.post(CHAT, {"message": "确认", "session_id": asked.json()["session_id"]}, format="json")
     assert booked.status_code == 200
-    refund = api.post(CHAT, {"message": "订单ORD-001我要退款"}, format="json").json()
+    card = api.post(CHAT, {"message": "订单ORD-001我要退款，行程有变"}, format="json").json()
+    refund = api.post(CHAT, {"message": "确认", "session_id": card["session_id"]}, format="json").json()
     refused = api.post(CHAT, {"message": "ord-002 申请退货，东西不合适"}, format="json").json()
-    settings.ASSISTANT_DAILY_TURN_LIMIT = 4
+    settings.ASSISTANT_DAILY_TURN_LIMIT = 5
     limited = api.post(CHAT, {"message": "你好"}, format="json").json()
     assert (refund["outcome"], refused["outcome"], limited["outcome"]) == ("ANSWERED", "REJECTED", "RATE_LIMITED")
     # The approver approves the refund; the worker executes it (the supplier's refund, on the worker too).
@@ -188,7 +190,7 @@ def test_a_scrape_after_scripted_traffic_counts_exactly_what_every_process_did(
 
     after = scrape(scraper)
     turns = Counter((t.intent or "NONE", t.outcome) for t in Turn.objects.all())
-    assert sum(turns.values()) == 4  # the turn past the limit was refused before it became one: only counted
+    assert sum(turns.values()) == 5  # the turn past the limit was refused before it became one: only counted
     assert moved(before, after, "tripdesk_turns_total", "intent", "outcome") == turns
     assert moved(before, after, "tripdesk_rate_limited_turns_total", "limit") == {("daily",): 1}
     assert moved(before, after, "tripdesk_understanding_fallbacks_total", "provider") == {}

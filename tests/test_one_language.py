@@ -46,6 +46,7 @@ CONVERSATIONS = {
         "确认",
         "我的订单付款了吗",
         "订单ORD-001质量问题我要退款",
+        "确认",
         "我的退款到哪一步了",
         "你好",
     ],
@@ -58,6 +59,7 @@ CONVERSATIONS = {
         "confirm",
         "my booking status",
         "refund order ORD-001, it arrived broken",
+        "confirm",
         "where is my refund",
         "hello",
     ],
@@ -187,6 +189,7 @@ def test_every_page_speaks_one_language(language, seeded):
         conversation = chat_turn(
             user=user, message=message, conversation_id=conversation, page_language=language, today=TODAY
         ).conversation_id
+    assert HitlTicket.objects.filter(requested_by=user).exists()  # the refund was confirmed: its page is read too
     client = Client(HTTP_ACCEPT_LANGUAGE=language)
     client.force_login(user)
     pages = {**_pages(client, user), **_admin_pages(language)}

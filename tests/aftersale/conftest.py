@@ -2,6 +2,7 @@
 
 import datetime as dt
 import itertools
+import uuid
 
 import pytest
 from django.core.management import call_command
@@ -25,7 +26,9 @@ def demo_approver(demo_seeded, django_user_model):
 
 @pytest.fixture
 def ticket_for():
-    """Build a workflow ticket straight in the table for an order: `ticket_for(order, status=…, amount=…)`."""
+    """Build a workflow ticket straight in the table for an order: `ticket_for(order, status=…, amount=…)`. Like
+    every request the workflow files, it records the traveller's confirmation (a confirmed chat card) unless the
+    test gives its own `evidence`."""
     from aftersale.models import HitlTicket, TicketAction, TicketKind, TicketStatus
 
     def make(order, *, action=TicketAction.REFUND, status=TicketStatus.PENDING, **fields):
@@ -40,6 +43,7 @@ def ticket_for():
             "amount": order.amount,
             "status": status,
             "deadline": timezone.now() + dt.timedelta(hours=48),
+            "evidence": {"request": {"confirmed_via": "chat", "confirmed_action": str(uuid.uuid4())}},
         }
         return HitlTicket.objects.create(**{**defaults, **fields})
 

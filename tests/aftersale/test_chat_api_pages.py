@@ -21,8 +21,14 @@ def order_snapshot():
     return list(BizOrder.objects.order_by("order_id").values_list("order_id", "status", "amount"))
 
 
-def test_a_refund_request_in_chat_opens_a_ticket_and_returns_at_once(demo):
-    result = chat_turn(user=demo, message="订单ORD-001我要退款")
+def refund_confirmed(user, message="订单ORD-001我要退款，行程有变"):
+    """A refund request in chat, and the traveller's "确认" to its card: the turn that files the ticket."""
+    asked = chat_turn(user=user, message=message)
+    return chat_turn(user=user, message="确认", conversation_id=asked.conversation_id)
+
+
+def test_a_refund_request_in_chat_opens_a_ticket_once_confirmed_and_returns_at_once(demo):
+    result = refund_confirmed(demo)
 
     ticket = HitlTicket.objects.get(idempotency_key="wfa:REFUND:ORD-001")
     assert ticket.status == "PENDING" and ticket.requested_by == demo
@@ -34,7 +40,7 @@ def test_a_refund_request_in_chat_opens_a_ticket_and_returns_at_once(demo):
 
 
 def test_asking_again_reuses_the_pending_ticket(demo):
-    chat_turn(user=demo, message="订单ORD-001我要退款")
+    refund_confirmed(demo)
 
     again = chat_turn(user=demo, message="I'd like a refund for order ord-001")
 
@@ -67,15 +73,19 @@ def test_a_request_without_an_order_asks_which_one_and_the_answer_completes_it(d
     assert any("ORD-001" in c["message"] for c in first.suggestions)
 
     second = chat_turn(user=demo, message="ORD-001", conversation_id=first.conversation_id)
+    third = chat_turn(user=demo, message="行程有变", conversation_id=first.conversation_id)
+    fourth = chat_turn(user=demo, message="确认", conversation_id=first.conversation_id)
 
+    assert second.outcome == "CLARIFY" and "为什么" in second.reply  # then why: the reviewer reads it
+    assert third.cards[0]["type"] == "confirmation"
     assert HitlTicket.objects.filter(entity="ORD-001", action="REFUND").count() == 1
-    assert second.cards[0]["type"] == "ticket"
+    assert fourth.cards[0]["type"] == "ticket"
 
 
 def test_progress_shows_my_tickets_and_only_mine(demo):
-    chat_turn(user=demo, message="订单ORD-001我要退款")
+    refund_confirmed(demo)
     carol = get_user_model().objects.get(username="carol")
-    chat_turn(user=carol, message="订单ORD-003我要退货")
+    refund_confirmed(carol, "订单ORD-003我要退货，尺码不合适")
 
     result = chat_turn(user=demo, message="我的退款申请到哪一步了")
 
@@ -185,10 +195,10 @@ def test_the_requests_page_lists_my_orders_and_opens_a_request(client, demo):
     assert "ORD-003" not in page  # carol's order is not listed
 
 
-def test_channel_two_opens_a_refund_ticket_and_reports_progress(demo, settings):
+def test_channel_two_opens_a_refund_ticket_once_confirmed_and_reports_progress(demo, settings):
     settings.ASSISTANT_AGENT_ENABLED = True
 
-    requested = chat_turn(user=demo, message="订单ORD-001我要退款")
+    requested = refund_confirmed(demo)
     progress = chat_turn(user=demo, message="我的退款申请到哪一步了")
 
     ticket = HitlTicket.objects.get(entity="ORD-001")

@@ -60,6 +60,7 @@ def make_ticket(demo):
             "verdict": "PASS",
             "verdict_reason": "Delivered 3 days ago, inside the 7-day window.",
             "evidence": {
+                "request": {"confirmed_via": "page"},  # filed from the traveller's requests page
                 "order": {"order_id": order_id, "status": order.status, "amount": str(order.amount)},
                 "policies": [{"title": "7天无理由退货 / 7-day no-reason return for goods", "text": POLICY_TEXT}],
             },
@@ -200,7 +201,7 @@ def test_the_change_page_shows_the_evidence_escaped(approver_client, make_ticket
 def test_a_ticket_the_workflow_opened_is_shown_and_approved_in_the_console(approver_client, demo):
     from aftersale.services.workflow import aftersale_request_submit
 
-    aftersale_request_submit(user=demo["alice"], order_id="ORD-004", action="RETURN")
+    aftersale_request_submit(user=demo["alice"], order_id="ORD-004", action="RETURN", confirmed_via="page")
     ticket = HitlTicket.objects.get(idempotency_key="wfa:RETURN:ORD-004")
 
     page = approver_client.get(reverse("admin:aftersale_hitlticket_change", args=[ticket.pk])).content.decode()

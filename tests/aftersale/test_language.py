@@ -53,7 +53,7 @@ def test_a_chinese_traveller_reads_why_a_return_is_refused_in_chinese(demo_alice
 
 
 def test_an_english_traveller_reads_the_same_refusal_in_english(demo_alice):
-    result = chat_turn(user=demo_alice, message="I want to return order ORD-002", page_language="en")
+    result = chat_turn(user=demo_alice, message="I want to return order ORD-002, I changed my mind", page_language="en")
 
     assert "Delivered 15 days ago" in result.reply and "7-day no-reason return window" in result.reply
     assert "已签收" not in result.reply and "无理由退货期" not in result.reply

@@ -36,11 +36,15 @@ def orders():
 
 
 @pytest.mark.parametrize("channel", [1, 2])
-def test_a_quality_problem_through_the_chat_api_opens_a_ticket_under_the_quality_policy(alice_api, settings, channel):
+def test_a_quality_problem_through_the_chat_api_opens_a_ticket_under_the_quality_policy_once_confirmed(
+    alice_api, settings, channel
+):
     settings.ASSISTANT_AGENT_ENABLED = channel == 2
     before = orders()
 
-    response = alice_api.post(CHAT, {"message": QUALITY_MESSAGE}, format="json")
+    asked = alice_api.post(CHAT, {"message": QUALITY_MESSAGE}, format="json").json()
+    assert [c["type"] for c in asked["cards"]] == ["confirmation"] and not HitlTicket.objects.exists()
+    response = alice_api.post(CHAT, {"message": "确认", "session_id": asked["session_id"]}, format="json")
 
     body = response.json()
     assert response.status_code == 200

@@ -217,6 +217,7 @@ def test_asking_how_a_return_is_going_shows_its_ticket(db, settings, django_user
     call_command("seed_demo", verbosity=0)
     chat = Chat(django_user_model.objects.get(username="alice"))
     chat.say("ORD-002 arrived broken, I want to return it")
+    chat.say("yes")
     [ticket] = HitlTicket.objects.all()
 
     answer = chat.say("how is my return going")

@@ -490,7 +490,8 @@ def test_chat_progress_after_a_refund_request_is_about_that_order(db, settings):
     settings.ASSISTANT_AGENT_ENABLED = False
     call_command("seed_demo", verbosity=0)
     chat = Chat(get_user_model().objects.get(username="alice"))
-    chat.say("订单ORD-001我要退款")
+    chat.say("订单ORD-001我要退款，行程有变")
+    chat.say("确认")
 
     answer = chat.say("进度呢")
 

@@ -196,9 +196,19 @@ def _the_story(base: str, browser) -> None:
     page.screenshot(path=str(SHOTS / "my-bookings.png"), full_page=True)
     page.goto(f"{base}/")
 
-    # 5. a refund request waits for an approver
+    # 5. a refund request: asked why, then a confirmation card, and after Confirm a ticket waits for an approver
     turn = _say(page, "订单ORD-001我要退款")
-    ticket_card = turn.locator("[data-card=ticket]")
+    assert turn.locator("[data-card]").count() == 0, "a question why, not a card, while the reason is missing"
+    turn = _say(page, "行程有变")
+    confirmation = turn.locator("[data-card=confirmation]")
+    expect(confirmation).to_contain_text("行程有变")
+    expect(confirmation).to_contain_text("¥380.00")
+    assert not HitlTicket.objects.filter(entity="ORD-001").exists(), "nothing is filed before the yes"
+    turns = page.locator("#messages .turn")
+    before = turns.count()
+    confirmation.locator("button[data-confirm]").click()
+    expect(turns).to_have_count(before + 1)
+    ticket_card = turns.nth(before).locator("[data-card=ticket]")
     expect(ticket_card).to_have_attribute("data-status", "PENDING")
     expect(ticket_card).to_contain_text("等待审核")
     ticket_no = ticket_card.get_attribute("data-ticket-no")
