@@ -5,20 +5,28 @@ connection, so a hundred users waiting on a slow model take none of PostgreSQL's
 requests go on. These tests check the behaviour, never the clock: what the thread holds while the model thinks
 (seen from inside the fake model server), that many turns wait on the model at the same time and all end with
 their answers and audit rows, that a model slower than ASSISTANT_LLM_TIMEOUT ends in the honest degraded reply,
-and that the production command is configured for it.
+that the production command is configured for it, and that the production server itself keeps answering its
+health check and login page while forty turns wait on a model that trickles its answers.
 """
 
+import contextlib
+import http.client
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
 from pathlib import Path
 
 import pytest
+from django.conf import settings as django_settings
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+from django.contrib.sessions.backends.db import SessionStore
 from django.db import connections, transaction
 from django.utils import timezone
+from django.utils.crypto import get_random_string
 from rest_framework.test import APIClient
 
 from assistant.llm.factory import get_llm_port
@@ -28,8 +36,10 @@ from assistant.llm.verdict import VerdictRequest
 from assistant.models import LLMCall, Turn
 from assistant.services import chat_turn
 from tests.assistant.conftest import TODAY
+from tests.conftest import free_port
 from tests.support import fixtures
 from tests.support.fake_openai import HANG, Reply
+from tests.waiting import wait_for
 
 fake_openai = fixtures.fake_openai
 ROOT = Path(__file__).resolve().parent.parent
@@ -347,3 +357,164 @@ def test_production_settings_pool_connections_and_serve_hashed_static_files():
     assert found["pool"] == {"min_size": 2, "max_size": 20, "timeout": 10}
     assert found["conn_max_age"] == 0  # the pool replaces persistent connections
     assert found["static"] == "whitenoise.storage.CompressedManifestStaticFilesStorage"
+
+
+# --- the production server while the model trickles ----------------------------------------------------------------
+
+TRICKLING_TURNS = 40
+# Each of the turns' model calls waits this long before the offline engine answers it (the deadline of the whole
+# call, assistant/llm/deadline.py): the server is probed meanwhile, and the turns are still waiting when it answers.
+SERVER_MODEL_TIMEOUT = 20
+SERVER_SECRET_KEY = "a-long-random-key-for-the-production-server-of-this-test-0123456789"
+HOST = "127.0.0.1"
+
+
+class ProductionServer:
+    """`scripts/run.sh --prod --no-migrate web` (gunicorn gthread, as deployed) on this test's PostgreSQL database
+    and Redis, in a process group of its own; stopped with everything it started."""
+
+    def __init__(self, *, log_dir: Path, **env: str) -> None:
+        self.port = free_port()
+        db = connections["default"].settings_dict
+        clean = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("DATABASE_", "REDIS_", "CELERY_", "ASSISTANT_", "DJANGO_", "TRIPDESK_", "WEB_"))
+        }
+        clean["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{clean.get('PATH', '')}"
+        clean.update(
+            DATABASE_URL=f"postgresql://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
+            REDIS_URL=django_settings.REDIS_URL,
+            DJANGO_SECRET_KEY=SERVER_SECRET_KEY,
+            TRIPDESK_HOST=HOST,
+            TRIPDESK_PORT=str(self.port),
+            TRIPDESK_LOG_DIR=str(log_dir),
+            PROMETHEUS_MULTIPROC_DIR=str(log_dir / "metrics"),
+            LOG_FORMAT="text",
+            **env,
+        )
+        self.log_dir = log_dir
+        self.process = subprocess.Popen(
+            ["bash", "scripts/run.sh", "--prod", "--no-migrate", "web"],
+            cwd=ROOT,
+            env=clean,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+
+    def get(self, path: str, *, timeout: float = 30) -> tuple[int, bytes]:
+        conn = http.client.HTTPConnection(HOST, self.port, timeout=timeout)
+        try:
+            conn.request("GET", path)
+            response = conn.getresponse()
+            return response.status, response.read()
+        finally:
+            conn.close()
+
+    def answers_healthz(self) -> bool:
+        if self.process.poll() is not None:
+            pytest.fail(f"run.sh --prod exited: {self.process.stdout.read()[-3000:]}")
+        with contextlib.suppress(OSError, http.client.HTTPException):
+            return self.get("/healthz", timeout=5)[0] == 200
+        return False
+
+    def chat(self, cookies: dict[str, str], message: str) -> tuple[int, dict]:
+        body = json.dumps({"message": message}).encode()
+        headers = {
+            "Content-Type": "application/json",
+            "Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items()),
+            "X-CSRFToken": cookies["csrftoken"],
+        }
+        conn = http.client.HTTPConnection(HOST, self.port, timeout=SERVER_MODEL_TIMEOUT * 6)
+        try:
+            conn.request("POST", "/api/v1/assistant/chat", body=body, headers=headers)
+            response = conn.getresponse()
+            data = response.read()
+            return response.status, (json.loads(data) if response.status == 200 else {"body": data[:500]})
+        finally:
+            conn.close()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=10)
+
+
+def signed_in(user) -> dict[str, str]:
+    """The cookies of a session of `user` the production server accepts (signed with its secret key): a session row
+    as the login page writes it, and a CSRF token for the API's writes."""
+    session = SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.create()
+    return {"sessionid": session.session_key, "csrftoken": get_random_string(32)}
+
+
+@pytest.fixture
+def production_server(transactional_db, fake_openai, settings, tmp_path):
+    """The production web server, its model the test's fake one; sessions are signed with the server's key."""
+    settings.SECRET_KEY = SERVER_SECRET_KEY
+    server = ProductionServer(
+        log_dir=tmp_path / "log",
+        ASSISTANT_LLM_PROVIDER="openai",
+        ASSISTANT_LLM_BASE_URL=fake_openai.base_url,
+        ASSISTANT_LLM_API_KEY="sk-test-trickling-model",
+        ASSISTANT_LLM_MODEL="trickling-model",
+        ASSISTANT_LLM_TIMEOUT=str(SERVER_MODEL_TIMEOUT),
+    )
+    try:
+        wait_for(server.answers_healthz, "the production server to answer /healthz", seconds=180)
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+def test_the_production_server_answers_its_health_check_and_login_page_while_forty_turns_wait_on_a_trickling_model(
+    production_server, fake_openai, user_factory
+):
+    trickle = Reply(content={"intent": "RECOMMEND"}, trickle=1.0, headers_first=True)  # a byte a second
+    fake_openai.set_default(trickle)
+    sessions = [signed_in(user_factory(f"trickled{i}")) for i in range(TRICKLING_TURNS)]
+    answers: dict[int, tuple[int, dict]] = {}
+
+    def one_turn(i: int) -> None:
+        try:
+            answers[i] = production_server.chat(sessions[i], "推荐点好玩的")
+        except Exception as exc:  # reported below with the turn's number
+            answers[i] = (0, {"error": repr(exc)})
+
+    threads = [threading.Thread(target=one_turn, args=(i,)) for i in range(TRICKLING_TURNS)]
+    for thread in threads:
+        thread.start()
+    wait_for(lambda: len(fake_openai.requests) >= TRICKLING_TURNS, "every turn to wait on the model", seconds=120)
+
+    health, health_body = production_server.get("/healthz")
+    login, login_page = production_server.get("/accounts/login/")
+    still_waiting = TRICKLING_TURNS - len(answers)
+
+    for thread in threads:
+        thread.join()
+    assert (health, json.loads(health_body)["status"]) == (200, "ok")
+    assert login == 200 and b'name="password"' in login_page
+    assert still_waiting == TRICKLING_TURNS  # both answered while every turn was still waiting on the model
+    # Every turn was cut at the model timeout and answered by the offline engine, long before the trickle ends.
+    assert sorted(status for status, _ in answers.values()) == [200] * TRICKLING_TURNS, answers
+    assert {body["outcome"] for _, body in answers.values()} <= {"ANSWERED", "EMPTY"}
+    assert {body["intent"]["intent"] for _, body in answers.values()} == {"RECOMMEND"}
+    calls = LLMCall.objects.filter(provider="openai")
+    assert set(calls.values_list("outcome", flat=True)) == {"TIMEOUT"}
+    assert calls.count() == TRICKLING_TURNS
+    assert Turn.objects.filter(fallback=True).count() == TRICKLING_TURNS
+    trickle_seconds = len(json.dumps(fake_openai._completion(trickle, {})))  # a byte a second, the body alone
+    assert max(calls.values_list("latency_ms", flat=True)) < trickle_seconds * 1000 / 4

@@ -1,9 +1,10 @@
 """The `openai` adapter of the LLM port: any OpenAI-compatible endpoint through the openai SDK.
 
 One client per adapter, an explicit timeout and no SDK retries: a slow or failing model is reported at once as an
-`LLMError` and the caller degrades, instead of the SDK silently multiplying the wait. Every call logs one line
-(logger `assistant.llm`) with provider, model, purpose, tokens, latency and outcome; the API key never appears in a
-log line or an error message.
+`LLMError` and the caller degrades, instead of the SDK silently multiplying the wait. The timeout bounds the whole
+call, not each read (`assistant.llm.deadline`): an endpoint that trickles its answer is cut at the timeout too.
+Every call logs one line (logger `assistant.llm`) with provider, model, purpose, tokens, latency and outcome; the
+API key never appears in a log line or an error message.
 """
 
 import json
@@ -18,6 +19,7 @@ from typing import Any
 import openai
 from pydantic import ValidationError
 
+from assistant.llm.deadline import call_deadline, deadline_http_client
 from assistant.llm.messages import ChatResult, ToolCall, parse_tool_call
 from assistant.llm.port import LLMError, UnderstandContext, Understanding, Usage, release_db_connection
 from assistant.llm.preferences import MAX_SCORE, MIN_SCORE, PREFERENCES, PreferenceCandidate, PreferenceScores
@@ -86,12 +88,14 @@ class OpenAILLM:
         self.timeout = float(timeout)
         self._api_key = api_key or ""
         # One client per process, shared by the web server's threads: the SDK's connection pool allows 1000
-        # connections at once (100 kept alive), more than a process has threads, so no thread queues for one.
+        # connections at once (100 kept alive), more than a process has threads, so no thread queues for one. Its
+        # transport keeps each call's deadline (`_create`).
         self._client = openai.OpenAI(
             base_url=base_url,
             api_key=api_key or NO_KEY,
             timeout=self.timeout,
             max_retries=0,
+            http_client=deadline_http_client(base_url=base_url, timeout=self.timeout),
         )
 
     def __repr__(self) -> str:
@@ -183,7 +187,8 @@ class OpenAILLM:
         release_db_connection()
         started = time.monotonic()
         try:
-            completion = self._client.chat.completions.create(model=self.model, **params)
+            with call_deadline(self.timeout):  # connecting, sending, every read and the total
+                completion = self._client.chat.completions.create(model=self.model, **params)
         except openai.APITimeoutError:
             usage = Usage(latency_ms=_ms_since(started))
             self._log(purpose, usage, TIMEOUT)

@@ -8,6 +8,7 @@ from datetime import date
 
 import pytest
 
+from assistant.llm.deadline import environment_proxy
 from assistant.llm.messages import ChatResult, tool_result_message
 from assistant.llm.openai_adapter import OpenAILLM
 from assistant.llm.port import LLMError, UnderstandContext
@@ -230,6 +231,68 @@ def test_a_model_slower_than_the_timeout_is_a_timeout_after_one_request(fake_ope
 
     assert caught.value.kind == "TIMEOUT"
     assert len(fake_openai.requests) == 1  # not retried: one timeout is all a turn waits
+
+
+def _trickle_seconds(server, reply: Reply) -> int:
+    """How long the fake server takes to send `reply` at a byte a second: at least its body's length."""
+    return len(json.dumps(server._completion(reply, {})).encode())
+
+
+@pytest.mark.parametrize("headers_first", [False, True], ids=["from-the-status-line", "the-body-only"])
+def test_a_model_that_trickles_its_answer_a_byte_a_second_is_cut_at_the_timeout(fake_openai, headers_first):
+    trickle = Reply(content=GOOD_INTENT, trickle=1.0, headers_first=headers_first)
+    fake_openai.enqueue(trickle)
+
+    with pytest.raises(LLMError) as caught:
+        adapter_for(fake_openai, timeout=1.0).understand("去大理", context=CONTEXT)
+
+    assert caught.value.kind == "TIMEOUT"
+    assert str(caught.value) == "the model did not answer within 1 s"
+    assert len(fake_openai.requests) == 1
+    # Ended long before the trickle would have (every read came within a second: no read timeout ever fired).
+    assert _trickle_seconds(fake_openai, trickle) > 400
+    assert caught.value.usage.latency_ms < 100_000
+
+
+def test_after_a_call_cut_at_the_timeout_the_next_call_is_answered(fake_openai):
+    fake_openai.enqueue(
+        Reply(content=GOOD_INTENT, trickle=1.0, headers_first=True), Reply(content=GOOD_INTENT, prompt_tokens=42)
+    )
+    adapter = adapter_for(fake_openai, timeout=1.0)
+    with pytest.raises(LLMError):
+        adapter.understand("去大理", context=CONTEXT)
+
+    answer = adapter.understand("去大理", context=CONTEXT)  # the connection read halfway is never reused
+
+    assert answer.intent.intent == "SEARCH_ACTIVITIES" and answer.usage.prompt_tokens == 42
+
+
+def test_an_http_proxy_from_the_environment_carries_the_call_under_the_same_deadline(fake_openai, monkeypatch):
+    # The fake server stands in for the proxy: the request comes to it with the model's absolute address.
+    for name in ("NO_PROXY", "no_proxy", "HTTP_PROXY", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("http_proxy", f"http://127.0.0.1:{fake_openai.port}")
+    adapter = OpenAILLM(base_url="http://model.example.test/v1", api_key=API_KEY, model="m", timeout=1.0)
+    fake_openai.enqueue(Reply(content=GOOD_INTENT), Reply(content=GOOD_INTENT, trickle=1.0, headers_first=True))
+
+    answer = adapter.understand("去大理", context=CONTEXT)
+    with pytest.raises(LLMError) as caught:
+        adapter.understand("去大理", context=CONTEXT)
+
+    assert answer.intent.intent == "SEARCH_ACTIVITIES"
+    assert fake_openai.requests[0].target == "http://model.example.test/v1/chat/completions"
+    assert caught.value.kind == "TIMEOUT"
+
+
+def test_a_host_the_environment_exempts_from_the_proxy_is_reached_directly(monkeypatch):
+    for name in ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "ALL_PROXY", "all_proxy", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("https_proxy", "proxy.internal:3128")
+    monkeypatch.setenv("no_proxy", "localhost,.example.test")
+
+    assert environment_proxy("https://api.openai.com/v1") == "http://proxy.internal:3128"
+    assert environment_proxy("https://llm.example.test/v1") is None
+    assert environment_proxy("http://api.openai.com/v1") is None  # no proxy named for plain http
 
 
 def test_nothing_listening_is_an_error():

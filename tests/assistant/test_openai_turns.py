@@ -86,8 +86,9 @@ def test_a_model_that_invents_an_activity_cannot_show_it(alice, openai_settings,
         (Reply(content={"destination_keywords": ["大理"]}, prompt_tokens=50, completion_tokens=5), "INVALID", (50, 5)),
         (Reply(status=503, error_message="overloaded"), "ERROR", (0, 0)),
         (Reply(delay=HANG, content={"intent": "RECOMMEND"}), "TIMEOUT", (0, 0)),
+        (Reply(trickle=1.0, headers_first=True, content={"intent": "RECOMMEND"}), "TIMEOUT", (0, 0)),
     ],
-    ids=["invalid-json", "no-intent", "503", "timeout"],
+    ids=["invalid-json", "no-intent", "503", "timeout", "trickle"],
 )
 def test_a_failing_model_is_replaced_by_the_offline_engine_and_both_calls_are_audited(
     alice, openai_settings, fake_openai, reply, kind, tokens

@@ -1,13 +1,15 @@
 """A local OpenAI-compatible HTTP server for tests and benchmarks: scripted answers, errors and delays.
 
 It speaks `POST /v1/chat/completions` (and `/chat/completions`) on 127.0.0.1, so the real openai SDK makes real
-HTTP calls to it. Each request takes the next `Reply` from the script queue; when the queue is empty the default
+HTTP calls to it; it also answers a request sent to it as an HTTP proxy (`POST http://any.host/v1/chat/completions`,
+`RecordedRequest.target` keeps the absolute address). Each request takes the next `Reply` from the script queue; when the queue is empty the default
 (a `Reply` or a responder `(request_json) -> Reply`) answers. Every request is recorded.
 
 In a test (see `tests.support.fixtures.fake_openai`)::
 
     fake_openai.enqueue(Reply(content={"intent": "RECOMMEND"}, prompt_tokens=120, completion_tokens=9))
     fake_openai.enqueue(Reply(status=503), Reply(delay=2))
+    fake_openai.enqueue(Reply(content={"intent": "RECOMMEND"}, trickle=1.0))   # one byte a second
     ...
     assert fake_openai.requests[0].json["response_format"] == {"type": "json_object"}
 
@@ -29,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import urlsplit
 
 CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
 # A `delay` that never ends on its own: the answer waits until the server stops. A model slower than any timeout,
@@ -46,6 +49,9 @@ class Reply:
     - `delay`: seconds to wait before answering (slow models); `HANG`: no answer until the server stops (timeouts).
     - `prompt_tokens` / `completion_tokens`: reported in `usage`; `usage=False` leaves `usage` out.
     - `body`: a raw response body (str) sent instead of a chat completion, with `status`.
+    - `trickle`: seconds between the bytes of the response, sent one at a time (a hostile or broken endpoint that
+      never stalls long enough for a read timeout); from the status line on, or only the body with
+      `headers_first`. It stops when the client hangs up or the server stops.
     """
 
     content: Any = None
@@ -58,6 +64,8 @@ class Reply:
     usage: bool = True
     finish_reason: str | None = None
     body: str | None = None
+    trickle: float = 0.0
+    headers_first: bool = False
 
     @classmethod
     def of(cls, item: "Reply | dict[str, Any]") -> "Reply":
@@ -75,6 +83,7 @@ class RecordedRequest:
     headers: dict[str, str]
     json: Any
     received_at: float = field(default_factory=time.monotonic)
+    target: str = ""  # the request line's target as sent: an absolute address when the client took this for a proxy
 
     @property
     def authorization(self) -> str | None:
@@ -259,23 +268,48 @@ class _Handler(BaseHTTPRequestHandler):
             body: Any = json.loads(raw or b"{}")
         except ValueError:
             body = raw.decode("utf-8", "replace")
-        path = self.path.split("?", 1)[0]
+        path = urlsplit(self.path).path
         if path not in CHAT_PATHS:
             self._send(404, _error_body(f"fake_openai: no route {path}", "invalid_request_error"))
             return
-        request = RecordedRequest(path=path, headers={k.lower(): v for k, v in self.headers.items()}, json=body)
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        request = RecordedRequest(path=path, headers=headers, json=body, target=self.path)
         reply = fake._next_reply(request)
         if reply.delay and fake._stopping.wait(None if reply.delay == HANG else reply.delay):
             return  # the server is stopping: drop the answer
         if reply.body is not None:
-            self._send(reply.status, reply.body)
+            status, text = reply.status, reply.body
         elif reply.status != 200:
-            self._send(reply.status, _error_body(reply.error_message or f"fake error {reply.status}", _kind(reply)))
+            status, text = reply.status, _error_body(reply.error_message or f"fake error {reply.status}", _kind(reply))
         else:
-            self._send(200, json.dumps(fake._completion(reply, body if isinstance(body, dict) else {})))
+            status, text = 200, json.dumps(fake._completion(reply, body if isinstance(body, dict) else {}))
+        if reply.trickle:
+            self._trickle(status, text, reply)
+        else:
+            self._send(status, text)
 
     def do_GET(self) -> None:
         self._send(404, _error_body("fake_openai: only POST /v1/chat/completions", "invalid_request_error"))
+
+    def _trickle(self, status: int, text: str, reply: Reply) -> None:
+        """The response written by hand, one byte every `reply.trickle` seconds."""
+        data = text.encode("utf-8")
+        head = (
+            f"HTTP/1.1 {status} {self.responses.get(status, ('',))[0]}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n"
+        ).encode("latin-1")
+        self.close_connection = True
+        stopping = self.server.fake._stopping
+        try:
+            if reply.headers_first:
+                self.wfile.write(head)
+                head = b""
+            for byte in head + data:
+                if stopping.wait(reply.trickle):
+                    return  # the server is stopping
+                self.wfile.write(bytes((byte,)))
+        except OSError:
+            pass  # the client gave up (its timeout): nothing more to send
 
     def _send(self, status: int, text: str) -> None:
         data = text.encode("utf-8")
