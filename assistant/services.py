@@ -38,6 +38,7 @@ from bookings.selectors import booking_facts, bookings_cancellable
 from core import metrics
 from core.envelope import Code
 from core.errors import ApplicationError
+from core.text import storable, storable_text
 from core.tracing import current_trace_id, trace
 
 logger = logging.getLogger("assistant.turn")
@@ -336,19 +337,10 @@ MAX_COLUMN_INT = 2_147_483_647
 
 
 def _storable(value):
-    """`value` as JSON data PostgreSQL accepts: Decimals, dates and the like as text, no NUL characters (which a
-    text or jsonb column refuses), so what a model or a tool put in it can never fail the turn's record."""
-    return _without_nul(json.loads(json.dumps(value, cls=DjangoJSONEncoder)))
-
-
-def _without_nul(value):
-    if isinstance(value, str):
-        return value.replace("\x00", "")
-    if isinstance(value, list):
-        return [_without_nul(item) for item in value]
-    if isinstance(value, dict):
-        return {_without_nul(key): _without_nul(item) for key, item in value.items()}
-    return value
+    """`value` as JSON data either database accepts: Decimals, dates and the like as text, and every string storable
+    (no NUL, which a text or jsonb column refuses; no lone surrogate, which cannot be encoded: `core.text`), so
+    what a model or a tool put in it can never fail the turn's record."""
+    return storable(json.loads(json.dumps(value, cls=DjangoJSONEncoder)))
 
 
 def _turn_calls(port, reply: Reply) -> list[LLMCall]:
@@ -389,6 +381,9 @@ def _finish(
 
 def _record(conversation, user, language, text, intent, reply, port, started, calls, fallback) -> TurnResult:
     latency_ms = _total([int((time.monotonic() - started) * 1000)])
+    # What the traveller is shown is what is recorded: text a tool or a model left unencodable would fail the
+    # insert and the answer alike (`core.text`).
+    reply_text, cards, suggestions = storable_text(reply.text), storable(reply.cards), storable(reply.suggestions)
     if conversation._state.adding:
         # A pending action kept during this turn may have inserted the row already: then only its language is set.
         conversation.language = language
@@ -403,8 +398,8 @@ def _record(conversation, user, language, text, intent, reply, port, started, ca
         message=text,
         intent=intent.intent if intent else "",
         understanding=_storable(intent.model_dump(mode="json")) if intent else {},
-        reply=reply.text.replace("\x00", ""),
-        cards=_storable(reply.cards),
+        reply=reply_text,
+        cards=_storable(cards),
         outcome=reply.outcome,
         provider=str(port.provider)[:16],
         model=str(port.model)[:100],
@@ -418,7 +413,7 @@ def _record(conversation, user, language, text, intent, reply, port, started, ca
         AgentStep(
             turn=turn,
             iteration=step.iteration,
-            tool=step.tool,
+            tool=storable_text(step.tool),
             arguments=_storable(step.arguments),
             code=step.code,
             ok=step.ok,
@@ -454,10 +449,10 @@ def _record(conversation, user, language, text, intent, reply, port, started, ca
     )
     return TurnResult(
         conversation_id=str(conversation.pk),
-        reply=reply.text,
+        reply=reply_text,
         intent=turn.understanding or None,
-        cards=reply.cards,
-        suggestions=reply.suggestions,
+        cards=cards,
+        suggestions=suggestions,
         outcome=reply.outcome,
         meta={"turn_id": turn.pk, "provider": turn.provider, "model": turn.model, "latency_ms": latency_ms},
     )

@@ -27,6 +27,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
+from core.text import unstorable_in
+
 # Arguments longer than this (as JSON) are refused before they are parsed into a model or reach a query.
 MAX_ARGUMENT_CHARS = 8000
 CONTEXT_ARGUMENT = "context"
@@ -105,13 +107,19 @@ class Tool:
 
     def validate(self, arguments: Any) -> dict[str, Any]:
         """The arguments, validated, coerced and bounded; raises ToolArgumentsError. Size is checked first, so an
-        oversized argument costs no parsing."""
+        oversized argument costs no parsing; then that every string is text a database can store (no lone
+        surrogate, no NUL), so nothing a tool writes, or the turn's record, fails on it after a change was made."""
         if not isinstance(arguments, dict):
             raise ToolArgumentsError(f"{self.name}: arguments must be a JSON object, got {type(arguments).__name__}")
         size = argument_size(arguments, limit=self.max_argument_chars)
         if size > self.max_argument_chars:
             raise ToolArgumentsError(
                 f"{self.name}: arguments are longer than {self.max_argument_chars} characters; nothing was run"
+            )
+        where = unstorable_in(arguments)
+        if where is not None:
+            raise ToolArgumentsError(
+                f"{self.name}: {where} is not text (it holds a lone surrogate or a NUL character); nothing was run"
             )
         try:
             parsed = self.arguments_model.model_validate(arguments)

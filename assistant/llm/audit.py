@@ -15,6 +15,7 @@ from django.db import transaction
 from assistant.llm.port import LLMError, Usage
 from assistant.models import LLMCall
 from core import metrics
+from core.text import storable_text
 
 logger = logging.getLogger("assistant.turn")
 
@@ -82,7 +83,7 @@ class AuditedPort:
             completion_tokens=usage.completion_tokens,
             latency_ms=usage.latency_ms,
             outcome=outcome,
-            error=error[:500],
+            error=storable_text(error)[:500],  # an endpoint's own words may be in it
             fallback=self.fallback,
         )
         if not self.deferred:

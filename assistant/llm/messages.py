@@ -4,6 +4,11 @@ The agent loop sends OpenAI-style messages (`system`, `user`, `assistant` with `
 `tool_call_id`) and gets a `ChatResult`. The two helpers build the messages the loop appends after a turn, so
 the `tool_call_id` round trip is the same whichever adapter answered. `parse_tool_call` turns the model's argument
 text into a `ToolCall`, refusing an oversized or too deeply nested text before it is parsed at all.
+
+What is sent back to the model (the call's id and name, the argument text it wrote) is made storable text
+(`core.text`): a lone surrogate cannot be encoded in the next request, which would end the loop before the model
+reads why its call was refused. The arguments themselves are parsed as written, so the tool's validation refuses
+them (`Tool.validate`).
 """
 
 import json
@@ -12,6 +17,7 @@ from typing import Any
 
 from assistant.llm.port import Usage
 from core.parsers import MAX_JSON_DEPTH, JSONTooDeep, bounded_loads
+from core.text import storable_text
 from core.tools import MAX_ARGUMENT_CHARS
 
 # The longest argument text parsed. JSON escapes (a Chinese character as \uXXXX is six characters) make the text up
@@ -62,12 +68,13 @@ class ChatResult:
 def parse_tool_call(call_id: str, name: str, text: str | None) -> ToolCall:
     """The tool call the model asked for, from its argument text (a JSON object). Text longer than
     MAX_RAW_ARGUMENT_CHARS is refused unparsed and is not echoed back to the model."""
-    text = text or ""
+    call_id, name, text = storable_text(call_id or ""), storable_text(name or ""), text or ""
     if len(text) > MAX_RAW_ARGUMENT_CHARS:
         error = f"arguments are {len(text)} characters long, more than {MAX_RAW_ARGUMENT_CHARS}; nothing was run"
         return ToolCall(id=call_id, name=name, arguments={}, arguments_error=error)
+    echoed = storable_text(text)
     if not text.strip():
-        return ToolCall(id=call_id, name=name, arguments={}, raw_arguments=text)
+        return ToolCall(id=call_id, name=name, arguments={}, raw_arguments=echoed)
     try:
         arguments = bounded_loads(text)
     except JSONTooDeep:
@@ -77,14 +84,14 @@ def parse_tool_call(call_id: str, name: str, text: str | None) -> ToolCall:
     except ValueError as exc:
         where = f" ({exc.msg} at position {exc.pos})" if isinstance(exc, json.JSONDecodeError) else f" ({exc})"
         error = f"arguments are not valid JSON{where}"
-        return ToolCall(id=call_id, name=name, arguments={}, arguments_error=error, raw_arguments=text)
+        return ToolCall(id=call_id, name=name, arguments={}, arguments_error=error, raw_arguments=echoed)
     if not isinstance(arguments, dict):
         error = f"arguments must be a JSON object, got {type(arguments).__name__}"
-        return ToolCall(id=call_id, name=name, arguments={}, arguments_error=error, raw_arguments=text)
-    return ToolCall(id=call_id, name=name, arguments=arguments, raw_arguments=text)
+        return ToolCall(id=call_id, name=name, arguments={}, arguments_error=error, raw_arguments=echoed)
+    return ToolCall(id=call_id, name=name, arguments=arguments, raw_arguments=echoed)
 
 
 def tool_result_message(call: ToolCall, result: Any) -> dict[str, Any]:
     """The `tool` message answering `call`; a non-string result (the tool envelope) is sent as JSON."""
     content = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False, default=str)
-    return {"role": "tool", "tool_call_id": call.id, "content": content}
+    return {"role": "tool", "tool_call_id": call.id, "content": storable_text(content)}

@@ -26,6 +26,7 @@ from assistant.llm.preferences import MAX_SCORE, MIN_SCORE, PREFERENCES, Prefere
 from assistant.llm.schema import Intent
 from assistant.llm.verdict import VERDICTS, VerdictRequest, VerdictResult
 from core.parsers import bounded_loads
+from core.text import storable_text, unstorable_in
 
 logger = logging.getLogger("assistant.llm")
 
@@ -169,8 +170,11 @@ class OpenAILLM:
             raise LLMError(INVALID, f"the model's answer is unusable: {exc}", usage) from None
         calls = [_tool_call(raw) for raw in message.tool_calls or []]
         self._log("chat", usage, OK)
+        # The model's words are kept for the audit and sent back with its calls: as text that can be (a lone
+        # surrogate in the next request would fail it).
+        content = message.content if message.content is None else storable_text(str(message.content))
         return ChatResult(
-            content=message.content,
+            content=content,
             tool_calls=calls,
             usage=usage,
             finish_reason=completion.choices[0].finish_reason,
@@ -243,13 +247,18 @@ class _Invalid(Exception):
 
 def _loads(text: str) -> Any:
     """The model's JSON answer; too deep a nesting is refused before decoding (never a RecursionError), and so is
-    a lone surrogate."""
+    a string that is not text a database can store (a lone surrogate, escaped or as the SDK decoded it, or a NUL):
+    its intent, verdict or scores would fail the rows they go into."""
     try:
-        return bounded_loads(text)
+        data = bounded_loads(text)
     except json.JSONDecodeError as exc:
         raise _Invalid(f"not JSON ({exc.msg} at position {exc.pos})") from None
     except ValueError as exc:  # nested too deep, or a lone surrogate
         raise _Invalid(str(exc)) from None
+    where = unstorable_in(data)
+    if where is not None:
+        raise _Invalid(f"{where} is not text (it holds a lone surrogate or a NUL character)")
+    return data
 
 
 def _first_message(completion: Any) -> Any:
@@ -341,8 +350,9 @@ def _strip_code_fence(text: str) -> str:
 def _tool_call(raw: Any) -> ToolCall:
     function = getattr(raw, "function", None)
     if function is None:  # a custom (free-text) tool call: not part of our protocol
-        name = getattr(getattr(raw, "custom", None), "name", "") or ""
-        return ToolCall(id=raw.id, name=name, arguments={}, arguments_error="only function tools are supported")
+        name = storable_text(getattr(getattr(raw, "custom", None), "name", "") or "")
+        error = "only function tools are supported"
+        return ToolCall(id=storable_text(raw.id or ""), name=name, arguments={}, arguments_error=error)
     return parse_tool_call(raw.id, function.name, function.arguments)
 
 

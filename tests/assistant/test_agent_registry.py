@@ -141,6 +141,21 @@ def test_arguments_the_signature_does_not_accept_are_refused_and_the_tool_never_
     assert RAN == []
 
 
+@pytest.mark.parametrize(
+    ("arguments", "where"),
+    [({"text": "坏了\ud800"}, "text"), ({"text": "张三\x00"}, "text"), ({"text": "hi", "k\ud800": 1}, "k\ufffd")],
+    ids=["lone surrogate", "NUL", "in a key"],
+)
+def test_arguments_that_are_not_text_a_database_stores_are_refused_and_the_tool_never_runs(registry, arguments, where):
+    result = registry.call("echo", arguments, ANONYMOUS)
+
+    assert (result["ok"], result["code"]) == (False, Code.INVALID_PARAM)
+    assert result["message"] == (
+        f"echo: {where} is not text (it holds a lone surrogate or a NUL character); nothing was run"
+    )
+    assert RAN == []
+
+
 def test_an_oversized_argument_is_refused_before_it_is_parsed(registry):
     result = registry.call("echo", {"text": "x" * 200_000}, ANONYMOUS)
 
