@@ -25,8 +25,18 @@ class TurnAdmin(ReadOnlyAdmin):
 
 @admin.register(LLMCall)
 class LLMCallAdmin(ReadOnlyAdmin):
-    list_display = ("created_at", "provider", "model", "purpose", "outcome", "latency_ms", "prompt_tokens")
-    list_filter = ("provider", "outcome", "purpose")
+    list_display = (
+        "created_at",
+        "provider",
+        "model",
+        "purpose",
+        "outcome",
+        "latency_ms",
+        "prompt_tokens",
+        "completion_tokens",
+        "tokens_clamped",
+    )
+    list_filter = ("provider", "outcome", "purpose", "tokens_clamped")
     search_fields = ("=trace_id",)
     list_per_page = 50
     show_full_result_count = False

@@ -92,6 +92,13 @@ class LLMCall(models.Model):
     latency_ms = models.PositiveIntegerField(default=0)
     outcome = models.CharField(max_length=8, choices=Outcome.choices)
     error = models.CharField(max_length=500, blank=True)
+    # The endpoint reported more tokens than one call can use: the counts above were cut to that limit
+    # (assistant.llm.errors.MAX_PROMPT_TOKENS_PER_CALL, MAX_COMPLETION_TOKENS_PER_CALL).
+    tokens_clamped = models.BooleanField(
+        _("tokens clamped"),
+        default=False,
+        help_text=_("The model reported more tokens than one call can use; the counts were cut to that limit."),
+    )
     # Made by the offline engine because the model's own call failed (that call has its own row).
     fallback = models.BooleanField(default=False)
     trace_id = models.CharField(_("trace id"), max_length=32, blank=True, db_index=True, default=current_trace_id)

@@ -84,6 +84,7 @@ class Tokens:
     total: Figure
     cost: Decimal
     price_per_1k: Decimal
+    clamped: Figure  # calls whose reported tokens were cut to what one call can use (counted at that limit)
 
 
 @dataclass
@@ -281,14 +282,19 @@ def _tokens(buckets: list[Bucket]) -> Tokens:
     price = Decimal(settings.LLM_PRICE_PER_1K_TOKENS)
     total_tokens = F("prompt_tokens") + F("completion_tokens")
     sums = {f"b{i}": Sum(total_tokens, filter=_in("created_at", b), default=0) for i, b in enumerate(buckets)}
-    found = LLMCall.objects.filter(**_span("created_at", start, end)).aggregate(**sums)
+    clamped = Count("pk", filter=Q(tokens_clamped=True))
+    found = LLMCall.objects.filter(**_span("created_at", start, end)).aggregate(clamped=clamped, **sums)
     values = [int(found[f"b{i}"]) for i in range(len(buckets))]
     per_bucket = [
         Figure(n, changelist_url(LLMCall, **_span("created_at", b.start, b.end)))
         for n, b in zip(values, buckets, strict=True)
     ]
     total = Figure(sum(values), changelist_url(LLMCall, **_span("created_at", start, end)))
-    return Tokens(per_bucket, [cost_of(n, price) for n in values], total, cost_of(total.value, price), price)
+    clamped_rows = Figure(
+        found["clamped"], changelist_url(LLMCall, tokens_clamped__exact=1, **_span("created_at", start, end))
+    )
+    costs = [cost_of(n, price) for n in values]
+    return Tokens(per_bucket, costs, total, cost_of(total.value, price), price, clamped_rows)
 
 
 def cost_of(tokens: int, price_per_1k: Decimal) -> Decimal:

@@ -200,6 +200,12 @@ def operations_page(request):
         "decision_p95_text": duration_text(overview.decisions.p95.total.value),
         "calls_text": ngettext("%(count)d model call", "%(count)d model calls", overview.latency.calls.value)
         % {"count": overview.latency.calls.value},
+        "clamped_text": ngettext(
+            "%(count)d model call reported more tokens than one call can use: counted at the limit",
+            "%(count)d model calls reported more tokens than one call can use: counted at the limit",
+            overview.tokens.clamped.value,
+        )
+        % {"count": overview.tokens.clamped.value},
         "pending_status": TicketStatus.PENDING,
     }
     return render(request, "admin/operations/page.html", context)

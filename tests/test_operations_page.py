@@ -12,9 +12,14 @@ from django.utils import timezone
 
 from aftersale.models import HitlTicket, TicketAction, TicketKind, TicketStatus
 from assistant.models import Conversation, LLMCall, Turn, TurnOutcome
+from assistant.services import chat_turn
 from assistant.traffic import seed_traffic
 from bookings.models import SupplierCall
 from config.operations import changelist_url, operations_overview, percentile
+from tests.support import fixtures
+from tests.support.fake_openai import Reply
+
+fake_openai = fixtures.fake_openai
 
 pytestmark = pytest.mark.django_db
 
@@ -127,6 +132,45 @@ def test_a_number_opens_the_admin_list_of_exactly_the_rows_it_counts(staff_clien
     assert [t.message for t in errors.context["cl"].result_list] == ["c"]
     assert [c.outcome for c in faults.context["cl"].result_list] == ["TIMEOUT"]
     assert sorted(t.ticket_no for t in waiting.context["cl"].result_list) == ["TOPS0001", "TOPS0002"]
+
+
+def test_a_model_that_reports_a_hundred_million_tokens_is_counted_at_one_call_s_limit_and_listed(
+    staff_client, settings, fake_openai, django_user_model
+):
+    settings.LLM_PRICE_PER_1K_TOKENS = Decimal("0.002")
+    settings.ASSISTANT_LLM_PROVIDER = "openai"
+    settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
+    settings.ASSISTANT_LLM_TIMEOUT = 5.0
+    traveller = django_user_model.objects.create_user("ops-inflated", password="x")
+    fake_openai.enqueue(
+        Reply(content={"intent": "RECOMMEND"}, prompt_tokens=10**8, completion_tokens=10**8),
+        Reply(content={"intent": "RECOMMEND"}, prompt_tokens=300, completion_tokens=20),
+    )
+    chat_turn(user=traveller, message="推荐点好玩的")
+    chat_turn(user=traveller, message="再推荐点")
+
+    response = staff_client.get(PAGE, HTTP_ACCEPT_LANGUAGE="en")
+
+    inflated, honest = LLMCall.objects.order_by("id")
+    assert (inflated.prompt_tokens, inflated.completion_tokens, inflated.tokens_clamped) == (200_000, 32_768, True)
+    assert (honest.prompt_tokens, honest.completion_tokens, honest.tokens_clamped) == (300, 20, False)
+    page = response.content.decode()
+    overview = response.context["overview"]
+    window = {"created_at__gte": overview.buckets[0].start, "created_at__lt": overview.buckets[-1].end}
+    assert figure("233088", changelist_url(LLMCall, **window)) in page
+    assert "US$0.4662" in page  # not US$400: each call counted at most at what one call can use
+    clamped = changelist_url(LLMCall, tokens_clamped__exact=1, **window)
+    text = "1 model call reported more tokens than one call can use: counted at the limit"
+    assert figure(text, clamped) in page
+    listed = staff_client.get(clamped)
+    assert [call.pk for call in listed.context["cl"].result_list] == [inflated.pk]
+
+
+def test_the_page_says_nothing_of_clamped_calls_when_there_are_none(staff_client, small_site):
+    page = staff_client.get(PAGE, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+
+    assert "more tokens than one call can use" not in page
+    assert not LLMCall.objects.filter(tokens_clamped=True).exists()
 
 
 def test_the_last_hour_counts_the_last_hour_only(staff_client, small_site):

@@ -1,7 +1,8 @@
 """The audit of model calls, written by the port itself: one LLMCall row and one log line per call, whatever its
 outcome. Callers wrap the port once (`audited(port, user=…)`) and never write audit rows themselves.
 
-Provider, model, purpose, tokens (clamped), latency and outcome are kept; the API key and the prompt never are.
+Provider, model, purpose, tokens, latency and outcome are kept (tokens cut to what one call can use, the row saying
+when they were: `Usage.within_call_limits`); the API key and the prompt never are.
 The rows a wrapped port wrote are in `calls`, so a chat turn can link them to its Turn row. A chat turn's port is
 `deferred`: its rows are kept in memory and inserted with the Turn row, in the turn's one transaction (`calls_save`),
 instead of one transaction (and one commit) per call; a turn that fails saves them on its way out.
@@ -65,7 +66,17 @@ class AuditedPort:
         return answer
 
     def _record(self, purpose: str, usage: Usage, outcome: str, error: str = "") -> None:
-        usage = Usage(usage.prompt_tokens, usage.completion_tokens, usage.latency_ms)  # clamped again, to be sure
+        reported = Usage(usage.prompt_tokens, usage.completion_tokens, usage.latency_ms)  # sane ints, to be sure
+        usage, clamped = reported.within_call_limits()
+        if clamped:
+            logger.warning(
+                "the %s model reported more tokens than one call can use (%d prompt, %d completion): recorded %d and %d",
+                self.provider,
+                reported.prompt_tokens,
+                reported.completion_tokens,
+                usage.prompt_tokens,
+                usage.completion_tokens,
+            )
         metrics.llm_call_observed(
             provider=self.provider,
             purpose=purpose,
@@ -85,6 +96,7 @@ class AuditedPort:
             outcome=outcome,
             error=storable_text(error)[:500],  # an endpoint's own words may be in it
             fallback=self.fallback,
+            tokens_clamped=clamped,
         )
         if not self.deferred:
             try:

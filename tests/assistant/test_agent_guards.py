@@ -215,12 +215,12 @@ def test_a_200000_character_argument_from_the_model_is_refused_unparsed_and_runs
 
 
 @pytest.mark.parametrize(
-    "tokens, recorded",
-    [(3_000_000_000, 2 * 100_000_000), (-5, 0)],
+    "tokens, per_call, clamped",
+    [(3_000_000_000, (200_000, 32_768), True), (-5, (0, 0), False)],
     ids=["three billion", "negative"],
 )
 def test_absurd_usage_numbers_in_a_turn_that_asks_to_confirm_still_answer_and_record_the_turn(
-    alice, supplier_sandbox, channel_two, fake_openai, tokens, recorded
+    alice, supplier_sandbox, channel_two, fake_openai, tokens, per_call, clamped
 ):
     flight_no = flights(alice)[0]["flightNo"]
     fake_openai.enqueue(
@@ -240,9 +240,11 @@ def test_absurd_usage_numbers_in_a_turn_that_asks_to_confirm_still_answer_and_re
     assert not BookingRecord.objects.filter(user=alice).exists()  # it waits for the traveller's yes
     action = PendingAction.objects.get(user=alice)
     turn = Turn.objects.get()
-    assert (turn.prompt_tokens, turn.completion_tokens) == (recorded, recorded)
+    # Each call is recorded at most at what one call can use (the prompt and the completion it asks for), flagged.
+    assert (turn.prompt_tokens, turn.completion_tokens) == (2 * per_call[0], 2 * per_call[1])
     assert 0 <= turn.prompt_tokens <= MAX_COLUMN_INT
-    assert sorted(turn.llm_calls.values_list("prompt_tokens", flat=True)) == [recorded // 2] * 2
+    calls = turn.llm_calls.values_list("prompt_tokens", "completion_tokens", "tokens_clamped")
+    assert sorted(calls) == [(*per_call, clamped)] * 2
     assert LLMCall.objects.filter(turn__isnull=True).count() == 0
     assert [c["pending_id"] for c in response.json()["cards"] if c["type"] == "confirmation"] == [str(action.pk)]
 
