@@ -79,6 +79,20 @@ class BizOrder(models.Model):
     service_date = models.DateField(
         _("service date"), null=True, blank=True, help_text=_("When an activity ticket is used.")
     )
+    # The ticket whose refund or return holds the order's money while its execution runs: set, under the order's
+    # row lock, before the supplier is asked; cleared with the order's move (or the ticket's failure). Another
+    # ticket finds it held and is refused, so however many tickets an order has, its money is paid back once.
+    # Keyed by the ticket number, so a reason can name the holder without a query.
+    refund_claim = models.ForeignKey(
+        "HitlTicket",
+        to_field="ticket_no",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("refund in progress"),
+        help_text=_("The request whose refund is being executed on this order right now."),
+    )
     paid_at = models.DateTimeField(_("paid at"))
     delivered_at = models.DateTimeField(_("delivered at"), null=True, blank=True)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)

@@ -26,7 +26,8 @@ def order_target_status(ticket: HitlTicket) -> str | None:
 def reconcile(ticket: HitlTicket, order: BizOrder | None) -> list[str]:
     """The reasons the ticket must not be executed against `order`; an empty list means it may be.
 
-    Checked: the order exists, is the ticket's order, still belongs to the requester, may still move to the status
+    Checked: the order exists, is the ticket's order, still belongs to the requester, is not being refunded by
+    another ticket (`refund_claim`, held by the ticket number: named without a query), may still move to the status
     the action leads to (ORDER_TRANSITIONS), its amount equals the amount the ticket asked, nothing was paid back
     on it yet, and the approved amount is more than nothing and at most the amount asked.
     """
@@ -40,6 +41,8 @@ def reconcile(ticket: HitlTicket, order: BizOrder | None) -> list[str]:
         mismatches.append(f"order {order.order_id} is not the ticket's order {ticket.entity}")
     if order.user_id != ticket.requested_by_id:
         mismatches.append(f"order {order.order_id} no longer belongs to the requester")
+    if order.refund_claim_id is not None and order.refund_claim_id != ticket.ticket_no:
+        mismatches.append(f"{order.order_id} is being refunded by ticket {order.refund_claim_id}")
     if target not in ORDER_TRANSITIONS.get(order.status, set()):
         mismatches.append(f"order {order.order_id} is {order.status}, it cannot become {target}")
     if ticket.amount is None or ticket.amount != order.amount:

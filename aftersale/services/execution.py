@@ -6,20 +6,33 @@ deliveries of a task there are:
 - **The decision** locks the ticket row and moves it PENDING → APPROVED/REJECTED (`ticket_transition`); any other
   decision then finds it no longer PENDING and is refused with TICKET_DECIDED. An approval enqueues the execution
   on commit, never inside the open transaction.
-- **The claim** is a compare-and-set UPDATE: `status = EXECUTING, execution_started_at = now, attempts + 1` only
+- **The ticket's claim** is a compare-and-set UPDATE: `status = EXECUTING, execution_started_at = now, attempts + 1` only
   where the ticket is APPROVED, or EXECUTING under a lease older than AFTERSALE_EXECUTION_LEASE_SECONDS (its
   executor died). One executor gets the row; a duplicate task updates 0 rows and does nothing. `attempts` after
   the claim is the executor's fencing token: it may finish the ticket only while the row still shows it.
-- **The refund carries the ticket number as its idempotency key** (`requestId`): the supplier answers a repeat
-  with its first refund, so a late duplicate (an old attempt's call landing after a takeover) refunds nothing.
-- **Before refunding again**, every execution after the first asks the supplier (`order queryOrder`) whether a
-  refund with requestId = ticket number already exists, and if so finishes with it (`recovered`) instead of
-  asking for one.
-- **The end** (order REFUNDED/PART_REFUNDED/RETURNED with the amount it got back, and ticket EXECUTED, with events)
-  is one transaction.
+- **The order's money is claimed before the supplier is asked.** Under the ticket's and then the order's row lock,
+  (always in that order, so two executors never wait on each other crosswise), the executor reconciles the ticket
+  with the order as it is now (`aftersale.reconciliation`) and sets
+  `BizOrder.refund_claim` to the ticket, with an order event (status unchanged), and commits: only then does money
+  move. A second ticket of the same order (a RETURN beside a REFUND, approved at the same moment from another
+  session) finds the claim held, or the order already refunded, and ends FAILED with that reason without asking
+  the supplier. The end clears the claim with the order's move; a failure (the supplier's or a business "no")
+  clears it with the ticket's FAILED, in one transaction each. A takeover or a retry of the holder keeps its own
+  claim. However many tickets an order has, it is refunded at most once, never above what was paid.
+- **The refund's idempotency key is the order's** (`requestId` = `refund:<order id>`): TripDesk refunds an order at
+  most once (reconciliation requires nothing paid back yet), so the supplier answers a late or repeated call, from
+  an old attempt of this ticket or from any other ticket of the order, with the order's first refund instead of
+  making a second one. The call carries the order's `total` too, and the supplier refuses a refund that would take
+  the order's refunds above it (`REFUND_EXCEEDS_PAID`): the ticket ends FAILED with the supplier's reason.
+- **Before refunding again**, every execution after the first that holds the claim asks the supplier
+  (`order queryOrder`) whether the order's refund already exists (requestId = the order's key, or the ticket
+  number, which tickets executed before the order's key existed carried) and, if so, finishes with it
+  (`recovered`) instead of asking for one.
+- **The end** (order REFUNDED/PART_REFUNDED/RETURNED with the amount it got back and its claim cleared, and ticket
+  EXECUTED, with events) is one transaction.
 
 A partial refund is an approval of less than the amount asked (`ticket_decide(amount=…)`, with the approver's
-reason): the ticket keeps `approved_amount`, and everything above holds unchanged: the same claim, the same
+reason): the ticket keeps `approved_amount`, and everything above holds unchanged: the same claims, the same
 `requestId`, the same end, with the approved amount sent to the supplier and recorded on the order.
 
 The lease outlasts any live executor: a supplier call is killed at PLATFORM_TIMEOUT and dies with its worker
@@ -51,8 +64,8 @@ from django.utils.translation import gettext as _
 
 from aftersale.models import (
     MONEY_ACTIONS,
-    BizOrder,
     HitlTicket,
+    OrderEvent,
     TicketAction,
     TicketEvent,
     TicketKind,
@@ -363,7 +376,8 @@ def _still_ours(ticket_id: int, attempt: int) -> HitlTicket | None:
 
 
 def _fail(ticket: HitlTicket, *, stage: str, code: str, message: str, reasons: list[str] | None = None) -> HitlTicket:
-    """EXECUTING → FAILED with what went wrong; the order is not touched."""
+    """EXECUTING → FAILED with what went wrong, and the order's refund claim released if this ticket held it, in
+    one transaction; the order's status and amounts are not touched."""
     result: dict[str, Any] = {"ok": False, "stage": stage, "code": code, "message": message[:1000]}
     if reasons:
         result["reasons"] = reasons
@@ -372,6 +386,7 @@ def _fail(ticket: HitlTicket, *, stage: str, code: str, message: str, reasons: l
         if _still_ours(ticket.pk, ticket.attempts) is None:
             return HitlTicket.objects.get(pk=ticket.pk)
         logger.info("ticket %s failed at %s: %s %s", ticket.ticket_no, stage, code, message)
+        _release_claim(ticket, why=f"ticket {ticket.ticket_no} failed: {code}")
         return ticket_transition(
             ticket_id=ticket.pk, to_status=TicketStatus.FAILED, reason=f"{code}: {message}", execution_result=result
         )
@@ -388,13 +403,14 @@ def _succeed(ticket: HitlTicket, result: dict[str, Any], *, reason: str, flagged
 
 
 def _finish_refund(ticket: HitlTicket, refund: dict[str, Any], *, recovered: bool) -> HitlTicket:
-    """In one transaction: the order to REFUNDED/PART_REFUNDED/RETURNED with the amount it got back, and the
-    ticket to EXECUTED, if we still hold it.
+    """In one transaction: the order to REFUNDED/PART_REFUNDED/RETURNED with the amount it got back and its refund
+    claim cleared, and the ticket to EXECUTED, if we still hold it.
 
-    The order is re-read under its row lock and reconciled again, and the supplier's refunded amount checked
-    against the approval. Should either differ (an admin edit during the supplier call; a supplier that refunded
-    another amount), the money has moved all the same: the ticket is EXECUTED, the order left as it is, and the
-    ticket flagged with the reasons for a human to settle.
+    The order is re-read under its row lock and reconciled again, its claim checked to be this ticket's, and the
+    supplier's refunded amount checked against the approval. Should any differ (an edit during the supplier call; a
+    supplier that refunded another amount), the money has moved all the same: the ticket is EXECUTED, the order
+    left as it is (but for the claim, released: the order's idempotency key and the supplier's cap still stop a
+    second refund), and the ticket flagged with the reasons for a human to settle.
     """
     target = order_target_status(ticket)
     result = {
@@ -402,7 +418,7 @@ def _finish_refund(ticket: HitlTicket, refund: dict[str, Any], *, recovered: boo
         "amount": refund["amount"],
         "at": refund.get("createdAt") or timezone.now().isoformat(),
         "orderId": ticket.entity,
-        "requestId": ticket.ticket_no,
+        "requestId": refund.get("requestId") or refund_request_id(ticket.entity),
         "recovered": recovered,
     }
     how = "refund found on the supplier from an earlier attempt" if recovered else "refunded on the supplier"
@@ -412,11 +428,14 @@ def _finish_refund(ticket: HitlTicket, refund: dict[str, Any], *, recovered: boo
             return HitlTicket.objects.get(pk=ticket.pk)
         order = order_lock(order_id=ticket.entity)
         mismatches = reconcile(current, order)
+        if order is not None and order.refund_claim_id is None:
+            mismatches.append(f"{order.order_id} was not claimed for ticket {ticket.ticket_no} any more")
         if Decimal(refund["amount"]) != current.refund_amount:
             mismatches.append(f"the supplier refunded ¥{refund['amount']}, the approval was ¥{current.refund_amount}")
         if mismatches:
             result["order_not_updated"] = mismatches
             logger.error("ticket %s: %s, but the order changed: %s", ticket.ticket_no, how, mismatches)
+            _release_claim(ticket, why=f"ticket {ticket.ticket_no} executed, order NOT updated")
             return _succeed(current, result, reason=f"{how} {refund['refundId']}; order NOT updated", flagged=True)
         partial = f" (¥{refund['amount']} of ¥{order.amount})" if current.is_partial else ""
         order_transition(
@@ -424,9 +443,72 @@ def _finish_refund(ticket: HitlTicket, refund: dict[str, Any], *, recovered: boo
             to_status=target,
             reason=f"{ticket.action.lower()} {refund['refundId']}{partial} for ticket {ticket.ticket_no}",
             refunded_amount=order.refunded_amount + Decimal(refund["amount"]),
+            refund_claim=None,
         )
         result["orderStatus"] = target
         return _succeed(current, result, reason=f"{how} {refund['refundId']}")
+
+
+# --- the order's refund claim ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OrderClaim:
+    """What claiming an order's money found: `held` when this ticket holds the claim (taken now, or kept from an
+    earlier attempt of its own), `mismatches` the reasons it may not refund now (empty: go on)."""
+
+    held: bool
+    mismatches: list[str]
+    total: Decimal | None = None  # what the order was paid: the refund's `total` at the supplier
+
+
+def _order_claim(ticket: HitlTicket) -> OrderClaim | None:
+    """Claim the order's money for this ticket, committed before any supplier call; None when this executor lost its
+    lease (the ticket is someone else's now).
+
+    Under the ticket's row lock (fencing: still this attempt's) and then the order's: an order already claimed by
+    this ticket (a takeover, a retry) stays so; otherwise, when the order reconciles with the ticket, the claim is
+    set with an order event (status unchanged, why: which ticket, which attempt, how much). A claim held by another
+    ticket is one of the reconciliation's mismatches ("ORD-004 is being refunded by ticket T…"): the other ticket's
+    refund is under way, and this one must not add a second.
+    """
+    with transaction.atomic():
+        current = _still_ours(ticket.pk, ticket.attempts)
+        if current is None:
+            return None
+        order = order_lock(order_id=ticket.entity)
+        mismatches = reconcile(current, order)
+        if order is not None and order.refund_claim_id == current.ticket_no:
+            return OrderClaim(held=True, mismatches=mismatches, total=order.amount)
+        if mismatches:
+            return OrderClaim(held=False, mismatches=mismatches)
+        OrderEvent.objects.create(
+            order=order,
+            from_status=order.status,
+            to_status=order.status,
+            reason=(
+                f"refund claimed by ticket {current.ticket_no} ({current.action.lower()} "
+                f"¥{current.refund_amount}, attempt {current.attempts})"
+            )[:500],
+        )
+        order.refund_claim_id = current.ticket_no
+        order.save(update_fields=["refund_claim", "updated_at"])
+        return OrderClaim(held=True, mismatches=[], total=order.amount)
+
+
+def _release_claim(ticket: HitlTicket, *, why: str) -> None:
+    """Clear the order's refund claim if this ticket holds it, with an order event (status unchanged). Runs inside
+    the caller's transaction, which holds the ticket's row lock (the order's is taken second, as everywhere)."""
+    if ticket.kind != TicketKind.WORKFLOW or ticket.action not in ORDER_TARGET_STATUS:
+        return
+    order = order_lock(order_id=ticket.entity)
+    if order is None or order.refund_claim_id != ticket.ticket_no:
+        return
+    OrderEvent.objects.create(
+        order=order, from_status=order.status, to_status=order.status, reason=f"refund claim released: {why}"[:500]
+    )
+    order.refund_claim_id = None
+    order.save(update_fields=["refund_claim", "updated_at"])
 
 
 # --- the supplier ------------------------------------------------------------------------------------------------
@@ -439,6 +521,15 @@ def _money(value: Any, default: Decimal) -> str:
         return str(default)
 
 
+REFUND_REQUEST_PREFIX = "refund:"
+
+
+def refund_request_id(order_id: str) -> str:
+    """The idempotency key (`requestId`) of an order's refund at the supplier: one per order, whichever ticket asks,
+    since TripDesk refunds an order at most once. A repeat from any ticket is answered with the first refund."""
+    return f"{REFUND_REQUEST_PREFIX}{order_id}"
+
+
 def _refund_in(answer: dict, ticket: HitlTicket) -> dict[str, Any]:
     """The refund the supplier says it made, or PlatformError INVALID_RESPONSE for an answer that is not one."""
     refund_id = answer.get("refundId")
@@ -447,28 +538,40 @@ def _refund_in(answer: dict, ticket: HitlTicket) -> dict[str, Any]:
     status = answer.get("status")
     if status is not None and status != "REFUNDED":
         raise PlatformError(PlatformError.INVALID_RESPONSE, f"the supplier's refund is {status!r}, not REFUNDED")
+    request_id = answer.get("requestId")
     return {
         "refundId": refund_id.strip(),
         "amount": _money(answer.get("amount"), ticket.refund_amount),
         "createdAt": answer.get("createdAt"),
+        "requestId": request_id if isinstance(request_id, str) and request_id else None,
     }
 
 
 def _earlier_refund(ticket: HitlTicket, api_key: str) -> dict[str, Any] | None:
-    """The refund an earlier attempt of this ticket made (requestId = ticket number), asked of the supplier."""
+    """The order's refund made by an earlier attempt, asked of the supplier: under the order's key, or under the
+    ticket number (the key of tickets executed before the order's key existed)."""
     answer = platform_call(PlatformCommand("order", "queryOrder", {"orderId": ticket.entity}), api_key=api_key)
     refunds = answer.get("refunds")
     if not isinstance(refunds, list):
         raise PlatformError(PlatformError.INVALID_RESPONSE, "the supplier did not list the order's refunds")
+    keys = {refund_request_id(ticket.entity), ticket.ticket_no}
     for refund in refunds:
-        if isinstance(refund, dict) and refund.get("requestId") == ticket.ticket_no:
+        if isinstance(refund, dict) and refund.get("requestId") in keys:
             return _refund_in({**refund, "status": None}, ticket)
     return None
 
 
+def _supplier_failure(exc: PlatformError) -> str:
+    """What the supplier said, with its own code when it refused (REFUND_EXCEEDS_PAID: …), for the approver."""
+    return f"{exc.platform_code}: {exc.message}" if exc.platform_code else exc.message
+
+
 def _execute_refund(ticket: HitlTicket) -> HitlTicket:
     api_key = supplier_account_ensure(user=ticket.requested_by).api_key
-    if ticket.attempts > 1:  # a takeover or a retry: an earlier attempt may have refunded before it stopped
+    claim = _order_claim(ticket)
+    if claim is None:  # our lease ran out and someone took the ticket over: theirs now
+        return HitlTicket.objects.get(pk=ticket.pk)
+    if claim.held and ticket.attempts > 1:  # a takeover or a retry: an earlier attempt may have refunded
         try:
             earlier = _earlier_refund(ticket, api_key)
         except PlatformError as exc:
@@ -476,27 +579,33 @@ def _execute_refund(ticket: HitlTicket) -> HitlTicket:
                 ticket,
                 stage="verify",
                 code=exc.code,
-                message=f"could not check the supplier for an earlier refund: {exc.message}",
+                message=f"could not check the supplier for an earlier refund: {_supplier_failure(exc)}",
             )
         if earlier is not None:
             return _finish_refund(ticket, earlier, recovered=True)
-
-    order = BizOrder.objects.filter(order_id=ticket.entity).first()
-    mismatches = reconcile(ticket, order)
-    if mismatches:
+    if claim.mismatches:
         return _fail(
-            ticket, stage="reconcile", code="RECONCILIATION_FAILED", message="; ".join(mismatches), reasons=mismatches
+            ticket,
+            stage="reconcile",
+            code="RECONCILIATION_FAILED",
+            message="; ".join(claim.mismatches),
+            reasons=claim.mismatches,
         )
 
     command = PlatformCommand(
         "order",
         "refund",
-        {"orderId": ticket.entity, "amount": float(ticket.refund_amount), "requestId": ticket.ticket_no},
+        {
+            "orderId": ticket.entity,
+            "amount": float(ticket.refund_amount),
+            "total": float(claim.total),
+            "requestId": refund_request_id(ticket.entity),
+        },
     )
     try:
         refund = _refund_in(platform_call(command, api_key=api_key), ticket)
     except PlatformError as exc:
-        return _fail(ticket, stage="supplier", code=exc.code, message=exc.message)
+        return _fail(ticket, stage="supplier", code=exc.code, message=_supplier_failure(exc))
     return _finish_refund(ticket, refund, recovered=False)
 
 
@@ -544,8 +653,9 @@ def ticket_execute(*, ticket_id: int, retry: bool = False) -> HitlTicket:
     """Execute an approved ticket exactly once; return the ticket as it then is.
 
     Claims the ticket (see the module docstring); when someone else holds it or it is done, returns it untouched.
-    WORKFLOW refund/return: check the supplier for an earlier attempt's refund (any attempt after the first),
-    reconcile with the order as it is now, refund on the supplier, then order and ticket in one transaction.
+    WORKFLOW refund/return: reconcile with the order as it is now and claim its money (committed), check the
+    supplier for an earlier attempt's refund (any attempt after the first), refund on the supplier under the
+    order's key, then order and ticket in one transaction.
     CHECKPOINT CANCEL_BOOKING: resume it through `booking_cancel`. Business and supplier failures end
     FAILED with the reason in `execution_result` (the order unchanged); `retry=True` (from `ticket_retry`) may
     claim a FAILED ticket. Raises AftersaleError TICKET_NOT_FOUND; database errors propagate (the task retries).

@@ -88,15 +88,22 @@ def supplier_refunds(order: BizOrder) -> list[dict]:
     return platform_call(PlatformCommand("order", "queryOrder", {"orderId": order.order_id}), api_key=key)["refunds"]
 
 
-def assert_executed_once(ticket: HitlTicket, order: BizOrder, sandbox) -> None:
+def assert_executed_once(ticket: HitlTicket, order: BizOrder, sandbox, *, claimed_here: bool = True) -> None:
+    """One refund on the supplier under the order's key, the order REFUNDED once, its money claimed by the ticket's
+    first attempt (unless `claimed_here` is False: the claim was there before) and the claim gone with the move."""
     ticket.refresh_from_db()
     order.refresh_from_db()
     assert ticket.status == TicketStatus.EXECUTED
     assert order.status == OrderStatus.REFUNDED
     assert sandbox.stats()["refunds"]["byOrderId"] == {order.order_id: 1}
     [refund] = supplier_refunds(order)
-    assert (refund["refundId"], refund["requestId"]) == (ticket.execution_result["refundId"], ticket.ticket_no)
-    assert list(order.events.values_list("from_status", "to_status")) == [("PAID", "REFUNDED")]
+    assert (refund["refundId"], refund["requestId"]) == (ticket.execution_result["refundId"], "refund:ORD-901")
+    claimed = [("PAID", "PAID", f"refund claimed by ticket {ticket.ticket_no} (refund ¥899.00, attempt 1)")]
+    assert list(order.events.values_list("from_status", "to_status", "reason")) == [
+        *(claimed if claimed_here else []),
+        ("PAID", "REFUNDED", f"refund {refund['refundId']} for ticket {ticket.ticket_no}"),
+    ]
+    assert order.refund_claim_id is None
     assert list(ticket.events.filter(to_status=TicketStatus.EXECUTED).values_list("from_status", flat=True)) == [
         TicketStatus.EXECUTING
     ]
@@ -159,8 +166,11 @@ def test_duplicated_tasks_on_a_dead_executors_lease_take_it_over_once_without_re
     stale = timezone.now() - dt.timedelta(seconds=settings.AFTERSALE_EXECUTION_LEASE_SECONDS + 5)
     ticket = make_ticket(refund_order, status=TicketStatus.EXECUTING, attempts=1, execution_started_at=stale)
     key = supplier_account_ensure(user=refund_order.user).api_key
-    platform_call(  # what the dead executor did before it died
-        PlatformCommand("order", "refund", {"orderId": "ORD-901", "amount": 899.0, "requestId": ticket.ticket_no}),
+    BizOrder.objects.filter(pk=refund_order.pk).update(refund_claim=ticket)  # what the dead executor did…
+    platform_call(  # …before it died
+        PlatformCommand(
+            "order", "refund", {"orderId": "ORD-901", "amount": 899.0, "total": 899.0, "requestId": "refund:ORD-901"}
+        ),
         api_key=key,
     )
 
@@ -169,7 +179,7 @@ def test_duplicated_tasks_on_a_dead_executors_lease_take_it_over_once_without_re
 
     wait_for(lambda: HitlTicket.objects.get(pk=ticket.pk).status == TicketStatus.EXECUTED, what="EXECUTED")
     wait_for(worker_idle, seconds=30, what="the worker to drain the duplicates")
-    assert_executed_once(ticket, refund_order, supplier_sandbox)
+    assert_executed_once(ticket, refund_order, supplier_sandbox, claimed_here=False)
     ticket.refresh_from_db()
     assert ticket.attempts == 2 and ticket.execution_result["recovered"] is True
 

@@ -29,7 +29,13 @@ def refunds(sandbox) -> dict:
 
 def order_row(order_id: str) -> tuple:
     order = BizOrder.objects.get(order_id=order_id)
-    return order.status, order.amount, order.user_id, order.events.count()
+    return order.status, order.amount, order.refunded_amount, order.user_id, order.refund_claim_id, order.events.count()
+
+
+def order_money(order_id: str) -> tuple:
+    """What a failure must leave as it was: the order's status, amounts and owner, and no claim on its money."""
+    order = BizOrder.objects.get(order_id=order_id)
+    return order.status, order.amount, order.refunded_amount, order.user_id, order.refund_claim_id
 
 
 def ticket_row(ticket: HitlTicket) -> tuple:
@@ -44,14 +50,11 @@ def stale_time() -> dt.datetime:
 
 
 def refund_on_supplier(order: BizOrder, request_id: str) -> dict:
-    """A refund made on the supplier as an earlier, interrupted attempt would have made it."""
+    """A refund made on the supplier as an earlier, interrupted attempt would have made it (under `request_id`: the
+    order's key, or the ticket number that tickets executed before the order's key carried)."""
     key = supplier_account_ensure(user=order.user).api_key
-    return platform_call(
-        PlatformCommand(
-            "order", "refund", {"orderId": order.order_id, "amount": float(order.amount), "requestId": request_id}
-        ),
-        api_key=key,
-    )
+    arguments = {"orderId": order.order_id, "amount": float(order.amount), "total": float(order.amount)}
+    return platform_call(PlatformCommand("order", "refund", {**arguments, "requestId": request_id}), api_key=key)
 
 
 @pytest.fixture
@@ -80,17 +83,17 @@ def test_an_approved_refund_is_executed_the_order_refunded_and_the_supplier_refu
     assert ticket.decided_at is not None and ticket.executed_at is not None
     result = ticket.execution_result
     assert result["ok"] is True and result["refundId"].startswith("RF") and result["recovered"] is False
-    assert (result["amount"], result["orderId"], result["requestId"]) == (
-        str(ord001.amount),
-        "ORD-001",
-        ticket.ticket_no,
-    )
+    assert (result["amount"], result["orderId"], result["requestId"]) == ("380.00", "ORD-001", "refund:ORD-001")
     assert list(ticket.events.values_list("from_status", "to_status", "actor__username")) == [
         ("PENDING", "APPROVED", "approver"),
         ("APPROVED", "EXECUTING", None),
         ("EXECUTING", "EXECUTED", None),
     ]
-    assert list(ord001.events.values_list("from_status", "to_status"))[-1] == ("PAID", "REFUNDED")
+    claimed, refunded = list(ord001.events.order_by("pk"))[-2:]
+    assert (claimed.from_status, claimed.to_status) == ("PAID", "PAID")
+    assert claimed.reason == f"refund claimed by ticket {ticket.ticket_no} (refund ¥380.00, attempt 1)"
+    assert (refunded.from_status, refunded.to_status) == ("PAID", "REFUNDED")
+    assert (ord001.refunded_amount, ord001.refund_claim_id) == (Decimal("380.00"), None)
 
 
 def test_an_approved_return_leaves_the_order_returned(
@@ -267,7 +270,7 @@ def test_a_supplier_failure_fails_the_ticket_and_leaves_the_order_unchanged(
 ):
     settings.PLATFORM_TIMEOUT = 1.0
     ticket = ticket_for(ord001, status=TicketStatus.APPROVED)
-    order_before = order_row("ORD-001")
+    order_before = order_money("ORD-001")
     supplier_sandbox.fault(fault)
 
     ticket = ticket_execute(ticket_id=ticket.pk)
@@ -275,7 +278,12 @@ def test_a_supplier_failure_fails_the_ticket_and_leaves_the_order_unchanged(
     assert ticket.status == TicketStatus.FAILED
     assert (ticket.execution_result["stage"], ticket.execution_result["code"]) == ("supplier", code)
     assert ticket.executed_at is None
-    assert order_row("ORD-001") == order_before
+    assert order_money("ORD-001") == order_before
+    # The order's money was claimed before the call and released with the ticket's FAILED: two events, no move.
+    assert list(ord001.events.order_by("pk").values_list("from_status", "to_status", "reason"))[-2:] == [
+        ("PAID", "PAID", f"refund claimed by ticket {ticket.ticket_no} (refund ¥380.00, attempt 1)"),
+        ("PAID", "PAID", f"refund claim released: ticket {ticket.ticket_no} failed: {code}"),
+    ]
     assert refunds(supplier_sandbox) == {}
 
 
@@ -321,7 +329,7 @@ def test_a_retry_whose_earlier_attempt_did_refund_finishes_with_that_refund(
 ):
     # The first attempt refunded, but its answer was lost (a timeout after the supplier had done it).
     ticket = ticket_for(ord001, status=TicketStatus.FAILED, attempts=1)
-    earlier = refund_on_supplier(ord001, ticket.ticket_no)
+    earlier = refund_on_supplier(ord001, "refund:ORD-001")
 
     with django_capture_on_commit_callbacks(execute=True):
         ticket_retry(ticket_id=ticket.pk, actor=demo_approver)
@@ -354,17 +362,23 @@ def test_only_a_failed_ticket_can_be_retried_and_only_by_an_approver(
 # --- leases ------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("key", ["order", "ticket"], ids=["the-orders-key", "a-ticket-number-of-before"])
 def test_a_stale_lease_whose_refund_already_happened_is_taken_over_without_a_second_refund(
-    ord001, ticket_for, supplier_sandbox
+    ord001, ticket_for, supplier_sandbox, key
 ):
     ticket = ticket_for(ord001, status=TicketStatus.EXECUTING, attempts=1, execution_started_at=stale_time())
-    earlier = refund_on_supplier(ord001, ticket.ticket_no)  # the dead executor got this far
+    if key == "order":  # the dead executor claimed the order's money and refunded under the order's key
+        BizOrder.objects.filter(pk=ord001.pk).update(refund_claim=ticket)
+        earlier = refund_on_supplier(ord001, "refund:ORD-001")
+    else:  # an executor of before the order's key and its claim existed: the ticket number was the key
+        earlier = refund_on_supplier(ord001, ticket.ticket_no)
 
     ticket = ticket_execute(ticket_id=ticket.pk)
 
     assert ticket.status == TicketStatus.EXECUTED and ticket.attempts == 2
     assert (ticket.execution_result["refundId"], ticket.execution_result["recovered"]) == (earlier["refundId"], True)
-    assert BizOrder.objects.get(order_id="ORD-001").status == OrderStatus.REFUNDED
+    assert order_money("ORD-001")[:3] == (OrderStatus.REFUNDED, Decimal("380.00"), Decimal("380.00"))
+    assert order_money("ORD-001")[4] is None  # the claim went with the order's move
     assert refunds(supplier_sandbox) == {"ORD-001": 1}
     assert list(ticket.events.values_list("from_status", "to_status")) == [
         ("EXECUTING", "EXECUTING"),

@@ -98,7 +98,7 @@ def test_a_refund_with_the_supplier_broken_fails_the_ticket_then_heal_and_retry_
     code,
 ):
     order = BizOrder.objects.get(order_id="ORD-001")
-    order_before = (order.status, order.amount, order.events.count())
+    order_before = (order.status, order.amount, order.refunded_amount, order.refund_claim_id, order.events.count())
     ticket = ticket_for(order, status=TicketStatus.APPROVED)
     supplier_sandbox.fault(fault)
 
@@ -109,7 +109,12 @@ def test_a_refund_with_the_supplier_broken_fails_the_ticket_then_heal_and_retry_
     assert ticket.execution_result["message"]  # the reason, for the approver's console
     assert ticket.events.filter(to_status=TicketStatus.FAILED, reason__startswith=code).exists()
     order.refresh_from_db()
-    assert (order.status, order.amount, order.events.count()) == order_before
+    # Status and money as they were; the order's money was claimed before the call and released with the FAILED.
+    assert (order.status, order.amount, order.refunded_amount, order.refund_claim_id) == order_before[:4]
+    assert list(order.events.order_by("pk").values_list("to_status", "reason"))[order_before[4] :] == [
+        ("PAID", f"refund claimed by ticket {ticket.ticket_no} (refund ¥380.00, attempt 1)"),
+        ("PAID", f"refund claim released: ticket {ticket.ticket_no} failed: {code}"),
+    ]
     supplier_sandbox.heal()
     assert supplier_sandbox.stats()["refunds"]["byOrderId"] == {}
 
