@@ -36,6 +36,12 @@ Environment:
 
 saveOrder, cancelOrder, pay and refund take an idempotency key, `requestId`: a repeat answers the first answer.
 
+`order refund` on a business order (`ORD-…`) takes the order's `total` beside the refund's `amount`, as a payment
+system's refund does: `{"orderId": "ORD-004", "amount": 258, "total": 258, "requestId": "refund:ORD-004"}`. The
+supplier never refunds such an order above its total: a refund that would take the order's refunds above it answers
+REFUND_EXCEEDS_PAID, a total other than the one the order's first refund gave answers REFUND_TOTAL_MISMATCH (exit 1,
+nothing changes, and the requestId is not used up).
+
 Exit codes: 0 with a JSON answer on stdout; 1 with `{"success": false, "errorCode", "errorMessage"}` on stdout;
 2 for a command line outside the grammar (usage on stderr).
 """

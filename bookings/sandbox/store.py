@@ -8,7 +8,8 @@ something looks its key up and records its answer inside that one write transact
 same key, however they interleave, make one effect and both get the first answer.
 
 A store written by an older version is brought up to date on first use, in that first write transaction: missing
-tables are created, the order columns added since version 3 are added, orders without a payment deadline get
+tables and indexes are created, the order columns added since version 3 and the refund columns added in version 6
+(`order_total`: what a merchant order was paid, recorded with its first refund; NULL on older refunds) are added, orders without a payment deadline get
 `created_at` + the default 30 minutes (not `SANDBOX_SUPPLIER_PAY_MINUTES`: an upgrade must not depend on which
 process happens to open the store first), and cancelled ones get cancelledBy "customer" (nothing else cancelled then).
 """
@@ -24,7 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 DEFAULT_STORE = Path(__file__).resolve().parent.parent.parent / "var" / "sandbox-supplier.sqlite3"
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 SCHEMA = [
     """CREATE TABLE IF NOT EXISTS orders (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -59,6 +60,8 @@ SCHEMA = [
         key_hash TEXT NOT NULL,
         created_at TEXT NOT NULL
     )""",
+    # A merchant order's refunds are summed against what it was paid before each new one.
+    "CREATE INDEX IF NOT EXISTS refunds_order ON refunds (order_id, key_hash)",
     # Every cancelOrder the supplier processed (a repeat of an already cancelled order too): tests count them.
     """CREATE TABLE IF NOT EXISTS cancellations (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -100,6 +103,8 @@ SCHEMA = [
 # Order columns added after version 3, added by ALTER TABLE to every store (a new one too), so an upgraded store and
 # a new one end up the same. A schedule change is JSON; the times are ISO 8601 with an offset, like created_at.
 ORDER_COLUMNS_ADDED = {"pay_deadline": "TEXT", "paid_at": "TEXT", "cancelled_by": "TEXT", "schedule_change": "TEXT"}
+# Refund columns added in version 6, the same way: the total a merchant order (ORD-…) was paid, as its refund said.
+REFUND_COLUMNS_ADDED = {"order_total": "REAL"}
 BUSY_TIMEOUT_SECONDS = 30
 DEFAULT_PAY_MINUTES = 30  # how long a new order may be paid, unless SANDBOX_SUPPLIER_PAY_MINUTES says otherwise
 
@@ -143,10 +148,11 @@ def _upgrade(conn: sqlite3.Connection) -> None:
     """Bring a new or older store to this version's tables and columns, inside the first write transaction."""
     for statement in SCHEMA:
         conn.execute(statement)
-    present = {row["name"] for row in conn.execute("PRAGMA table_info(orders)")}
-    for column, kind in ORDER_COLUMNS_ADDED.items():
-        if column not in present:
-            conn.execute(f"ALTER TABLE orders ADD COLUMN {column} {kind}")
+    for table, added in (("orders", ORDER_COLUMNS_ADDED), ("refunds", REFUND_COLUMNS_ADDED)):
+        present = {row["name"] for row in conn.execute(f"PRAGMA table_info({table})")}
+        for column, kind in added.items():
+            if column not in present:
+                conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
     undated = conn.execute("SELECT id, created_at FROM orders WHERE pay_deadline IS NULL").fetchall()
     conn.executemany(
         "UPDATE orders SET pay_deadline = ? WHERE id = ?",

@@ -14,10 +14,12 @@ Answers vary in shape like real suppliers', but always the same way for a given 
 | train saveOrder / cancelOrder | `{"success": true, "data": {order, number under mainOrderNo}}` |
 | train queryOrder | plain order, number under `mainOrderNo` |
 | order queryOrder | `{"order": {…}}` with the product's own number key; for a business order (`ORD-…`): |
-| | `{"orderId": "ORD-…", "refunds": [{"refundId", "amount", "requestId", "createdAt"}]}`, the caller's refunds; |
+| | `{"orderId": "ORD-…", "total": …, "refunds": [{"refundId", "amount", "requestId", "createdAt"}]}`, the |
+| | caller's refunds and the total its first refund recorded (null before one); |
 | | without an orderId: `{"orders": [{…}, …]}`, the caller's orders, newest first, at most 200 |
 | order pay | plain `{"paymentId": "PY…", "orderId", "product", "status": "PAID", "amount", "paidAt", "requestId"}` |
 | order refund | plain `{"refundId": "RF…", "status": "REFUNDED", "amount": …, "orderId": …, "requestId": …}` |
+| | (a business order's also carries `"total"`) |
 
 An order (`{…}` above) also carries `payDeadline`, `paidAt`, `cancelledBy` (`customer`, `supplier` or null) and
 `scheduleChange` (null, or `{"previousDepartTime", "previousArriveTime", "changedAt"}` once a flight's or train's
@@ -29,6 +31,13 @@ EXPIRED in the store as soon as any command loads it (the list too), even one th
 An error is `{"success": false, "errorCode": "…", "errorMessage": "…"}` (raised here as `SupplierError`). Paying
 answers ORDER_EXPIRED, ORDER_CANCELLED or ALREADY_PAID for an order past PENDING_PAYMENT; cancelOrder answers
 ORDER_EXPIRED for an expired order and `alreadyCancelled: true` for a cancelled one.
+
+Refunding a business order (`ORD-…`, the merchant's own order, which this supplier never sold) works like a payment
+system's refund API (WeChat Pay's takes the refund's amount and the order's total): the refund carries `amount` and
+`total`, what the order was paid, both required. The first refund of an order records its total; a refund whose
+total disagrees with the recorded one is refused (REFUND_TOTAL_MISMATCH), and so is one that would take the order's
+refunds (by this caller's key) above its total (REFUND_EXCEEDS_PAID). Either refusal changes nothing and is not
+remembered under its requestId. A refund of any other number is recorded as asked (no total is known for it).
 
 The supplier's own events (`python -m bookings.sandbox event …`, for tests and demos, no key) cancel an order
 from its side, move a flight's or train's times, or put a payment deadline in the past; they answer
@@ -485,7 +494,8 @@ def order_query(conn, ctx, args):
             }
             for row in rows
         ]
-        return {"orderId": order_id, "refunds": refunds}
+        total, _ = _refunds_of(conn, ctx, order_id)
+        return {"orderId": order_id, "total": None if total is None else _amount(total), "refunds": refunds}
     return {"order": _order_view(_load(conn, ctx, order_id, None))}
 
 
@@ -515,27 +525,85 @@ def order_pay(conn, ctx, args):
     }
 
 
+MAX_MONEY = 1_000_000
+
+
+def _money(args: dict, name: str) -> float:
+    value = args.get(name)
+    if not isinstance(value, int | float) or isinstance(value, bool) or not 0 < value <= MAX_MONEY:
+        raise invalid(f"{name} must be a positive number")
+    return float(value)
+
+
+def _cents(value: float) -> int:
+    return round(value * 100)
+
+
+def _yuan(cents: int) -> str:
+    return f"{cents / 100:.2f}"
+
+
+def _refunds_of(conn: sqlite3.Connection, ctx: "Context", order_id: str) -> tuple[float | None, int]:
+    """A business order's recorded total (None before its first refund) and what this caller refunded on it, in
+    cents (refunds recorded before totals existed count too)."""
+    row = conn.execute(
+        "SELECT COALESCE(SUM(amount), 0) AS refunded, "
+        "(SELECT order_total FROM refunds WHERE order_id = ? AND key_hash = ? AND order_total IS NOT NULL "
+        "ORDER BY id LIMIT 1) AS total FROM refunds WHERE order_id = ? AND key_hash = ?",
+        (order_id, ctx.key_hash, order_id, ctx.key_hash),
+    ).fetchone()
+    return row["total"], _cents(row["refunded"])
+
+
+def _within_paid(conn: sqlite3.Connection, ctx: "Context", order_id: str, amount: float, total: float) -> None:
+    """Refuse a refund of a business order that gives another total than its first refund did, or that would take
+    its refunds above what it was paid."""
+    recorded, refunded = _refunds_of(conn, ctx, order_id)
+    if recorded is not None and _cents(recorded) != _cents(total):
+        raise SupplierError(
+            "REFUND_TOTAL_MISMATCH",
+            f"order {order_id} was paid {_yuan(_cents(recorded))} (its first refund said so), not {_yuan(_cents(total))}",
+        )
+    if refunded + _cents(amount) > _cents(total):
+        raise SupplierError(
+            "REFUND_EXCEEDS_PAID",
+            f"refunding {_yuan(_cents(amount))} on order {order_id} would bring its refunds to "
+            f"{_yuan(refunded + _cents(amount))}, above the {_yuan(_cents(total))} paid "
+            f"({_yuan(refunded)} refunded already)",
+        )
+
+
 def order_refund(conn, ctx, args):
+    """Refund money on an order. A business order (`ORD-…`) also needs its `total`, and is never refunded above it
+    (see the module docstring)."""
     order_id = _order_id(args)
-    amount = args.get("amount")
-    if not isinstance(amount, int | float) or isinstance(amount, bool) or not 0 < amount <= 1_000_000:
-        raise invalid("amount must be a positive number")
+    amount = _money(args, "amount")
     request_id = args.get("requestId")
     if request_id is not None and not isinstance(request_id, str):
         raise invalid("requestId must be a string")
+    total = None
+    if order_id.startswith(BUSINESS_ORDER_PREFIX):
+        if args.get("total") is None:
+            raise invalid(f"total is required to refund {order_id}: what the order was paid (a positive number)")
+        total = _money(args, "total")
+        _within_paid(conn, ctx, order_id, amount, total)
     # A repeated requestId never gets here: `run` answers it with the first refund.
     number = new_number(conn, "refunds", "refund_no", "RF", ctx.today)
     conn.execute(
-        "INSERT INTO refunds (refund_no, order_id, amount, request_id, key_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-        (number, order_id, float(amount), request_id, ctx.key_hash, ctx.now),
+        "INSERT INTO refunds (refund_no, order_id, amount, request_id, key_hash, created_at, order_total) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (number, order_id, amount, request_id, ctx.key_hash, ctx.now, total),
     )
-    return {
+    answer = {
         "refundId": number,
         "status": "REFUNDED",
-        "amount": _amount(float(amount)),
+        "amount": _amount(amount),
         "orderId": order_id,
         "requestId": request_id,
     }
+    if total is not None:
+        answer["total"] = _amount(total)
+    return answer
 
 
 COMMANDS = {

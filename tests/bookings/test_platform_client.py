@@ -623,7 +623,7 @@ def test_every_command_that_changes_something_is_sent_with_an_idempotency_key(co
 
 
 def test_a_callers_own_key_is_sent_as_it_is(spawned):
-    platform_call(cmd("order", "refund", orderId="ORD-001", amount=1.0, requestId="T000042"), api_key=KEY)
+    platform_call(cmd("order", "refund", orderId="ORD-001", amount=1.0, total=1.0, requestId="T000042"), api_key=KEY)
 
     assert sent_arguments(spawned[0])["requestId"] == "T000042"
 

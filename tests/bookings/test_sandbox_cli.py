@@ -456,8 +456,8 @@ def test_an_order_is_found_by_the_order_product_whatever_its_own_product():
 
 
 def test_every_refund_with_a_new_request_id_records_a_refund():
-    first = call("order", "refund", {"orderId": "ORD-001", "amount": 1280.0, "requestId": "T42"})
-    second = call("order", "refund", {"orderId": "ORD-001", "amount": 1280.0, "requestId": "T43"})
+    first = call("order", "refund", {"orderId": "ORD-001", "amount": 1280.0, "total": 2560.0, "requestId": "T42"})
+    second = call("order", "refund", {"orderId": "ORD-001", "amount": 1280.0, "total": 2560.0, "requestId": "T43"})
 
     assert first[1]["status"] == second[1]["status"] == "REFUNDED"
     assert first[1]["refundId"] != second[1]["refundId"]
@@ -472,11 +472,157 @@ def test_a_refund_of_nothing_is_refused():
     assert stats()["refunds"]["total"] == 0
 
 
+# --- a business order is never refunded above what it was paid --------------------------------------------------
+
+
+def refund(amount: float, total: float | None = 258.0, request_id: str = "refund:ORD-004", **options):
+    arguments = {"orderId": "ORD-004", "amount": amount, "requestId": request_id}
+    if total is not None:
+        arguments["total"] = total
+    return call("order", "refund", arguments, **options)
+
+
+def refunds_of_ord004() -> dict:
+    code, payload = call("order", "queryOrder", {"orderId": "ORD-004"})
+    assert code == 0, payload
+    return payload
+
+
+def test_a_business_order_is_refunded_up_to_its_total_and_its_first_refund_records_the_total():
+    code, payload = refund(258.0)
+
+    assert code == 0
+    assert (payload["amount"], payload["total"], payload["requestId"]) == (258, 258, "refund:ORD-004")
+    listed = refunds_of_ord004()
+    assert listed["total"] == 258
+    assert [(r["refundId"], r["amount"]) for r in listed["refunds"]] == [(payload["refundId"], 258)]
+
+
+def test_a_second_refund_under_another_key_that_would_pass_the_paid_total_is_refused_and_changes_nothing():
+    first = refund(258.0, request_id="T1")
+    before = stats()
+
+    code, payload = refund(258.0, request_id="T2")
+
+    assert first[0] == 0
+    assert (code, payload["errorCode"]) == (1, "REFUND_EXCEEDS_PAID")
+    assert payload["errorMessage"] == (
+        "refunding 258.00 on order ORD-004 would bring its refunds to 516.00, above the 258.00 paid "
+        "(258.00 refunded already)"
+    )
+    assert stats() == before
+    assert stats()["refunds"] == {"total": 1, "byOrderId": {"ORD-004": 1}}
+
+
+def test_partial_refunds_add_up_to_the_total_and_not_a_cent_more():
+    assert refund(100.0, request_id="T1")[0] == 0
+    assert refund(158.0, request_id="T2")[0] == 0
+
+    code, payload = refund(0.01, request_id="T3")
+
+    assert (code, payload["errorCode"]) == (1, "REFUND_EXCEEDS_PAID")
+    assert [r["amount"] for r in refunds_of_ord004()["refunds"]] == [100, 158]
+
+
+def test_a_refund_above_the_total_it_gives_is_refused():
+    code, payload = refund(258.01)
+
+    assert (code, payload["errorCode"]) == (1, "REFUND_EXCEEDS_PAID")
+    assert refunds_of_ord004() == {"orderId": "ORD-004", "total": None, "refunds": []}
+
+
+def test_a_total_other_than_the_first_refunds_is_refused():
+    refund(100.0, request_id="T1")
+    before = stats()
+
+    code, payload = refund(100.0, total=1000.0, request_id="T2")
+
+    assert (code, payload["errorCode"]) == (1, "REFUND_TOTAL_MISMATCH")
+    assert payload["errorMessage"] == "order ORD-004 was paid 258.00 (its first refund said so), not 1000.00"
+    assert stats() == before
+
+
+@pytest.mark.parametrize("total", [None, 0, -258, "258", True])
+def test_a_business_order_refund_without_a_positive_total_is_refused(total):
+    arguments = {"orderId": "ORD-004", "amount": 258.0, "requestId": "refund:ORD-004"}
+    if total is not None:
+        arguments["total"] = total
+
+    code, payload = call("order", "refund", arguments)
+
+    assert (code, payload["errorCode"]) == (1, "INVALID_PARAM")
+    assert "total" in payload["errorMessage"]
+    assert stats()["refunds"]["total"] == 0
+
+
+def test_a_repeat_of_the_orders_key_answers_the_first_refund_however_full_the_order_is():
+    first = refund(258.0)
+
+    again = refund(258.0)
+
+    assert again == first
+    assert stats()["refunds"] == {"total": 1, "byOrderId": {"ORD-004": 1}}
+    assert stats()["idempotency"] == {"keys": 1, "replays": 1}
+
+
+def test_a_refused_refund_does_not_use_up_its_key():
+    refused = refund(300.0)  # more than the 258.00 paid
+
+    done = refund(258.0)  # the same key, right this time
+
+    assert refused[1]["errorCode"] == "REFUND_EXCEEDS_PAID"
+    assert done[0] == 0 and done[1]["requestId"] == "refund:ORD-004"
+    assert stats()["idempotency"] == {"keys": 1, "replays": 0}
+
+
+def test_the_cap_is_the_callers_own_another_keys_refunds_of_the_same_number_do_not_count():
+    assert refund(258.0)[0] == 0
+
+    code, payload = refund(258.0, key=OTHER_KEY)
+
+    assert code == 0 and payload["total"] == 258
+    assert stats()["refunds"] == {"total": 2, "byOrderId": {"ORD-004": 2}}
+
+
+# The refunds table as version 5 of the store made it, before it recorded a business order's total.
+V5_REFUNDS = """CREATE TABLE refunds (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    refund_no TEXT NOT NULL UNIQUE,
+    order_id TEXT NOT NULL,
+    amount REAL NOT NULL,
+    request_id TEXT,
+    key_hash TEXT NOT NULL,
+    created_at TEXT NOT NULL
+)"""
+
+
+def test_refunds_recorded_before_totals_existed_count_against_the_total_after_the_upgrade(store):
+    with sqlite3.connect(store) as conn:
+        conn.execute(V5_REFUNDS)
+        conn.execute(
+            "INSERT INTO refunds (refund_no, order_id, amount, request_id, key_hash, created_at) "
+            "VALUES ('RF261130000001', 'ORD-004', 200, 'T-OLD', ?, '2026-11-30T10:00:00+08:00')",
+            (hashlib.sha256(KEY.encode()).hexdigest(),),
+        )
+        conn.execute("PRAGMA user_version = 5")
+
+    too_much = refund(100.0, request_id="T1")
+    the_rest = refund(58.0, request_id="T2")
+
+    assert (too_much[0], too_much[1]["errorCode"]) == (1, "REFUND_EXCEEDS_PAID")
+    assert "(200.00 refunded already)" in too_much[1]["errorMessage"]
+    assert the_rest[0] == 0
+    listed = refunds_of_ord004()
+    assert (listed["total"], [r["requestId"] for r in listed["refunds"]]) == (258, ["T-OLD", "T2"])
+    with sqlite3.connect(store) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 6
+
+
 # --- idempotency keys --------------------------------------------------------------------------------------------
 
 
 def test_a_repeated_refund_request_answers_the_first_refund_and_refunds_once():
-    arguments = {"orderId": "ORD-001", "amount": 1280.0, "requestId": "T42"}
+    arguments = {"orderId": "ORD-001", "amount": 1280.0, "total": 1280.0, "requestId": "T42"}
 
     first, second = call("order", "refund", arguments), call("order", "refund", arguments)
 
@@ -487,10 +633,10 @@ def test_a_repeated_refund_request_answers_the_first_refund_and_refunds_once():
 
 
 def test_a_request_id_reused_with_other_arguments_is_refused_and_changes_nothing():
-    call("order", "refund", {"orderId": "ORD-001", "amount": 1280.0, "requestId": "T42"})
+    call("order", "refund", {"orderId": "ORD-001", "amount": 1280.0, "total": 1280.0, "requestId": "T42"})
     before = stats()
 
-    code, payload = call("order", "refund", {"orderId": "ORD-001", "amount": 99.0, "requestId": "T42"})
+    code, payload = call("order", "refund", {"orderId": "ORD-001", "amount": 99.0, "total": 1280.0, "requestId": "T42"})
 
     assert (code, payload["errorCode"]) == (1, "IDEMPOTENCY_KEY_REUSED")
     assert stats() == before
@@ -537,7 +683,7 @@ def test_a_request_that_failed_is_not_remembered_and_a_repeat_is_processed_afres
 
 
 def test_many_processes_sending_one_request_id_at_once_make_one_refund_and_all_get_it():
-    arguments = {"orderId": "ORD-001", "amount": 202.0, "requestId": "T-RACE"}
+    arguments = {"orderId": "ORD-001", "amount": 202.0, "total": 202.0, "requestId": "T-RACE"}
 
     with ThreadPoolExecutor(max_workers=8) as pool:
         results = list(pool.map(lambda _: call("order", "refund", arguments), range(12)))
@@ -567,7 +713,7 @@ def test_a_hanging_command_goes_on_once_its_release_file_exists(tmp_path):
         "SANDBOX_SUPPLIER_FAULTS": "order.refund=timeout",
         "SANDBOX_SUPPLIER_FAULT_RELEASE": str(release),
     }
-    arguments = json.dumps({"orderId": "ORD-001", "amount": 5.0, "requestId": "T-HANG"})
+    arguments = json.dumps({"orderId": "ORD-001", "amount": 5.0, "total": 5.0, "requestId": "T-HANG"})
     hung = subprocess.Popen(
         [sys.executable, "-m", "bookings.sandbox", "call", "order", "refund", "-a", arguments],
         cwd=ROOT,
@@ -1032,6 +1178,6 @@ def test_a_store_of_the_previous_version_gets_payment_deadlines_for_its_orders(s
     assert listed["FL261201000002"]["status"] == "PENDING_PAYMENT"
     assert (listed["FL261201000003"]["status"], listed["FL261201000003"]["cancelledBy"]) == ("CANCELLED", "customer")
     with sqlite3.connect(store) as conn:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 5
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 6
     assert pay("FL261201000002", "pay:1")[1]["status"] == "PAID"
     assert stats()["payments"] == {"total": 1, "byOrderNo": {"FL261201000002": 1}}
