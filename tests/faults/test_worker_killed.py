@@ -221,7 +221,7 @@ def test_a_supplier_child_in_a_session_of_its_own_dies_when_its_parent_is_killed
     hanging_supplier, supplier_sandbox, warm
 ):
     release = hanging_supplier("order.refund")
-    arguments = json.dumps({"orderId": "ORD-001", "amount": 202.0, "requestId": "T-ORPHAN"})
+    arguments = json.dumps({"orderId": "ORD-001", "amount": 202.0, "total": 202.0, "requestId": "T-ORPHAN"})
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "PLATFORM_WARM": "1" if warm else "0"}
     parent = subprocess.Popen([sys.executable, "-c", PARENT, arguments, "sbx_orphan-test-key"], cwd=ROOT, env=env)
     child = zygote = None
@@ -319,7 +319,7 @@ def test_a_worker_killed_mid_refund_is_taken_over_and_a_late_duplicate_refunds_n
     assert stats["refunds"] == {"total": 1, "byOrderId": {"ORD-001": 1}}
     assert stats["idempotency"]["replays"] == (1 if late == "after-the-takeover" else 0)
     assert late_answer["refundId"] == ticket.execution_result["refundId"]
-    assert late_answer["requestId"] == ticket.ticket_no
+    assert late_answer["requestId"] == "refund:ORD-001"  # the order's key: any ticket's repeat gets this refund
     assert ticket.execution_result["recovered"] is (late == "before-the-takeover")
     assert order.status == OrderStatus.REFUNDED
 
@@ -363,6 +363,64 @@ def test_a_warm_supplier_child_dies_with_its_killed_worker_and_the_takeover_refu
     ticket.refresh_from_db()
     assert ticket.status == TicketStatus.EXECUTED, ticket.execution_result
     assert supplier_sandbox.stats()["refunds"] == {"total": 1, "byOrderId": {"ORD-001": 1}}
+
+
+@pytest.mark.postgres
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_killed_mid_refund_keeps_the_orders_claim_so_another_ticket_is_refused_and_the_takeover_refunds_once(
+    demo_approver,  # noqa: F811
+    ticket_for,  # noqa: F811
+    supplier_sandbox,
+    hanging_supplier,
+    calls_in_their_own_process,
+    tmp_path,
+):
+    release = hanging_supplier("order.refund")
+    order = BizOrder.objects.get(order_id="ORD-004")  # delivered: a return and a refund may both be asked
+    holder, other = ticket_for(order, action="RETURN"), ticket_for(order, action="REFUND")
+    first = start_worker_group(f"doomed-{os.getpid()}", tmp_path / "doomed.log")
+    rescuers, late_call, child = [], None, None
+    try:
+        _wait_for_workers([first], 1)
+        ticket_decide(ticket_id=holder.pk, approver=demo_approver, approve=True, reason="ok")
+        child = wait_for(lambda: supplier_child(first.pid, "order", "refund"), "the holder's refund call to hang")
+        argv, env = snapshot(child)
+        kill_group(first)
+        wait_for(lambda: gone(child), "the refund call to die with its worker")
+        order.refresh_from_db()
+        assert (status_of(holder), order.refund_claim_id) == (TicketStatus.EXECUTING, holder.ticket_no)
+        late_call = LateCall(argv, env)  # the dead worker's call, still on its way to the supplier
+
+        supplier_sandbox.heal()
+        rescuers.append(start_worker_group(f"rescuer-{os.getpid()}", tmp_path / "rescuer.log"))
+        _wait_for_workers(rescuers, 1)
+        ticket_decide(ticket_id=other.pk, approver=demo_approver, approve=True, reason="ok")
+        wait_for(lambda: status_of(other) == TicketStatus.FAILED, "the other ticket to be refused")
+        assert supplier_sandbox.stats()["refunds"]["total"] == 0
+
+        lease_runs_out(holder)
+        resume_stalled_tickets.delay()
+        wait_for(lambda: status_of(holder) in (TicketStatus.EXECUTED, TicketStatus.FAILED), "the takeover to finish")
+        late_answer = late_call.land(release)
+    finally:
+        kill_group(first)
+        kill_stray(child)
+        if late_call is not None:
+            late_call.kill()
+        for worker in rescuers:
+            stop_worker(worker)
+
+    holder.refresh_from_db()
+    other.refresh_from_db()
+    order.refresh_from_db()
+    stats = supplier_sandbox.stats()
+    assert (holder.status, holder.attempts) == (TicketStatus.EXECUTED, 2), holder.execution_result
+    assert other.execution_result["reasons"] == [f"ORD-004 is being refunded by ticket {holder.ticket_no}"]
+    assert stats["refunds"] == {"total": 1, "byOrderId": {"ORD-004": 1}}
+    assert stats["idempotency"]["replays"] == 1  # the late call got the takeover's refund back
+    assert late_answer["refundId"] == holder.execution_result["refundId"]
+    assert (order.status, order.refunded_amount, order.refund_claim_id) == (OrderStatus.RETURNED, Decimal("258"), None)
 
 
 # --- a cancel: the worker killed, a retry, the old call landing late ---------------------------------------------
