@@ -279,7 +279,8 @@ def request_id_for(command: PlatformCommand, *, scope: str) -> str:
 def with_idempotency_key(command: PlatformCommand, *, scope: str | None = None) -> PlatformCommand:
     """The command as it is sent: an action that changes something always carries a requestId.
 
-    A caller that may repeat a call gives it a key of its own (refunds: the ticket number; cancels: the booking)
+    A caller that may repeat a call gives it a key of its own (refunds: the order, `refund:<order id>`; cancels: the
+    booking)
     or a `scope` to derive one from (see `request_id_for`). With neither, a fresh key still makes this one call's
     deliveries (the worker queue, a retried spawn) one supplier effect.
     """
