@@ -107,14 +107,13 @@ def booking_pay(*, user, booking_id: object) -> PayOutcome:
     """Pay one of the user's bookings on the supplier, then confirm our record. Idempotent; every way in uses it.
 
     Raises BookingError: INVALID_PARAM, BOOKING_NOT_FOUND, INVALID_TRANSITION (cancelled, or paid elsewhere… see
-    `data.status`), BOOKING_EXPIRED (not paid by its deadline: recorded as EXPIRED), PAYMENT_FAILED (the supplier
+    `data.status`), BOOKING_EXPIRED (past its payment deadline, by our clock or the supplier's: nothing is paid), PAYMENT_FAILED (the supplier
     did not take the payment or did not answer; the booking stays unpaid).
     """
     booking = booking_of_user(user=user, booking_id=booking_id)
     if booking.status == BookingStatus.CONFIRMED:
         return PayOutcome(booking, already_paid=True)
-    if booking.status != BookingStatus.PENDING_PAYMENT:
-        _payable(booking)
+    _payable(booking)  # closed, or past its deadline by our clock even while the supplier still says unpaid
     command = PlatformCommand("order", "pay", {"orderId": booking.external_order_no, "requestId": pay_key(booking)})
     try:
         answer = unwrap(platform_run(command, user=user))

@@ -114,14 +114,6 @@ def test_past_the_deadline_asking_to_pay_in_the_chat_shows_no_card_and_says_it_e
     assert on_supplier(booking) == "PENDING_PAYMENT"
 
 
-# The confirmed step pays past the deadline: `booking_pay` checks the deadline only of a booking that no longer
-# waits for payment, so a confirmation sent after it goes to the supplier, which pays an order it has not expired.
-PAYS_PAST_THE_DEADLINE = pytest.mark.xfail(
-    strict=True, reason="booking_pay does not check the local deadline of a PENDING_PAYMENT booking (reported)"
-)
-
-
-@PAYS_PAST_THE_DEADLINE
 def test_one_second_past_the_deadline_a_confirmed_payment_through_the_api_pays_nothing(booking, api, supplier_sandbox):
     before = state(booking)
 
@@ -133,7 +125,6 @@ def test_one_second_past_the_deadline_a_confirmed_payment_through_the_api_pays_n
     assert on_supplier(booking) == "PENDING_PAYMENT"
 
 
-@PAYS_PAST_THE_DEADLINE
 def test_a_pay_card_shown_before_the_deadline_and_confirmed_after_it_pays_nothing(booking, alice, supplier_sandbox):
     with time_machine.travel(booking.pay_deadline - dt.timedelta(minutes=1), tick=False):
         asked = chat_turn(user=alice, message=f"帮我支付 {booking.booking_id}", today=TODAY)
