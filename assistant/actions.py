@@ -109,10 +109,17 @@ def pending_action_awaiting(*, user, conversation_id) -> PendingAction | None:
 
 
 def _target(*, user, pending_id, conversation_id) -> PendingAction | None:
+    """The action an answer is about: by id, whoever's it is (the compare-and-set that decides it holds the owner
+    check, in one statement with the state check), or the user's own awaiting one in the conversation."""
     if pending_id is not None:
         pk = as_uuid(pending_id)
-        return PendingAction.objects.filter(pk=pk, user=user).first() if pk else None
+        return PendingAction.objects.filter(pk=pk).first() if pk else None
     return pending_action_awaiting(user=user, conversation_id=conversation_id)
+
+
+def _theirs(action: PendingAction, user) -> bool:
+    """Someone else's action, after a compare-and-set that (being theirs) changed nothing: answered as an unknown id."""
+    return action.user_id != user.pk
 
 
 # -- deciding ------------------------------------------------------------------------------------------------------
@@ -170,6 +177,8 @@ def pending_action_confirm(
         envelope = _execute(action, user=user, language=language, today=today, port=port)
         _record(action, envelope, how="carried out")
         return envelope
+    if _theirs(action, user):
+        return _not_open(None)
     if _take_over(action, user=user):  # the confirmation before this one died mid-way: settle it now
         envelope = _execute(action, user=user, language=language, today=today, port=port)
         _record(action, envelope, how="settled on the traveller's retry")
@@ -267,6 +276,8 @@ def pending_action_decline(*, user, pending_id=None, conversation_id=None) -> di
     declined = PendingAction.objects.filter(
         pk=action.pk, user=user, status=PendingActionStatus.PENDING, expires_at__gt=now
     ).update(status=PendingActionStatus.DECLINED, decided_at=now)
+    if _theirs(action, user):
+        return _not_open(None)
     action.refresh_from_db()
     if declined == 1:
         return ok(_about(action), "declined; nothing was done")
