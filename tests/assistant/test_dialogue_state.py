@@ -551,9 +551,11 @@ def test_the_search_tool_leaves_out_excluded_places_and_bounds_them(db, alice):
     kept = activity("骑楼老街", "海口", "海南", price=100)
     context = ToolContext(user=alice, conversation_id="c1", language="zh-hans", today=TODAY)
 
-    found = default_registry().call("search_activities", {"exclude_places": ["三亚\x00"], "sort": "CHEAPEST"}, context)
+    found = default_registry().call("search_activities", {"exclude_places": [" 三亚 "], "sort": "CHEAPEST"}, context)
     refused = default_registry().call("search_activities", {"exclude_places": ["x" * 51]}, context)
+    not_text = default_registry().call("search_activities", {"exclude_places": ["三亚\x00"]}, context)
 
     assert found["ok"] and found["data"]["activity_ids"] == [kept.pk]
     assert (found["data"]["query"]["exclude_places"], found["data"]["query"]["sort"]) == (["三亚"], "CHEAPEST")
     assert refused["ok"] is False and refused["code"] == "INVALID_PARAM"
+    assert not_text["ok"] is False and not_text["code"] == "INVALID_PARAM" and "NUL" in not_text["message"]
