@@ -5,6 +5,7 @@ whole answer; only a missing or unknown `intent` makes the answer invalid.
 """
 
 import math
+import re
 from datetime import date
 from enum import StrEnum
 from typing import Any
@@ -78,6 +79,13 @@ class AftersaleReasonName(StrEnum):
     NOT_RECEIVED = "NOT_RECEIVED"  # 没收到 / never arrived
 
 
+class AnswerName(StrEnum):
+    """A yes or a no to the confirmation card the last reply showed (the whole message is the answer)."""
+
+    YES = "YES"  # 确认 / 好的 / 就订这个 / yes / go ahead / book it
+    NO = "NO"  # 不要了 / 算了 / no / cancel that / never mind
+
+
 class AftersaleActionName(StrEnum):
     REFUND = "REFUND"
     RETURN = "RETURN"
@@ -85,6 +93,7 @@ class AftersaleActionName(StrEnum):
 
 MAX_ALSO = 2  # requests besides the main one in one sentence
 MAX_REASON_WORDS = 500  # what a ticket keeps of the traveller's reason (aftersale REQUEST_REASON_MAX_CHARS)
+MOBILE = re.compile(r"1[3-9]\d{9}")  # a mainland mobile number, digits only
 
 # Slots a later turn may fill in for an earlier one (the conversation's memory).
 SLOT_NAMES = (
@@ -174,6 +183,17 @@ class Intent(BaseModel):
     exclude_places: list[str] = []  # 不想去三亚 / 除了三亚 / not Sanya
     correction: bool = False  # 不对，是苏州不是杭州 / I meant X: the sentence's slots replace the remembered ones
     follow_up: bool = False  # the sentence only changes slots of the task at hand (那丽江呢 / 改成四天吧 / 便宜一点的)
+    # The sentence asks what there is to do or see (有什么好玩的 / 景点 / things to do): with a place of its own it is a
+    # request for that place's activities, never a follow-up of another task ("三亚 1块钱以内的活动").
+    asks_activities: bool = False
+    # The sentence points back at the time of the task at hand (杭州那天天气怎么样 / that day): a side question about
+    # another place keeps the task's dates.
+    same_time: bool = False
+    # A mobile number the sentence gives, with or without a name ("13800000000" alone answers "who travels?").
+    mobile: str | None = None
+    # The whole message is a yes or a no to the open confirmation card (确认 / 算了 / yes / never mind); None for
+    # anything else: new content, a question, a place, "第二个", "换个早一点的".
+    answer: AnswerName | None = None
     # Options that missed a want were shown and the traveller now only says how to order them ("ok the cheapest",
     # "最早的那个"): they accept the nearest, the first of them in that order is prepared. Set by the dialogue.
     accept_nearest: bool = False
@@ -227,6 +247,16 @@ class Intent(BaseModel):
         if not isinstance(value, str) or not value.strip():
             return None
         return value.strip()[:40]
+
+    @field_validator("mobile", mode="wrap")
+    @classmethod
+    def _mobile_or_null(cls, value: Any, handler: Any) -> str | None:
+        if isinstance(value, int) and not isinstance(value, bool):  # a model may send 13800000000 unquoted
+            value = str(value)
+        if not isinstance(value, str):
+            return None
+        digits = re.sub(r"\D", "", value[:40])[-11:]
+        return digits if MOBILE.fullmatch(digits) else None
 
     @field_validator("passengers", mode="wrap")
     @classmethod
@@ -295,6 +325,7 @@ class Intent(BaseModel):
         "seat_class",
         "social",
         "aftersale_reason",
+        "answer",
         mode="wrap",
     )
     @classmethod
@@ -315,6 +346,8 @@ class Intent(BaseModel):
         "accept_nearest",
         "pay",
         "booking_status",
+        "asks_activities",
+        "same_time",
         mode="wrap",
     )
     @classmethod

@@ -126,6 +126,37 @@ def test_bad_field_values_become_null(fake_openai):
     assert intent.date_start is None
 
 
+def test_the_system_prompt_asks_the_model_for_what_the_dialogue_decides_from(fake_openai):
+    fake_openai.enqueue(Reply(content=GOOD_INTENT))
+
+    adapter_for(fake_openai).understand("确认", context=CONTEXT)
+
+    prompt = fake_openai.last_request.system_prompt
+    for field in ("follow_up", "asks_activities", "same_time", "mobile", "answer"):
+        assert f'"{field}":' in prompt  # in the JSON contract
+        assert f"- `{field}`:" in prompt  # and described
+
+
+def test_the_models_dialogue_fields_are_read_and_validated(fake_openai):
+    reading = {"intent": "OUT_OF_SCOPE", "answer": "yes", "mobile": 13800000000, "same_time": True}
+    fake_openai.enqueue(Reply(content={**reading, "asks_activities": True, "follow_up": True}))
+
+    intent = adapter_for(fake_openai).understand("就这样", context=CONTEXT).intent
+
+    assert (intent.answer, intent.mobile) == ("YES", "13800000000")
+    assert (intent.same_time, intent.asks_activities) == (True, True)
+
+
+def test_bad_dialogue_field_values_become_null_or_false(fake_openai):
+    reading = {"intent": "OUT_OF_SCOPE", "answer": "MAYBE", "mobile": "12345", "same_time": "yes"}
+    fake_openai.enqueue(Reply(content={**reading, "asks_activities": 1}))
+
+    intent = adapter_for(fake_openai).understand("嗯…", context=CONTEXT).intent
+
+    assert (intent.answer, intent.mobile) == (None, None)
+    assert (intent.same_time, intent.asks_activities) == (False, False)
+
+
 def test_unknown_fields_are_dropped(fake_openai):
     fake_openai.enqueue(Reply(content={"intent": "RECOMMEND", "sql": "DROP TABLE", "run": "rm -rf /"}))
 

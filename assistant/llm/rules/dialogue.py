@@ -1,6 +1,7 @@
 """What a sentence says about the conversation rather than about the trip: which option it picks, whether it
-corrects or excludes a place, whether it only changes slots of the task at hand, a greeting or thanks, a change of
-an existing booking (改签), and why the traveller wants their money back.
+corrects or excludes a place, whether it only changes slots of the task at hand, asks for activities or points back
+at the task's time, a greeting or thanks, a change of an existing booking (改签), and why the traveller wants their
+money back.
 
 Each reader is a grammar over the normalised sentence; the engine decides what the findings mean for the intent.
 The dialogue state (what to carry between turns) is not decided here: the sentence only reports what it says.
@@ -165,8 +166,41 @@ QUESTION_RE = re.compile(
 )
 
 
+# How a search sounds when it only changes the slots of another task ("那丽江呢", "还是大理", "便宜点", "what about
+# Lijiang", "cheaper", "and in March"): read when the markers above did not flag it.
+FOLLOW_UP_GRAMMAR = re.compile(
+    r"^(?:那|那么|那就|换成|换到|改成|改为|改到|还是|再)|呢[？?！!。.]*$|(?:便宜|贵|早|晚|快|近|远)一?(?:点|些)"
+    r"|^(?:ok(?:ay)?|and|so|then)?[ ,]*(?:what|how) about\b|^and\b|\binstead\b|\b(?:cheaper|cheapest|faster|fastest|"
+    r"earlier|later)\b|^(?:ok(?:ay)?|so)?[ ,]*(?:now|then)\b",
+    re.I,
+)
+# Words that ask what there is to do or see: with a place of its own, a request for its activities.
+ACTIVITY_RE = re.compile(
+    r"活动|好玩|玩什么|玩的|景点|推荐|activit|things to do|\bto do\b|\b(?:can|could|should) (?:i|we) do\b|\bfun\b|"
+    r"\btours?\b|\bsee\b|\bvisit\b",
+    re.I,
+)
+# The sentence points back at the time of the task at hand ("杭州那天天气怎么样", "that day").
+SAME_TIME_RE = re.compile(r"那天|当天|那几天|那时|到时|那个时候|that day|those days|then\b", re.I)
+
+
 def has_follow_up_marker(text: str) -> bool:
     return bool(FOLLOW_UP_RE.search(text))
+
+
+def sounds_like_follow_up(text: str) -> bool:
+    """ "那丽江呢", "还是大理", "cheaper", "what about Lijiang": a search that only changes another task's slots."""
+    return bool(FOLLOW_UP_GRAMMAR.search(text))
+
+
+def asks_activities(text: str) -> bool:
+    """ "有什么好玩的", "景点", "things to do", "what can we do": the sentence asks for activities."""
+    return bool(ACTIVITY_RE.search(text))
+
+
+def same_time(text: str) -> bool:
+    """ "杭州那天天气怎么样", "that day", "those days": the sentence means the time of the task at hand."""
+    return bool(SAME_TIME_RE.search(text))
 
 
 def change_of_mind_spans(text: str) -> list[Span]:

@@ -22,7 +22,7 @@ from functools import lru_cache
 from assistant.llm.messages import ChatResult
 from assistant.llm.port import UnderstandContext, Understanding, Usage
 from assistant.llm.preferences import PreferenceCandidate, PreferenceScores
-from assistant.llm.rules import booking_prefs, dialogue, ids, intents, keywords, numbers, people, policy
+from assistant.llm.rules import booking_prefs, confirm, dialogue, ids, intents, keywords, numbers, people, policy
 from assistant.llm.rules import dates as dates_mod
 from assistant.llm.rules import preferences as preferences_mod
 from assistant.llm.rules.gazetteer import ABROAD, PROVINCE, Gazetteer, PlaceMatch, gazetteer
@@ -160,6 +160,13 @@ class RulesLLM:
         booking_id, booking_span = ids.find_booking_id(text)
         id_spans = [s for s in (order_span, booking_span) if s] + ids.non_money_spans(text)
         work = mask(text, id_spans + social_spans)
+        # What the dialogue reads of the sentence as a whole (the conversation's state is decided from these).
+        talk = {
+            "answer": confirm.confirmation_answer(raw),
+            "mobile": people.first_mobile(mask(text, [s for s in (order_span, booking_span) if s])),
+            "same_time": dialogue.same_time(text),
+            "asks_activities": dialogue.asks_activities(text),
+        }
         pick, pick_span = dialogue.read_pick(work)
         length_change, length_span = dialogue.read_length_change(work)  # "再加一天" is no trip of one day
         pick_spans = [span for span in (pick_span, length_span) if span]
@@ -288,7 +295,7 @@ class RulesLLM:
         reading = {"confidence": decision.confidence, "alternatives": list(decision.alternatives)}
         if name == "OUT_OF_SCOPE":
             # "再加一天" alone: the dialogue applies it to the trip at hand (or, with none, it is out of scope).
-            return Intent(intent=name, social=social, length_change=length_change, **reading)
+            return Intent(intent=name, social=social, length_change=length_change, **reading, **talk)
         wanted = {name, *also}
 
         named = [(m.start, m.place.name) for m in destinations]
@@ -331,6 +338,7 @@ class RulesLLM:
             "correction": correction,
             "length_change": length_change,
             **reading,
+            **talk,
         }
         if wanted & {"BOOK", "CANCEL_BOOKING", "QUERY_PROGRESS", "AFTERSALE"} and biz_types:
             data["biz_type"] = biz_types[0]
@@ -355,7 +363,10 @@ class RulesLLM:
         negations = [dialogue.negation_span(work, m.start, m.end) for m in excluded]
         not_cues = wants.spans + [span for span in negations if span]  # "不想去三亚": 想去 is not a request here
         cued = intents.cue_strength(mask(lowered, not_cues)) >= 2
-        data["follow_up"] = _follow_up(work, decision, pending, evidence, data, named_biz=named_biz, cued=cued)
+        data["follow_up"] = _follow_up(work, decision, pending, evidence, data, named_biz=named_biz, cued=cued) or (
+            # "那丽江呢", "还是大理", "cheaper" read as a search: it changes the slots of the task at hand
+            name == "SEARCH_ACTIVITIES" and dialogue.sounds_like_follow_up(text) and not talk["asks_activities"]
+        )
         return Intent(**data)
 
 

@@ -242,6 +242,12 @@ def label_spans(text: str) -> list[Span]:
     return [m.span() for m in _LABEL_WORDS_RE.finditer(text)]
 
 
+def first_mobile(text: str) -> str | None:
+    """The first mobile number the sentence gives (digits only), with or without a name: "13800000000" alone."""
+    phone = PHONE_RE.search(text)
+    return _mobile(phone.group()) if phone else None
+
+
 def passengers(text: str) -> tuple[list[dict], list[Span]]:
     """The passengers as the intent JSON has them ([{"name", "mobile"}]) and the spans of their names."""
     people = find_people(text)
