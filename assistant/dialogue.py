@@ -15,17 +15,19 @@ then does one of these, decided here and nowhere else (pure functions: no databa
 A correction replaces the place and excludes the wrong one; a negation excludes places: excluded places are taken
 out of the slots, given to the search as exclusions and remembered for the task.
 
-A refund or return request keeps the traveller's own words for why (`aftersale_words`, read by code: a request
+Everything is decided from the reading that served the turn (the `Intent`, whichever reader gave it: `follow_up`,
+`asks_activities`, `same_time`, `mobile`, `answer` …) and the memory: the sentence itself is only kept (the task's
+request, the reason's words), never read again here, so a model's reading is the one that decides.
+
+A refund or return request keeps the traveller's own words for why (`aftersale_words`, kept by code: a request
 that says why, or whatever answers the question why); another order drops them.
 """
 
 import datetime as dt
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from assistant.llm.rules.confirm import confirmation_answer
 from assistant.llm.schema import PREFERENCE_SLOTS, Intent, IntentName
 from assistant.llm.tool_calls import tool_call_for
 from assistant.memory import MAX_EXCLUDED, MAX_REQUEST_CHARS, PLACE_AND_TIME_SLOTS, PLACE_SLOTS, Memory
@@ -78,23 +80,6 @@ REASON_SLOTS = ("aftersale_reason", "aftersale_words")
 # Slots that name one option of a search: a new search (another product, other dates) drops them.
 OPTION_SLOTS = ("vendor", "avoid_vendor", "number", "seat_class", "star", "star_or_above", "pick")
 
-MOBILE = re.compile(r"(?<!\d)1[3-9]\d{9}(?!\d)")
-# The sentence points back at the task's time ("杭州那天天气怎么样", "that day").
-TIME_BACK_REFERENCE = re.compile(r"那天|当天|那几天|那时|到时|那个时候|that day|those days|then\b", re.I)
-# What a sentence that only changes the task's slots sounds like, when the understanding did not flag it.
-FOLLOW_UP_GRAMMAR = re.compile(
-    r"^(?:那|那么|那就|换成|换到|改成|改为|改到|还是|再)|呢[？?！!。.]*$|(?:便宜|贵|早|晚|快|近|远)一?(?:点|些)"
-    r"|^(?:ok(?:ay)?|and|so|then)?[ ,]*(?:what|how) about\b|^and\b|\binstead\b|\b(?:cheaper|cheapest|faster|fastest|"
-    r"earlier|later)\b|^(?:ok(?:ay)?|so)?[ ,]*(?:now|then)\b",
-    re.I,
-)
-# Words that make a sentence a request for activities of its own (not a follow-up of another task).
-ACTIVITY_WORDS = re.compile(
-    r"活动|好玩|玩什么|玩的|景点|推荐|activit|things to do|\bto do\b|\b(?:can|could|should) (?:i|we) do\b|\bfun\b|"
-    r"\btours?\b|\bsee\b|\bvisit\b",
-    re.I,
-)
-
 
 @dataclass(frozen=True)
 class Step:
@@ -123,17 +108,17 @@ def next_state(memory: Memory, understood: Intent, text: str) -> Step:
     name = understood.intent
     if understood.pay or understood.booking_status:
         return _about_bookings(memory, understood, new, text)
-    if memory.suspended and _resumes(memory, understood, new, text):
+    if memory.suspended and _resumes(memory, understood, new):
         memory = _restored(memory)
     if name == OUT_OF_SCOPE and not (new or understood.exclude_places or understood.follow_up):
-        answer = memory.awaiting and MOBILE.search(text)  # "13800000000" alone answers the booking question
+        answer = memory.awaiting and understood.mobile  # "13800000000" alone answers the booking question
         if not answer:
             return Step(understood, memory, keep=True)  # a greeting, thanks, a refusal: the task stays
     if understood.pick and memory.offered and name in (OUT_OF_SCOPE, BOOK, SEARCH):
         return _continued(memory, BOOK, understood, new, text)
-    if memory.task and memory.awaiting and _answers(memory, understood, new, text):
+    if memory.task and memory.awaiting and _answers(memory, understood, new):
         return _continued(memory, memory.task, understood, new, text)
-    if memory.task and _follows_up(memory, understood, new, text):
+    if memory.task and _follows_up(memory, understood, new):
         return _continued(memory, _followed_task(memory.task, new), understood, new, text)
     if memory.task and name in SIDE_QUESTIONS and name != memory.task and task_waits(memory):
         return _side_question(memory, understood, new, text)
@@ -161,14 +146,14 @@ def _lengthened(memory: Memory, understood: Intent) -> Intent:
 
 
 def _with_reason_words(memory: Memory, understood: Intent, text: str) -> Intent:
-    """The sentence with the traveller's own words for why they ask for a refund or a return, read by code from it
+    """The sentence with the traveller's own words for why they ask for a refund or a return, kept by code from it
     (`assistant.reason_words`): a request that says why, or an answer to the question why (not a greeting, not a
-    bare yes or no). Whatever a model put there is not kept: the approver reads the traveller's words."""
+    reading's bare yes or no). Whatever a model put there is not kept: the approver reads the traveller's words."""
     asked = memory.task == AFTERSALE and memory.awaiting == ASKED_WHY
     answer = asked and understood.intent == OUT_OF_SCOPE and not understood.social
     recognised = understood.aftersale_reason is not None
     words = None
-    if (understood.intent == AFTERSALE or answer) and (recognised or not (asked and confirmation_answer(text))):
+    if (understood.intent == AFTERSALE or answer) and (recognised or not (asked and understood.answer)):
         words = reason_words(text, asked=asked, recognised=recognised)
     if words == understood.aftersale_words:
         return understood
@@ -222,7 +207,7 @@ def own_slots(intent: Intent) -> dict[str, Any]:
 # --- which rule applies -------------------------------------------------------------------------------------------
 
 
-def _resumes(memory: Memory, understood: Intent, new: dict, text: str) -> bool:
+def _resumes(memory: Memory, understood: Intent, new: dict) -> bool:
     """Whether the sentence answers or continues the task a side question put aside."""
     task = memory.suspended or {}
     name = understood.intent
@@ -230,7 +215,7 @@ def _resumes(memory: Memory, understood: Intent, new: dict, text: str) -> bool:
         return True
     if understood.pick and task.get("offered"):
         return True
-    if task.get("awaiting") and name in (OUT_OF_SCOPE, SEARCH) and (understood.passengers or MOBILE.search(text)):
+    if task.get("awaiting") and name in (OUT_OF_SCOPE, SEARCH) and (understood.passengers or understood.mobile):
         return True
     preferences = set(new) - {"pick"}
     current = TASK_TAKES.get(memory.task or "", frozenset())
@@ -238,18 +223,18 @@ def _resumes(memory: Memory, understood: Intent, new: dict, text: str) -> bool:
     return bool(preferences) and preferences <= aside and not preferences & current and name in (OUT_OF_SCOPE, SEARCH)
 
 
-def _answers(memory: Memory, understood: Intent, new: dict, text: str) -> bool:
+def _answers(memory: Memory, understood: Intent, new: dict) -> bool:
     """Whether the sentence answers the question the last reply asked (the contact for a booking, a missing
     place or date): the same task, or a sentence whose only content is slots."""
     name = understood.intent
     if name == memory.task:
         return True
     if name == OUT_OF_SCOPE:
-        return bool(new) or bool(MOBILE.search(text))
-    return memory.task == BOOK and bool(understood.passengers or MOBILE.search(text)) and name == SEARCH
+        return bool(new) or bool(understood.mobile)
+    return memory.task == BOOK and bool(understood.passengers or understood.mobile) and name == SEARCH
 
 
-def _follows_up(memory: Memory, understood: Intent, new: dict, text: str) -> bool:
+def _follows_up(memory: Memory, understood: Intent, new: dict) -> bool:
     """Whether the sentence only changes slots of the task at hand."""
     name = understood.intent
     takes = TASK_TAKES.get(memory.task or "", frozenset())
@@ -258,7 +243,7 @@ def _follows_up(memory: Memory, understood: Intent, new: dict, text: str) -> boo
     if understood.correction:
         return fits or name == OUT_OF_SCOPE
     new_place = _names_a_place(new) and not set(_places(new)) <= set(_places(memory.slots))
-    if new_place and ACTIVITY_WORDS.search(text):
+    if new_place and understood.asks_activities:
         return False  # "三亚 1块钱以内的活动": a request of its own for another place, not "那丽江呢"
     if understood.follow_up:
         return fits or name == OUT_OF_SCOPE
@@ -273,9 +258,8 @@ def _follows_up(memory: Memory, understood: Intent, new: dict, text: str) -> boo
         # flights): they change the task, whatever words come with them.
         if given and given <= takes and not _names_a_place(new):
             return True
-        # The engine's guess from slots alone ("那丽江呢", "改成四天吧", "要便宜一点的", "not Sanya").
-        grammar = bool(FOLLOW_UP_GRAMMAR.search(text)) or _only_exclusions(understood, new)
-        return fits and grammar and not ACTIVITY_WORDS.search(text)
+        # "不想去三亚" while another task waits: the search goes on without the place, for that task.
+        return fits and _only_exclusions(understood, new) and not understood.asks_activities
     return False
 
 
@@ -310,7 +294,7 @@ def _side_question(memory: Memory, understood: Intent, new: dict, text: str) -> 
     aside = _aside(memory)
     carried = {k: v for k, v in memory.slots.items() if k in PLACE_AND_TIME_SLOTS}
     if _names_a_place(new):
-        carried = {k: v for k, v in carried.items() if k in DATES} if TIME_BACK_REFERENCE.search(text) else {}
+        carried = {k: v for k, v in carried.items() if k in DATES} if understood.same_time else {}
     slots = _merged(carried, new)
     excluded = _exclusions([], understood, before={}, new=new)
     state = Memory(task=understood.intent, request=text, suspended=aside, excluded=excluded)

@@ -1,15 +1,19 @@
-"""What the dialogue needs to know of a sentence is a field of the reading.
+"""The conversation's state comes from the reading that served the turn.
 
-Does it only follow up, ask for activities of its own, point back at the task's time, give a mobile, say yes or no
-to the card: the rules engine fills these fields in, as a model does."""
+What the dialogue needs to know of a sentence (does it only follow up, ask for activities of its own, point back at
+the task's time, give a mobile, say yes or no to the card) is a field of the reading: the rules engine fills it in
+(first half), and `assistant.dialogue.next_state` decides from it alone (second half: readings built by hand, as a
+model would return them, for sentences whose words say otherwise)."""
 
 import datetime as dt
 
 import pytest
 
+from assistant.dialogue import next_state, remembered
 from assistant.llm.port import UnderstandContext
 from assistant.llm.rules import RulesLLM
 from assistant.llm.schema import Intent
+from assistant.memory import Memory
 
 TODAY = dt.date(2026, 12, 1)
 
@@ -105,3 +109,121 @@ def test_the_rules_engine_reads_a_mobile_with_or_without_a_name(llm, text, mobil
 )
 def test_the_rules_engine_reads_a_yes_or_a_no_to_the_card(llm, text, answer):
     assert read(llm, text).answer == answer
+
+
+# --- the dialogue decides from the reading, not from the words ------------------------------------------------------
+
+
+def said(memory: Memory, text: str, **understood):
+    return next_state(memory, Intent(**understood), text)
+
+
+def weather_in_dali() -> Memory:
+    step = said(Memory(), "大理天气怎么样", intent="QUERY_WEATHER", destination_keywords=["大理"], city="大理")
+    return remembered(step, awaiting=None, offered=[])
+
+
+def booking_waiting_for_the_contact() -> Memory:
+    return Memory(
+        task="BOOK",
+        slots={"biz_type": "HOTEL", "destination_keywords": ["杭州"], "city": "杭州", "date_start": "2026-12-10"}
+        | {"date_end": "2026-12-12"},
+        awaiting="booking",
+        request="帮我订杭州的酒店，12月10日入住，12日退房",
+        offered=["HOTEL|HZ001|2026-12-10|2026-12-12|杭州|"],
+    )
+
+
+def test_a_reading_that_is_no_follow_up_starts_a_new_search_however_the_sentence_sounds():
+    step = said(weather_in_dali(), "那丽江呢", intent="SEARCH_ACTIVITIES", city="丽江", destination_keywords=["丽江"])
+
+    assert (step.intent.intent, step.intent.city) == ("SEARCH_ACTIVITIES", "丽江")
+    assert step.memory.task == "SEARCH_ACTIVITIES"
+
+
+def test_a_follow_up_reading_continues_the_task_though_a_word_of_the_sentence_is_about_sightseeing():
+    step = said(
+        weather_in_dali(),
+        "what about Lijiang? I want to see if it rains",
+        intent="SEARCH_ACTIVITIES",
+        city="丽江",
+        destination_keywords=["丽江"],
+        follow_up=True,
+    )
+
+    assert (step.intent.intent, step.intent.city) == ("QUERY_WEATHER", "丽江")
+
+
+def test_a_reading_that_asks_for_activities_of_a_new_place_is_a_request_of_its_own_in_any_words():
+    step = said(
+        weather_in_dali(),
+        "丽江呢，有啥可逛的",
+        intent="SEARCH_ACTIVITIES",
+        city="丽江",
+        destination_keywords=["丽江"],
+        follow_up=True,
+        asks_activities=True,
+    )
+
+    assert (step.intent.intent, step.intent.city) == ("SEARCH_ACTIVITIES", "丽江")
+
+
+def test_a_side_question_keeps_the_tasks_day_when_the_reading_says_it_means_that_time():
+    step = said(
+        booking_waiting_for_the_contact(),
+        "杭州那会儿天气怎么样",
+        intent="QUERY_WEATHER",
+        city="杭州",
+        same_time=True,
+    )
+
+    assert (step.intent.intent, step.intent.date_start) == ("QUERY_WEATHER", dt.date(2026, 12, 10))
+    assert step.memory.suspended["task"] == "BOOK"
+
+
+def test_a_side_question_about_another_place_drops_the_tasks_day_when_the_reading_does_not_point_back():
+    step = said(
+        booking_waiting_for_the_contact(), "then what's the weather in Suzhou?", intent="QUERY_WEATHER", city="苏州"
+    )
+
+    assert (step.intent.intent, step.intent.city, step.intent.date_start) == ("QUERY_WEATHER", "苏州", None)
+
+
+def test_a_mobile_the_reading_found_answers_the_bookings_question_whatever_its_digits_looked_like():
+    step = said(
+        booking_waiting_for_the_contact(), "电话一三八零零零零零零零零", intent="OUT_OF_SCOPE", mobile="13800000000"
+    )
+
+    assert step.keep is False
+    assert (step.intent.intent, step.intent.city) == ("BOOK", "杭州")
+    assert step.request_text.endswith("电话一三八零零零零零零零零")
+
+
+def test_digits_the_reading_did_not_take_for_a_mobile_leave_the_booking_as_it_was():
+    waiting = booking_waiting_for_the_contact()
+
+    step = said(waiting, "13800000000", intent="OUT_OF_SCOPE")
+
+    assert step.keep is True
+    assert step.memory == waiting
+
+
+def refund_asking_why() -> Memory:
+    return Memory(
+        task="AFTERSALE",
+        slots={"order_id": "ORD-001", "aftersale_action": "REFUND"},
+        awaiting="reason",
+        request="ORD-001 我要退款",
+    )
+
+
+def test_a_yes_in_the_reading_is_no_reason_for_a_refund_though_no_word_list_knows_it():
+    step = said(refund_asking_why(), "sounds about right to me", intent="OUT_OF_SCOPE", answer="YES")
+
+    assert step.intent.aftersale_words is None
+
+
+def test_words_the_reading_does_not_take_for_a_yes_are_the_travellers_reason():
+    step = said(refund_asking_why(), "确认", intent="OUT_OF_SCOPE")
+
+    assert step.intent.aftersale_words == "确认"

@@ -36,15 +36,14 @@ def weather_in_dali() -> Memory:
 # --- follow-ups continue the task -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("flagged", [True, False], ids=["flagged-follow-up", "guessed-from-slots"])
-def test_a_place_alone_after_a_weather_answer_is_the_weather_of_that_place(flagged):
+def test_a_place_alone_after_a_weather_answer_is_the_weather_of_that_place():
     step = said(
         weather_in_dali(),
         "那丽江呢",
         intent="SEARCH_ACTIVITIES",
         destination_keywords=["丽江"],
         city="丽江",
-        follow_up=flagged,
+        follow_up=True,
     )
 
     assert step.intent.intent == "QUERY_WEATHER"
@@ -71,7 +70,7 @@ def test_a_new_length_after_a_plan_replans_the_same_place_for_that_many_days():
     [
         ("要便宜一点的", {"intent": "SEARCH_ACTIVITIES", "sort": "CHEAPEST"}),
         ("ok now the cheapest one", {"intent": "OUT_OF_SCOPE", "sort": "CHEAPEST", "follow_up": True}),
-        ("要便宜一点的", {"intent": "SEARCH_ACTIVITIES"}),  # the engine read nothing: the grammar still continues
+        ("cheaper please", {"intent": "SEARCH_ACTIVITIES", "follow_up": True}),  # no slot read: the flag continues
     ],
 )
 def test_cheaper_after_a_comparison_compares_the_same_trip_again_cheapest_first(text, understood):
@@ -231,6 +230,7 @@ def test_a_side_question_is_answered_with_the_task_s_day_and_the_task_waits_asid
         intent="QUERY_WEATHER",
         destination_keywords=["杭州"],
         city="杭州",
+        same_time=True,
     )
 
     assert (step.intent.intent, step.intent.city, step.intent.date_start) == (
@@ -244,7 +244,7 @@ def test_a_side_question_is_answered_with_the_task_s_day_and_the_task_waits_asid
 @pytest.mark.parametrize(
     ("text", "understood"),
     [
-        ("张三 13800000000", {"intent": "OUT_OF_SCOPE"}),
+        ("13800000000", {"intent": "OUT_OF_SCOPE", "mobile": "13800000000"}),
         ("张三 13800000000", {"intent": "OUT_OF_SCOPE", "passengers": [{"name": "张三", "mobile": "13800000000"}]}),
         ("就订第一个", {"intent": "BOOK", "pick": 1}),
     ],
@@ -265,7 +265,7 @@ def test_after_the_side_question_the_answer_resumes_the_task_with_all_its_slots(
 def test_a_follow_up_of_the_side_question_is_still_on_the_side():
     aside = after(said(booking_waiting_for_the_contact(), "杭州那天天气怎么样", intent="QUERY_WEATHER", city="杭州"))
 
-    step = said(aside, "那北京呢", intent="SEARCH_ACTIVITIES", city="北京")
+    step = said(aside, "那北京呢", intent="SEARCH_ACTIVITIES", city="北京", follow_up=True)
 
     assert (step.intent.intent, step.intent.city) == ("QUERY_WEATHER", "北京")
     assert step.memory.suspended["task"] == "BOOK"
