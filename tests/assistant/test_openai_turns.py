@@ -237,3 +237,32 @@ def test_a_model_reply_text_that_is_not_text_is_answered_and_the_turn_recorded(
     turn = Turn.objects.get()
     assert list(turn.llm_calls.values_list("purpose", "outcome")) == [("agent", "OK")]
     assert turn.reply == response.json()["reply"]
+
+
+@pytest.mark.parametrize(
+    ("follow_up", "kinds"),
+    [(False, {"activity"}), (True, {"weather"})],
+    ids=["a-new-search", "the-weather-there"],
+)
+def test_the_models_reading_decides_whether_a_sentence_follows_up(
+    alice, settings, openai_settings, fake_openai, follow_up, kinds
+):
+    # "那丽江呢" after the weather of Dali: the offline engine would read a follow-up; the model's reading decides.
+    settings.ASSISTANT_AGENT_ENABLED = False
+    ActivityFactory(
+        title="丽江古城漫游",
+        city="丽江",
+        province="云南",
+        price=Decimal("99"),
+        start_date=TODAY,
+        end_date=TODAY + dt.timedelta(days=20),
+    )
+    fake_openai.enqueue(Reply(content={"intent": "QUERY_WEATHER", "destination_keywords": ["大理"], "city": "大理"}))
+    lijiang = {"intent": "SEARCH_ACTIVITIES", "destination_keywords": ["丽江"], "city": "丽江", "follow_up": follow_up}
+    fake_openai.enqueue(Reply(content=lijiang))
+    first = chat_turn(user=alice, message="大理天气怎么样", today=TODAY)
+
+    result = chat_turn(user=alice, message="那丽江呢", conversation_id=first.conversation_id, today=TODAY)
+
+    assert {card["type"] for card in result.cards} == kinds
+    assert all(card.get("city", card.get("place")) == "丽江" for card in result.cards), result.cards
