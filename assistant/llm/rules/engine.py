@@ -3,8 +3,11 @@
 One sentence goes through: normalise → social words, ids and codes, a pick, passengers (`people`) → places and what
 a booking should be (`booking_prefs`: time of day, order, direct, seat, star, vendor, number) → dates and nights →
 trip length → budget → unknown place phrases (`keywords`) → exclusions and corrections (`dialogue`) → business type →
-intent, rebooking, the after-sale reason and whether the sentence only follows up on the task at hand. Every parser works on the same normalised text; spans already understood are masked for the next one, so
-"12月20号" is never a budget and "7天" is never a price. Nothing here raises: the worst answer is OUT_OF_SCOPE.
+intent, rebooking, the after-sale reason and whether the sentence only follows up on the task at hand. What the
+dialogue reads of the sentence as a whole (a yes or a no to the card, a mobile, a request for activities, the task's
+time pointed back at) is read beside them, for every intent. Every parser works on the same normalised text; spans
+already understood are masked for the next one, so "12月20号" is never a budget and "7天" is never a price. Nothing
+here raises: the worst answer is OUT_OF_SCOPE.
 
 A sentence that joins two requests ("帮我规划三天丽江行程，顺便查天气") gets the first as its intent and the others
 in `also`, sharing the sentence's slots (`intents.split_requests`). Places come from `places.json` and from the
