@@ -227,3 +227,16 @@ def test_words_the_reading_does_not_take_for_a_yes_are_the_travellers_reason():
     step = said(refund_asking_why(), "确认", intent="OUT_OF_SCOPE")
 
     assert step.intent.aftersale_words == "确认"
+
+
+@pytest.mark.parametrize("text", ["那上海呢", "上海呢", "what about Shanghai?", "and Shanghai?"])
+def test_another_place_said_as_a_follow_up_keeps_the_searchs_budget_in_every_wording(llm, text):
+    search = remembered(
+        said(Memory(), "北京300以内的活动", intent="SEARCH_ACTIVITIES", city="北京", max_price=300),
+        awaiting=None,
+        offered=[],
+    )
+
+    step = next_state(search, read(llm, text), text)
+
+    assert (step.intent.intent, step.intent.city, step.intent.max_price) == ("SEARCH_ACTIVITIES", "上海", 300)
