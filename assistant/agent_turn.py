@@ -20,7 +20,7 @@ from assistant.agent import default_registry, run_agent
 from assistant.dispatcher import dispatch
 from assistant.handlers.base import tool_context
 from assistant.llm.port import ChatState
-from assistant.llm.schema import IntentName
+from assistant.llm.schema import Intent, IntentName
 from assistant.presenters import present_run
 from assistant.selectors import conversation_history
 from assistant.turn import Reply, TurnContext
@@ -68,10 +68,13 @@ def agent_messages(context: TurnContext) -> list[dict]:
     ]
 
 
-def agent_turn(context: TurnContext) -> Reply:
-    """Run the agent over every registered tool for one message, then tell the user what the tools did. When the
-    model fails before anything changed, channel 1 answers the turn from the offline reading (`context.intent`):
-    the traveller gets the answer the code can give, not "nothing was done"."""
+def agent_turn(context: TurnContext, *, reading: Intent | None) -> Reply | None:
+    """Run the agent over every registered tool for one message, then tell the user what the tools did.
+
+    `reading`: the dialogue's reading of the turn when the offline `rules` adapter stands in for the model (it gets
+    it out of band, with the options on screen); None when a model reads the sentence itself. None is returned when
+    the model failed before anything changed: the caller answers the turn from the offline reading (channel 1),
+    audited as the fallback, so the traveller gets the answer the code can give, not "nothing was done"."""
     context = replace(context, started=context.started or timezone.now())
     result = run_agent(
         port=context.port,
@@ -79,15 +82,16 @@ def agent_turn(context: TurnContext) -> Reply:
         context=tool_context(context),
         messages=agent_messages(context),
         max_iterations=settings.ASSISTANT_AGENT_MAX_ITERATIONS,
-        state=ChatState(intent=context.intent, offered=tuple(context.offered)),
+        state=ChatState(intent=reading, offered=tuple(context.offered)),
     )
     if result.error is not None and result.writes == 0 and not result.pending:
         logger.warning("the agent's model failed (%s): channel 1 answers this turn", result.error.kind)
-        return replace(dispatch(context), fallback=True)
-    if not result.steps and context.intent.intent != IntentName.OUT_OF_SCOPE:
-        # No tool was called for a travel request (a slot is missing, or the model only talked): channel 1 answers
-        # from the offline reading, so the traveller gets the same question or answer in both channels.
+        return None
+    if not result.steps and reading is not None and reading.intent != IntentName.OUT_OF_SCOPE:
+        # The rules adapter called no tool for a travel request (a slot is missing): channel 1 answers from the
+        # same reading, so the traveller gets the same question in both channels.
         return dispatch(context)
+    # A model that called no tool gets the templated "nothing was done" (present_run): never its own words.
     reply = present_run(result, context)
     return replace(reply, offered=_kept_choice(result, reply.offered))
 
