@@ -93,7 +93,7 @@ def agent_turn(context: TurnContext, *, reading: Intent | None) -> Reply | None:
         return dispatch(context)
     # A model that called no tool gets the templated "nothing was done" (present_run): never its own words.
     reply = present_run(result, context)
-    return replace(reply, offered=_kept_choice(result, reply.offered))
+    return replace(reply, offered=_kept_choice(result, reply.offered), channel=2)
 
 
 def _kept_choice(result, offered: list[str]) -> list[str]:

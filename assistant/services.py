@@ -482,5 +482,6 @@ def _record(conversation, user, language, text, intent, reply, port, started, ca
             "provider": turn.provider,
             "model": turn.model,
             "latency_ms": latency_ms,
+            "channel": reply.channel,
         },
     )

@@ -56,6 +56,7 @@ def test_a_model_that_answers_serves_the_turn_and_nothing_reads_the_sentence_off
     answer = Chat(alice).say("大理这周末天气怎么样")
 
     assert [card["type"] for card in answer["cards"]] == ["weather"]
+    assert answer["meta"]["channel"] == 2
     assert offline_readings == []
     assert not LLMCall.objects.filter(provider="rules").exists()
     assert not LLMCall.objects.filter(fallback=True).exists()
@@ -70,6 +71,7 @@ def test_a_model_that_fails_is_replaced_by_one_offline_reading_audited_as_the_fa
     answer = Chat(alice).say("大理这周末天气怎么样")
 
     assert [card["type"] for card in answer["cards"]] == ["weather"]
+    assert answer["meta"]["channel"] == 1  # channel 1 answered, from the offline reading
     assert offline_readings == ["大理这周末天气怎么样"]
     assert LLMCall.objects.get(provider="rules").fallback is True
     assert Turn.objects.get().fallback is True
@@ -116,3 +118,17 @@ def test_the_second_option_a_model_picks_from_the_options_on_screen_is_prepared_
 
     [booking] = BookingRecord.objects.filter(user=alice)
     assert str(booking.details[NUMBER_KEY[biz_type]]).upper() == str(shown[1]["number"]).upper()
+
+
+# -- the iteration cap ------------------------------------------------------------------------------------------------
+
+
+def test_a_read_repeated_until_the_cap_is_shown_once_per_distinct_read(alice, model, settings):
+    settings.ASSISTANT_AGENT_MAX_ITERATIONS = 6
+    reads = iter([call("weather_report", place="大理"), call("weather_report", place="丽江")] * 3)
+    model.set_default(lambda request: next(reads))
+
+    answer = Chat(alice).say("大理和丽江天气怎么样")
+
+    assert len(model.requests) == 6  # the model asked again until the cap
+    assert [(card["type"], card["place"]) for card in answer["cards"]] == [("weather", "大理"), ("weather", "丽江")]
