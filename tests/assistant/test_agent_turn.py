@@ -5,7 +5,7 @@ fails or calls nothing."""
 import pytest
 from django.core.management import call_command
 
-from assistant.models import LLMCall, Turn
+from assistant.models import AgentStep, LLMCall, Turn
 from assistant.services import chat_turn
 from tests.assistant.conftest import TODAY
 from tests.support import fixtures
@@ -94,3 +94,16 @@ def test_a_model_that_calls_no_tool_gets_the_templated_reply_and_its_words_are_n
     assert turn.fallback is False and turn.understanding == {}
     assert (turn.prompt_tokens, turn.completion_tokens) == (40, 9)
     assert LLMCall.objects.get().turn == turn
+
+
+def test_the_rules_adapter_asks_through_the_ask_tool_the_question_channel_one_asks(alice, channel_two):
+    channel_two.ASSISTANT_AGENT_ENABLED = False
+    asked = chat_turn(user=alice, message="帮我预订一下北京到上海", today=TODAY)
+    channel_two.ASSISTANT_AGENT_ENABLED = True
+
+    result = chat_turn(user=alice, message="帮我预订一下北京到上海", today=TODAY)
+
+    assert result.reply == asked.reply and result.outcome == asked.outcome == "CLARIFY"
+    assert result.meta["channel"] == 2
+    step = AgentStep.objects.get(turn_id=result.meta["turn_id"])
+    assert (step.tool, step.ok) == ("ask_traveller", True)

@@ -132,3 +132,52 @@ def test_a_read_repeated_until_the_cap_is_shown_once_per_distinct_read(alice, mo
 
     assert len(model.requests) == 6  # the model asked again until the cap
     assert [(card["type"], card["place"]) for card in answer["cards"]] == [("weather", "大理"), ("weather", "丽江")]
+
+
+# -- the model asks through a tool ------------------------------------------------------------------------------------
+
+
+def channel_one_asks(alice, settings, message: str) -> str:
+    """What channel 1 asks for the same need (the rules reading, the handlers)."""
+    settings.ASSISTANT_AGENT_ENABLED, provider = False, settings.ASSISTANT_LLM_PROVIDER
+    settings.ASSISTANT_LLM_PROVIDER = "rules"
+    try:
+        return Chat(alice).say(message)["reply"]
+    finally:
+        settings.ASSISTANT_AGENT_ENABLED, settings.ASSISTANT_LLM_PROVIDER = True, provider
+
+
+def test_a_models_question_reaches_the_traveller_as_the_templated_question_channel_one_asks(alice, model, settings):
+    asked = channel_one_asks(alice, settings, "帮我订北京到上海的高铁")
+    model.enqueue(
+        call("ask_traveller", missing=["date"], biz_type="TRAIN"), Reply(content="请问哪天出发？我猜是明天吧")
+    )
+
+    answer = Chat(alice).say("帮我订北京到上海的高铁")
+
+    assert answer["reply"] == asked and answer["outcome"] == "CLARIFY"
+    assert "我猜" not in answer["reply"] and answer["cards"] == []
+    assert answer["meta"]["channel"] == 2
+    assert not BookingRecord.objects.exists()
+
+
+def test_a_model_asking_which_option_puts_those_choices_on_screen_as_the_numbers_to_pick(
+    alice, model, supplier_sandbox
+):
+    chat = Chat(alice)
+    model.enqueue(call("find_booking_options", **SEARCHES["TRAIN"]), Reply(content="here they are"))
+    shown = [c for c in chat.say("有哪些可以选？")["cards"] if c["type"] == "option"]
+    assert len(shown) >= 2
+    not_shown = "TRAIN|G9999|2026-12-19|北京|上海|二等座"
+    model.enqueue(call("ask_traveller", choices=[shown[1]["ref"], not_shown, shown[0]["ref"]]), Reply(content="?"))
+
+    asked = chat.say("哪个好")
+
+    assert asked["outcome"] == "CLARIFY" and "哪一个" in asked["reply"] and "?" not in asked["reply"]
+    assert [chip["message"] for chip in asked["suggestions"]] == ["选第1个", "选第2个"]
+
+    model.set_default(second_on_screen)
+    card = next(c for c in chat.say("第二个，张三 13800000000")["cards"] if c["type"] == "confirmation")
+
+    assert shown[0]["number"] in card["title"] + str(card["rows"])
+    assert shown[1]["number"] not in card["title"] + str(card["rows"])

@@ -34,7 +34,8 @@ same cards; dates as YYYY-MM-DD, empty values left out):
   as the dialogue kept them; like a booking it only prepares the request: the confirmation card (without a reason
   the tool refuses, and the traveller is asked why). QUERY_PROGRESS → `query_progress(order_id)`, or with
   `booking_status` `check_my_bookings(biz_type, booking_id)`.
-- OUT_OF_SCOPE, or a fact the flow cannot work without (a place, a route, an order id) → the end, no call.
+- OUT_OF_SCOPE, or a fact the flow cannot work without (a place, a route, an order id) → the end, no call; a
+  booking that does not say what to book asks through `ask_traveller` (what channel 1's booking question names).
 
 A message that only answers the booking asked for earlier in the conversation ("张三 13800000000", "第二个",
 "要早上的") continues it: its slots go over those of the earlier request (the user messages of the history).
@@ -73,6 +74,7 @@ REBOOK_TOOL = "rebook_booking"
 CANCEL_TOOL = "cancel_booking"
 LIST_BOOKINGS_TOOL = "list_my_bookings"
 PAY_TOOL = "pay_booking"
+ASK_TOOL = "ask_traveller"
 WAITING_FOR_PAYMENT = "PENDING_PAYMENT"
 # The code of a write's envelope that only became a pending action (core.envelope.Code.CONFIRMATION_REQUIRED).
 CONFIRMATION_REQUIRED = "CONFIRMATION_REQUIRED"
@@ -455,8 +457,9 @@ def _book(turn: Turn) -> Decision:
         return _rebook(turn)
     if intent.pay:
         return _pay(turn)
-    if intent.biz_type is None:
-        return End("Missing: what to book (flight, hotel or train).")
+    if intent.biz_type is None:  # asked as channel 1 asks it: the `booking_need` question, for all that is missing
+        missing = booking_search(intent, today=turn.today).missing or (NEEDS_BIZ_TYPE,)
+        return _ask(turn, "Missing: what to book (flight, hotel or train).", missing=list(missing))
     for name in (OPTIONS_TOOL, BOOK_TOOL):
         if name not in turn.offered:
             return _not_offered(name)
@@ -484,6 +487,14 @@ def _book(turn: Turn) -> Decision:
         return End(f"Nothing was prepared: {why}.")
     # Without the full contact the call is still made: the tool refuses it naming what is missing, nothing pending.
     return Call(BOOK_TOOL, {"option_ref": option["ref"], "passengers": passengers})
+
+
+def _ask(turn: Turn, note: str, **arguments: Any) -> Decision:
+    """Ask the traveller through the ask tool (the question is composed by code), once; the end when it is not
+    offered or was asked already."""
+    if ASK_TOOL not in turn.offered or turn.calls(ASK_TOOL):
+        return End(note)
+    return Call(ASK_TOOL, arguments)
 
 
 def _picked(turn: Turn) -> str | None:
