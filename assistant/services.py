@@ -236,6 +236,10 @@ def _answer(
         # Channel 2 with a model: the model reads the sentence and calls the tools; nothing reads it offline.
         reply = agent_turn(context_for(MODEL_READS, text, memory.offered), reading=None)
         if reply is not None:
+            if reply.offered and not _prepared(reply):
+                # New options and no new card: the traveller moved on from the open card, so "确认" must not
+                # carry it out (what `_withdraw_stale_action` does for a reading; here the reply tells).
+                pending_action_withdraw(user=user, conversation_id=str(conversation.pk))
             kept = replace(memory, awaiting=reply.awaiting, offered=reply.offered or memory.offered)
             memory_save(str(conversation.pk), replace(kept, owner=user.pk, language=language))
             return _finish(conversation, user, language, text, None, reply, port, started)
@@ -350,9 +354,13 @@ def _withdraw_stale_action(
     must never carry out what they moved on from. Another task (a side question, the weather) leaves it open."""
     if intent is None or intent.intent not in WRITE_TASKS or intent.intent != task:
         return
-    prepared = {str(card.get("pending_id")) for card in reply.cards if card.get("type") == "confirmation"}
-    if not prepared:
+    if not _prepared(reply):
         pending_action_withdraw(user=user, conversation_id=conversation_id)
+
+
+def _prepared(reply: Reply) -> bool:
+    """Whether the reply shows a confirmation card this turn prepared."""
+    return any(card.get("type") == "confirmation" for card in reply.cards)
 
 
 # What a PositiveIntegerField holds: a turn's sums of (already clamped) per-call numbers never exceed it.

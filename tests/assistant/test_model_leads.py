@@ -181,3 +181,18 @@ def test_a_model_asking_which_option_puts_those_choices_on_screen_as_the_numbers
 
     assert shown[0]["number"] in card["title"] + str(card["rows"])
     assert shown[1]["number"] not in card["title"] + str(card["rows"])
+
+
+def test_new_options_a_model_shows_without_a_new_card_withdraw_the_open_card(alice, model, supplier_sandbox):
+    chat = Chat(alice)
+    model.enqueue(call("find_booking_options", **SEARCHES["TRAIN"]), Reply(content="here they are"))
+    shown = [c for c in chat.say("有哪些可以选？")["cards"] if c["type"] == "option"]
+    passengers = [{"name": "张三", "mobile": "13800000000"}]
+    model.enqueue(call("book_option", option_ref=shown[0]["ref"], passengers=passengers), Reply(content="ok"))
+    assert [c["type"] for c in chat.say("第一个，张三 13800000000")["cards"]] == ["confirmation"]
+    model.enqueue(call("find_booking_options", **SEARCHES["FLIGHT"]), Reply(content="flights instead"))
+    assert [c for c in chat.say("还是看看飞机吧")["cards"] if c["type"] == "option"]
+
+    chat.say("确认")
+
+    assert not BookingRecord.objects.exists()  # the card they moved on from is not carried out
