@@ -3,9 +3,12 @@
 Same tools, same guards (validation and bounds, what a call needs, the cap on changes, hooks, the services' own
 checks), same presenters and cards as channel 1: the reply is `present()` over the envelopes of the calls, so several
 tools in one request give one merged reply. The model's own words are kept for the audit, never shown as facts.
+
+The model is told what the code holds, never what the offline engine thought: today, and the options the previous
+reply put on screen (OPTIONS ON SCREEN), so "the second one" can name the second ref. The offline `rules` adapter
+(the stand-in for a model) gets the code's state out of band instead (`ChatState`: the dialogue's reading, the refs).
 """
 
-import json
 import logging
 from dataclasses import replace
 from functools import cache
@@ -16,7 +19,8 @@ from django.utils import timezone
 from assistant.agent import default_registry, run_agent
 from assistant.dispatcher import dispatch
 from assistant.handlers.base import tool_context
-from assistant.llm.schema import IntentName
+from assistant.llm.port import ChatState
+from assistant.llm.schema import Intent, IntentName
 from assistant.presenters import present_run
 from assistant.selectors import conversation_history
 from assistant.turn import Reply, TurnContext
@@ -26,11 +30,13 @@ logger = logging.getLogger("assistant.agent")
 
 PROMPT_FILE = settings.BASE_DIR / "assistant" / "llm" / "prompts" / "agent_system.md"
 HISTORY_TURNS = 4
-# What the UNDERSTOOD line is: the conversation's state as the offline engine reads it (assistant.dialogue).
-STATE_NOTE = (
-    "What the conversation is about, as TripDesk's offline reader understood it with the earlier turns "
-    "(a hint: the traveller's own words come first):"
+# The block of the system message naming the options on screen, built by code from the remembered refs.
+OPTIONS_ON_SCREEN = (
+    "OPTIONS ON SCREEN (the previous reply offered these, numbered as the traveller sees them; "
+    '"the second one" is number 2; pass its ref exactly):'
 )
+# What a booking's `data.missing` names when the passengers' contact is incomplete (bookings.services).
+CONTACT_FACTS = {"name", "mobile"}
 
 
 @cache
@@ -38,13 +44,23 @@ def _system_prompt() -> str:
     return PROMPT_FILE.read_text(encoding="utf-8") + "\n\n" + booking_skill_document()
 
 
+def options_on_screen(refs: list[str]) -> str:
+    """The OPTIONS ON SCREEN block for these refs (a ref names the option: type, number, day, route or stay, seat);
+    empty when nothing is on screen."""
+    if not refs:
+        return ""
+    return "\n".join([OPTIONS_ON_SCREEN, *(f"{n}. {ref}" for n, ref in enumerate(refs, start=1))])
+
+
 def agent_messages(context: TurnContext) -> list[dict]:
-    """The system prompt (with the skill document and today), the last turns of the conversation, the message."""
+    """The system prompt (with the skill document, today and the options on screen), the last turns of the
+    conversation, the message."""
     history = []
     for turn in conversation_history(user=context.user, conversation_id=context.conversation_id, limit=HISTORY_TURNS):
         history += [{"role": "user", "content": turn.message}, {"role": "assistant", "content": turn.reply}]
-    state = json.dumps(context.intent.model_dump(mode="json", exclude_defaults=True), ensure_ascii=False)
-    system = f"{_system_prompt()}\nTODAY: {context.today}\n{STATE_NOTE}\nUNDERSTOOD: {state}"
+    system = "\n".join(
+        s for s in (_system_prompt(), f"TODAY: {context.today}", options_on_screen(context.offered)) if s
+    )
     return [
         {"role": "system", "content": system},
         *history,
@@ -52,10 +68,13 @@ def agent_messages(context: TurnContext) -> list[dict]:
     ]
 
 
-def agent_turn(context: TurnContext) -> Reply:
-    """Run the agent over every registered tool for one message, then tell the user what the tools did. When the
-    model fails before anything changed, channel 1 answers the turn from the offline reading (`context.intent`):
-    the traveller gets the answer the code can give, not "nothing was done"."""
+def agent_turn(context: TurnContext, *, reading: Intent | None) -> Reply | None:
+    """Run the agent over every registered tool for one message, then tell the user what the tools did.
+
+    `reading`: the dialogue's reading of the turn when the offline `rules` adapter stands in for the model (it gets
+    it out of band, with the options on screen); None when a model reads the sentence itself. None is returned when
+    the model failed before anything changed: the caller answers the turn from the offline reading (channel 1),
+    audited as the fallback, so the traveller gets the answer the code can give, not "nothing was done"."""
     context = replace(context, started=context.started or timezone.now())
     result = run_agent(
         port=context.port,
@@ -63,12 +82,32 @@ def agent_turn(context: TurnContext) -> Reply:
         context=tool_context(context),
         messages=agent_messages(context),
         max_iterations=settings.ASSISTANT_AGENT_MAX_ITERATIONS,
+        state=ChatState(intent=reading, offered=tuple(context.offered)),
     )
     if result.error is not None and result.writes == 0 and not result.pending:
         logger.warning("the agent's model failed (%s): channel 1 answers this turn", result.error.kind)
-        return replace(dispatch(context), fallback=True)
-    if not result.steps and context.intent.intent != IntentName.OUT_OF_SCOPE:
-        # No tool was called for a travel request (a slot is missing, or the model only talked): channel 1 answers
-        # from the offline reading, so the traveller gets the same question or answer in both channels.
+        return None
+    if not result.steps and reading is not None and reading.intent != IntentName.OUT_OF_SCOPE:
+        # The rules adapter called no tool for a travel request (a slot is missing): channel 1 answers from the
+        # same reading, so the traveller gets the same question in both channels.
         return dispatch(context)
-    return present_run(result, context)
+    # A model that called no tool gets the templated "nothing was done" (present_run): never its own words.
+    reply = present_run(result, context)
+    return replace(reply, offered=_kept_choice(result, reply.offered), channel=2)
+
+
+def _kept_choice(result, offered: list[str]) -> list[str]:
+    """The options the reply leaves on screen. A choice the traveller made that waits for their contact (the write
+    was refused naming it) is kept alone until the contact comes, as channel 1 keeps it: the next turn prepares it,
+    not the first option."""
+    for step in reversed(result.steps):
+        data = step.envelope.get("data") if isinstance(step.envelope.get("data"), dict) else {}
+        ref = data.get("option_ref")
+        if not step.ok and CONTACT_FACTS & set(_needs(data)) and ref in offered[1:]:
+            return [ref]
+    return offered
+
+
+def _needs(data: dict) -> list[str]:
+    missing = data.get("missing")
+    return [str(m) for m in missing] if isinstance(missing, list) else []

@@ -22,7 +22,7 @@ from assistant.dialogue import next_state, remembered, task_waits
 from assistant.dispatcher import dispatch
 from assistant.handlers.unsure import did_you_mean
 from assistant.llm.audit import AuditedPort, audited, calls_save
-from assistant.llm.factory import get_llm_port
+from assistant.llm.factory import OFFLINE, get_llm_port, is_offline
 from assistant.llm.port import LLMError, LLMPort, UnderstandContext
 from assistant.llm.rules.confirm import YES, confirmation_answer
 from assistant.llm.schema import Intent, IntentName
@@ -227,29 +227,35 @@ def _answer(
         reply = present_decision(decided, context_for(Intent(intent=IntentName.OUT_OF_SCOPE)))
         return _finish(conversation, user, language, text, None, reply, port, started)
 
-    agent = settings.ASSISTANT_AGENT_ENABLED
-    # Channel 2 (the model picks the tools) reads the sentence with the offline `rules` engine, no model call: the
-    # conversation keeps the same dialogue state in both channels, and the agent is told it (its UNDERSTOOD line),
-    # so "那丽江呢" or "改成四天吧" continue the task there too.
-    reader = get_llm_port("rules") if agent else port
     context = UnderstandContext(
         today=today, pending_intent=memory.task if task_waits(memory) else None, places=catalogue_places()
     )
-    fallback = False
-    try:
-        understood = CHOICE_INTENT if choice else reader.understand(text, context=context).intent
-    except LLMError:
-        # The model is down, slow or talking nonsense: the offline engine understands this turn (audited as the
-        # fallback), and the traveller is answered as usual.
-        offline = audited(get_llm_port("rules"), user=user, fallback=True, deferred=True)
+    agent = settings.ASSISTANT_AGENT_ENABLED and not choice  # a card's button says what it asks: channel 1 serves it
+    model_failed = False
+    if agent and not is_offline(port):
+        # Channel 2 with a model: the model reads the sentence and calls the tools; nothing reads it offline.
+        reply = agent_turn(context_for(MODEL_READS, text, memory.offered), reading=None)
+        if reply is not None:
+            if reply.offered and not _prepared(reply):
+                # New options and no new card: the traveller moved on from the open card, so "确认" must not
+                # carry it out (what `_withdraw_stale_action` does for a reading; here the reply tells).
+                pending_action_withdraw(user=user, conversation_id=str(conversation.pk))
+            kept = replace(memory, awaiting=reply.awaiting, offered=reply.offered or memory.offered)
+            memory_save(str(conversation.pk), replace(kept, owner=user.pk, language=language))
+            return _finish(conversation, user, language, text, None, reply, port, started)
+        agent, model_failed = False, True  # before anything changed: the offline reading serves the turn now
+    if choice:
+        understood, fallback = CHOICE_INTENT, False
+    else:
+        # Channel 2 with the rules provider: the rules adapter stands in for the model, and its reading (unaudited:
+        # its calls are audited as the agent's) is the dialogue's, handed to it out of band with the options on
+        # screen, so follow-ups continue there too.
+        reader = None if model_failed else get_llm_port(OFFLINE) if agent else port
         try:
-            understood = offline.understand(text, context=context).intent
+            understood, fallback = _understood(text, context, reader=reader, port=port, user=user)
         except LLMError as error:  # the offline engine never raises; should it, the honest degraded reply
             reply = Reply(compose("llm_unavailable", language, kind=error.kind), TurnOutcome.DEGRADED)
             return _finish(conversation, user, language, text, None, reply, port, started)
-        finally:
-            port.calls += offline.calls
-        fallback = True
     if choosing and not understood.pick and confirmation_answer(text) == YES:
         understood = understood.model_copy(update={"pick": 1})  # "好的" to the nearest options: the first one
 
@@ -265,15 +271,36 @@ def _answer(
     intent = _conversation_booking(step.intent, user=user, conversation_id=str(conversation.pk))
     turn = context_for(intent, text if agent else step.request_text or text, step.memory.offered)
     social = intent.intent == IntentName.OUT_OF_SCOPE and intent.social  # a greeting is answered by code
-    reply = agent_turn(turn) if agent and not social and not choice else dispatch(turn)
-    if agent and reply.fallback:
-        fallback = True
+    reply = agent_turn(turn, reading=intent) if agent and not social else None
+    if reply is None:
+        fallback = fallback or agent and not social  # the rules adapter failed: channel 1 answers from its reading
+        reply = dispatch(turn)
     _withdraw_stale_action(intent, reply, task=memory.task, user=user, conversation_id=str(conversation.pk))
     kept = remembered(step, awaiting=reply.awaiting, offered=reply.offered)
     memory_save(str(conversation.pk), replace(kept, owner=user.pk, language=language))
     return _finish(
         conversation, user, language, text, None if agent else intent, reply, port, started, fallback=fallback
     )
+
+
+def _understood(text: str, context: UnderstandContext, *, reader, port, user) -> tuple[Intent, bool]:
+    """The sentence as `reader` reads it, and whether the offline engine stood in: when the model is down, slow or
+    talking nonsense (or `reader` is None: the agent's model failed already), the offline engine reads it now,
+    audited as the fallback, and the traveller is answered as usual. Raises LLMError only if that fails too."""
+    if reader is not None:
+        try:
+            return reader.understand(text, context=context).intent, False
+        except LLMError:
+            pass
+    offline = audited(get_llm_port(OFFLINE), user=user, fallback=True, deferred=True)
+    try:
+        return offline.understand(text, context=context).intent, True
+    finally:
+        port.calls += offline.calls
+
+
+# What a turn's intent is when a model reads the sentence itself in channel 2: no reading was made by code.
+MODEL_READS = Intent(intent=IntentName.OUT_OF_SCOPE)
 
 
 # What a card's button choice asks for: the plan's handler reads the choice itself (`TurnContext.choice`).
@@ -327,9 +354,13 @@ def _withdraw_stale_action(
     must never carry out what they moved on from. Another task (a side question, the weather) leaves it open."""
     if intent is None or intent.intent not in WRITE_TASKS or intent.intent != task:
         return
-    prepared = {str(card.get("pending_id")) for card in reply.cards if card.get("type") == "confirmation"}
-    if not prepared:
+    if not _prepared(reply):
         pending_action_withdraw(user=user, conversation_id=conversation_id)
+
+
+def _prepared(reply: Reply) -> bool:
+    """Whether the reply shows a confirmation card this turn prepared."""
+    return any(card.get("type") == "confirmation" for card in reply.cards)
 
 
 # What a PositiveIntegerField holds: a turn's sums of (already clamped) per-call numbers never exceed it.
@@ -454,5 +485,11 @@ def _record(conversation, user, language, text, intent, reply, port, started, ca
         cards=cards,
         suggestions=suggestions,
         outcome=reply.outcome,
-        meta={"turn_id": turn.pk, "provider": turn.provider, "model": turn.model, "latency_ms": latency_ms},
+        meta={
+            "turn_id": turn.pk,
+            "provider": turn.provider,
+            "model": turn.model,
+            "latency_ms": latency_ms,
+            "channel": reply.channel,
+        },
     )

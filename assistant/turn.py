@@ -37,6 +37,7 @@ class Reply:
     llm_calls: list = field(default_factory=list)  # model calls the handler made (audit rows)
     offered: list[str] = field(default_factory=list)  # option refs this reply offers, in the order shown
     fallback: bool = False  # the model failed and channel 1 answered instead (channel 2)
+    channel: int = 1  # who composed it: 1 the dispatcher's handlers, 2 the agent loop's tool calls (the API's meta)
 
 
 def chip(label: str, message: str | None = None, *, fresh: bool = False) -> dict:

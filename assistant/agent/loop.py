@@ -32,7 +32,7 @@ from django.conf import settings
 from assistant.agent.registry import PreparedCall, ToolRegistry
 from assistant.agent.steps import step_record
 from assistant.llm.messages import ChatResult, ToolCall, tool_result_message
-from assistant.llm.port import LLMError, Usage
+from assistant.llm.port import ChatState, LLMError, Usage
 from core.envelope import Code, fail
 from core.tools import ToolContext
 
@@ -98,15 +98,17 @@ def run_agent(
     messages: list[dict[str, Any]],
     max_iterations: int,
     max_writes: int | None = None,
+    state: ChatState | None = None,
 ) -> AgentResult:
-    """Run the tool-calling loop from `messages` (not modified; the full transcript is in `result.messages`)."""
+    """Run the tool-calling loop from `messages` (not modified; the full transcript is in `result.messages`).
+    `state`: the conversation's state the code holds, handed to every `port.chat` out of band (never the prompt)."""
     result = AgentResult(messages=list(messages))
     tools = registry.schemas()
     turn = _Turn(max_writes=settings.ASSISTANT_AGENT_MAX_WRITES_PER_TURN if max_writes is None else max_writes)
     for _ in range(max(0, max_iterations)):
         result.iterations += 1
         try:
-            answer: ChatResult = port.chat(result.messages, tools)
+            answer: ChatResult = port.chat(result.messages, tools, state=state)
         except LLMError as exc:
             result.usage += exc.usage
             result.error = exc

@@ -32,7 +32,7 @@ from core.tools import Needs, Risk, Tool, ToolArgumentsError, ToolContext
 logger = logging.getLogger("assistant.agent")
 
 # The modules where apps declare their tools; a module that does not exist (yet) is skipped.
-APP_TOOL_MODULES = ("itinerary.tools", "bookings.tools", "aftersale.tools")
+APP_TOOL_MODULES = ("itinerary.tools", "bookings.tools", "aftersale.tools", "assistant.tools")
 # The kind of the envelope answering a write that waits for the traveller's yes (the confirmation card).
 CONFIRMATION_KIND = "confirmation"
 # How much of an unknown tool name is repeated back to the model.

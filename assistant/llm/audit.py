@@ -42,8 +42,8 @@ class AuditedPort:
     def understand(self, text: str, *, context: Any) -> Any:
         return self._call("understand", self.inner.understand, text, context=context)
 
-    def chat(self, messages: list[dict], tools: list[dict]) -> Any:
-        return self._call("agent", self.inner.chat, messages, tools)
+    def chat(self, messages: list[dict], tools: list[dict], *, state: Any = None) -> Any:
+        return self._call("agent", self.inner.chat, messages, tools, state=state)
 
     def verdict(self, request: Any) -> Any:
         return self._call("verdict", self.inner.verdict, request)

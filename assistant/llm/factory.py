@@ -10,6 +10,14 @@ from django.conf import settings
 
 from assistant.llm.port import LLMPort
 
+# The provider of the offline engine: the default, and the stand-in whenever a model fails.
+OFFLINE = "rules"
+
+
+def is_offline(port: LLMPort) -> bool:
+    """Whether the port is the offline engine itself (no model behind it)."""
+    return str(port.provider).lower() == OFFLINE
+
 
 def get_llm_port(provider: str | None = None) -> LLMPort:
     """The adapter named by `provider` (default: the setting). `rules` needs no key and works offline."""
@@ -26,7 +34,7 @@ def get_llm_port(provider: str | None = None) -> LLMPort:
 @cache
 def _build(name: str, base_url: str, api_key: str, model: str, timeout: float) -> LLMPort:
     """Adapters hold a connection pool (openai) or loaded gazetteers (rules): build each configuration once."""
-    if name == "rules":
+    if name == OFFLINE:
         from assistant.llm.rules import RulesLLM
 
         return RulesLLM()

@@ -156,8 +156,9 @@ class OpenAILLM:
         self._log("preference", usage, OK)
         return PreferenceScores(scores=scores, usage=usage, stated=stated)
 
-    def chat(self, messages: list[dict], tools: list[dict]) -> ChatResult:
-        """One turn of the tool-calling loop (channel 2). Raises LLMError (TIMEOUT, INVALID or ERROR)."""
+    def chat(self, messages: list[dict], tools: list[dict], *, state: Any = None) -> ChatResult:
+        """One turn of the tool-calling loop (channel 2). Raises LLMError (TIMEOUT, INVALID or ERROR). `state` (the
+        code's own state, for the offline adapter) is not sent: the model reads the messages."""
         params: dict[str, Any] = {"messages": messages, "temperature": 0}
         if tools:  # the API rejects tool_choice without tools
             params["tools"] = tools

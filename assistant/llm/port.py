@@ -13,7 +13,7 @@ from assistant.llm.preferences import PreferenceCandidate, PreferenceScores
 from assistant.llm.schema import Intent
 from assistant.llm.verdict import VerdictRequest, VerdictResult
 
-__all__ = ["MAX_USAGE", "LLMError", "LLMPort", "UnderstandContext", "Understanding", "Usage"]
+__all__ = ["MAX_USAGE", "ChatState", "LLMError", "LLMPort", "UnderstandContext", "Understanding", "Usage"]
 
 
 @dataclass
@@ -33,6 +33,17 @@ class UnderstandContext:
     today: date
     pending_intent: str | None = None
     places: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ChatState:
+    """The conversation's state as the code holds it, handed to `chat(messages, tools, state=...)` out of band: the
+    task the dialogue reads this turn as (`intent`, None when no reading was made) and the option refs the previous
+    reply offered, in the order shown. A model reads the conversation from its messages and ignores this; the
+    offline `rules` adapter, which stands in for a model, decides from it."""
+
+    intent: Intent | None = None
+    offered: tuple[str, ...] = ()
 
 
 class LLMPort(Protocol):

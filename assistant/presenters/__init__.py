@@ -6,10 +6,11 @@ lets the model call it; either way `present` turns the envelopes into the reply 
 channels show the same text and the same cards.
 """
 
+import json
 import logging
 from itertools import groupby
 
-from assistant.presenters import activities, aftersale, bookings, confirmation, plans, travel
+from assistant.presenters import activities, aftersale, ask, bookings, confirmation, plans, travel
 from assistant.presenters.base import Presenter, kind_of, merge_replies, present_refusal
 from assistant.presenters.confirmation import KIND_CONFIRMATION
 from assistant.replies import compose
@@ -25,6 +26,7 @@ PRESENTERS: dict[str, Presenter] = {
     **bookings.PRESENTERS,
     **aftersale.PRESENTERS,
     **confirmation.PRESENTERS,
+    **ask.PRESENTERS,
 }
 
 
@@ -60,12 +62,26 @@ def present_run(result, context: TurnContext) -> Reply:
     read so far (a search) is no answer, and presenting it as one would ask the traveller for the wrong thing.
     Once something changed, the change is told whatever happened to the model afterwards.
     """
-    envelopes = [step.envelope for step in result.steps if not step.duplicate]
+    envelopes = _distinct(result.steps)
     if result.error is not None and result.writes == 0 and not result.pending:  # a card waits: show it
         return Reply(compose("llm_unavailable", context.language, kind=result.error.kind), "DEGRADED")
     if envelopes:
         return _present(envelopes, context, acted=result.writes > 0)
     return Reply(compose("agent_no_action", context.language), "REFUSED")
+
+
+def _distinct(steps) -> list[dict]:
+    """The envelopes to present, in call order: a call repeated with the same arguments in one run (a model reading
+    the same thing again until the cap) is shown once, and a repeated change the loop refused is not shown."""
+    seen: set[tuple[str, str]] = set()
+    envelopes = []
+    for step in steps:
+        key = (step.tool, json.dumps(step.arguments, sort_keys=True, ensure_ascii=False, default=str))
+        if step.duplicate or key in seen:
+            continue
+        seen.add(key)
+        envelopes.append(step.envelope)
+    return envelopes
 
 
 def _present(envelopes: list[dict], context: TurnContext, *, acted: bool) -> Reply:

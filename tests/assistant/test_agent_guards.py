@@ -144,7 +144,7 @@ def test_writes_that_need_no_confirmation_are_capped_per_turn(alice):
             ChatResult(content="done", tool_calls=[]),
         ]
 
-        def chat(self, messages, tools):
+        def chat(self, messages, tools, *, state=None):
             return self.answers.pop(0)
 
     result = run_agent(

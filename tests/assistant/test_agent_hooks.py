@@ -56,7 +56,7 @@ class ScriptedPort:
     def __init__(self, *answers: ChatResult) -> None:
         self.answers = list(answers)
 
-    def chat(self, messages, tools):
+    def chat(self, messages, tools, *, state=None):
         return self.answers.pop(0)
 
 

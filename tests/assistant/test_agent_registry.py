@@ -380,7 +380,7 @@ def test_build_registry_does_not_hide_an_import_error_inside_an_existing_module(
 
 def test_the_default_registry_is_built_once_from_the_apps_tools_modules(modules_dir, monkeypatch):
     (modules_dir / "td_good_tools.py").write_text(textwrap.dedent(GOOD_TOOLS))
-    assert set(APP_TOOL_MODULES) == {"itinerary.tools", "bookings.tools", "aftersale.tools"}
+    assert set(APP_TOOL_MODULES) == {"itinerary.tools", "bookings.tools", "aftersale.tools", "assistant.tools"}
     monkeypatch.setattr(registry_module, "APP_TOOL_MODULES", ("td_good_tools", "td_missing_app.tools"))
     reset_default_registry()
     try:

@@ -5,7 +5,7 @@ fails or calls nothing."""
 import pytest
 from django.core.management import call_command
 
-from assistant.models import LLMCall, Turn
+from assistant.models import AgentStep, LLMCall, Turn
 from assistant.services import chat_turn
 from tests.assistant.conftest import TODAY
 from tests.support import fixtures
@@ -65,17 +65,19 @@ def test_a_model_that_fails_before_calling_any_tool_is_replaced_by_channel_one_f
 
     result = chat_turn(user=alice, message="大理这周末天气怎么样", today=TODAY)
 
-    # The offline reading answers the weather as channel 1 would; the failed call and the fallback are on record.
+    # The offline reading, made once the model failed, answers the weather as channel 1 would; the failed call and
+    # the offline reading are on record, the reading as the fallback.
     assert result.outcome == "ANSWERED" and "没有产生任何操作" not in result.reply
     assert [card["type"] for card in result.cards] == ["weather"] and "大理" in result.reply
     turn = Turn.objects.get()
-    assert turn.fallback is True
-    assert list(turn.llm_calls.values_list("purpose", "outcome")) == [("agent", "ERROR")]
+    assert turn.fallback is True and turn.intent == "QUERY_WEATHER"
+    assert sorted(turn.llm_calls.values_list("provider", "purpose", "outcome", "fallback")) == [
+        ("openai", "agent", "ERROR", False),
+        ("rules", "understand", "OK", True),
+    ]
 
 
-def test_a_model_that_calls_no_tool_is_answered_by_channel_one_and_its_words_are_not_shown(
-    alice, settings, fake_openai
-):
+def test_a_model_that_calls_no_tool_gets_the_templated_reply_and_its_words_are_not_shown(alice, settings, fake_openai):
     settings.ASSISTANT_AGENT_ENABLED = True
     settings.ASSISTANT_LLM_PROVIDER = "openai"
     settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
@@ -85,9 +87,23 @@ def test_a_model_that_calls_no_tool_is_answered_by_channel_one_and_its_words_are
 
     result = chat_turn(user=alice, message="我想出去走走", today=TODAY)  # a greeting would be answered by code
 
-    # No tool was called: channel 1 answers from the offline reading; the model's claim is never shown.
+    # No tool was called: the templated "nothing was done" (nothing read offline); the model's claim is never shown.
     assert result.cards == [] and "FAKE-1" not in result.reply and "已为你预订" not in result.reply
-    assert result.outcome in ("EMPTY", "CLARIFY")
+    assert result.reply.startswith(NO_ACTION) and result.outcome == "REFUSED"
     turn = Turn.objects.get()
+    assert turn.fallback is False and turn.understanding == {}
     assert (turn.prompt_tokens, turn.completion_tokens) == (40, 9)
     assert LLMCall.objects.get().turn == turn
+
+
+def test_the_rules_adapter_asks_through_the_ask_tool_the_question_channel_one_asks(alice, channel_two):
+    channel_two.ASSISTANT_AGENT_ENABLED = False
+    asked = chat_turn(user=alice, message="帮我预订一下北京到上海", today=TODAY)
+    channel_two.ASSISTANT_AGENT_ENABLED = True
+
+    result = chat_turn(user=alice, message="帮我预订一下北京到上海", today=TODAY)
+
+    assert result.reply == asked.reply and result.outcome == asked.outcome == "CLARIFY"
+    assert result.meta["channel"] == 2
+    step = AgentStep.objects.get(turn_id=result.meta["turn_id"])
+    assert (step.tool, step.ok) == ("ask_traveller", True)

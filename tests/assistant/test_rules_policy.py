@@ -15,8 +15,10 @@ import pytest
 from pydantic import Field
 
 from assistant.agent import AgentResult, ToolRegistry, run_agent
+from assistant.llm.port import ChatState
 from assistant.llm.rules import RulesLLM
 from assistant.llm.rules.policy import find_contact, next_turn
+from assistant.llm.schema import Intent
 from core.envelope import Code, fail, ok
 from core.tools import Needs, Risk, ToolContext, tool
 
@@ -257,11 +259,13 @@ def rules() -> RulesLLM:
     return RulesLLM()
 
 
-def agent(rules, registry, sentence: str, *, system: str | None = f"TODAY: {TODAY}", max_iterations=6) -> AgentResult:
+def agent(
+    rules, registry, sentence: str, *, system: str | None = f"TODAY: {TODAY}", max_iterations=6, state=None
+) -> AgentResult:
     messages = ([{"role": "system", "content": system}] if system is not None else []) + [
         {"role": "user", "content": sentence}
     ]
-    return run(rules, registry, messages, max_iterations=max_iterations)
+    return run(rules, registry, messages, max_iterations=max_iterations, state=state)
 
 
 def conversation(rules, registry, *user_messages: str) -> AgentResult:
@@ -272,9 +276,16 @@ def conversation(rules, registry, *user_messages: str) -> AgentResult:
     return run(rules, registry, [*messages, {"role": "user", "content": user_messages[-1]}])
 
 
-def run(rules, registry, messages, *, max_iterations=6) -> AgentResult:
+def run(rules, registry, messages, *, max_iterations=6, state=None) -> AgentResult:
     context = ToolContext(user=TRAVELLER, today=TODAY, request_text=messages[-1]["content"])
-    return run_agent(port=rules, registry=registry, context=context, messages=messages, max_iterations=max_iterations)
+    return run_agent(
+        port=rules, registry=registry, context=context, messages=messages, max_iterations=max_iterations, state=state
+    )
+
+
+def understood(**slots) -> ChatState:
+    """The code's state as channel 2 hands it to the rules adapter: the dialogue's reading of the turn."""
+    return ChatState(intent=Intent.model_validate(slots))
 
 
 ROUTE = {"biz_type": "FLIGHT", "origin": "上海", "destination": "杭州", "date": "2026-12-05"}
@@ -475,11 +486,10 @@ def test_a_failed_search_prepares_nothing(rules, registry, supplier):
     assert "PLATFORM_UNAVAILABLE" in result.final_text
 
 
-def test_the_understood_intent_in_the_system_message_is_used(rules, registry, supplier):
-    understood = {"intent": "BOOK", "biz_type": "FLIGHT", "origin": "上海", "city": "杭州", "date_start": "2026-12-06"}
-    system = f"UNDERSTOOD: {json.dumps(understood, ensure_ascii=False)}\nTODAY: {TODAY}"
+def test_the_dialogues_reading_handed_over_as_state_is_used(rules, registry, supplier):
+    state = understood(intent="BOOK", biz_type="FLIGHT", origin="上海", city="杭州", date_start="2026-12-06")
 
-    agent(rules, registry, "就订这个吧，乘机人张三 13800000000", system=system)
+    agent(rules, registry, "就订这个吧，乘机人张三 13800000000", state=state)
 
     assert supplier.searches == [{**ROUTE, "date": "2026-12-06"}]
     assert len(supplier.prepared) == 1
@@ -625,10 +635,7 @@ def test_a_search_by_province_alone_passes_the_province_and_no_keywords(rules, r
 
 
 def test_a_search_without_any_place_calls_nothing(rules, registry):
-    understood = {"intent": "SEARCH_ACTIVITIES", "max_price": 500}
-    system = f"UNDERSTOOD: {json.dumps(understood)}\nTODAY: {TODAY}"
-
-    result = agent(rules, registry, "500以内的", system=system)
+    result = agent(rules, registry, "500以内的", state=understood(intent="SEARCH_ACTIVITIES", max_price=500))
 
     assert result.steps == [] and "Missing: a place" in result.final_text
 
@@ -762,10 +769,9 @@ def test_a_second_part_whose_tool_is_not_offered_is_skipped(rules, registry):
 
 
 def test_the_also_of_the_understood_intent_is_followed(rules, registry):
-    understood = {"intent": "QUERY_WEATHER", "destination_keywords": ["大理"], "also": ["RECOMMEND", "DANCE"]}
-    system = f"UNDERSTOOD: {json.dumps(understood)}\nTODAY: {TODAY}"
+    state = understood(intent="QUERY_WEATHER", destination_keywords=["大理"], also=["RECOMMEND", "DANCE"])
 
-    result = agent(rules, registry, "大理天气，顺便推荐", system=system)
+    result = agent(rules, registry, "大理天气，顺便推荐", state=state)
 
     assert [s.tool for s in result.steps] == ["weather_report", "recommend_activities"]
 

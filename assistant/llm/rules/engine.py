@@ -23,7 +23,7 @@ from datetime import date, timedelta
 from functools import lru_cache
 
 from assistant.llm.messages import ChatResult
-from assistant.llm.port import UnderstandContext, Understanding, Usage
+from assistant.llm.port import ChatState, UnderstandContext, Understanding, Usage
 from assistant.llm.preferences import PreferenceCandidate, PreferenceScores
 from assistant.llm.rules import booking_prefs, confirm, dialogue, ids, intents, keywords, numbers, people, policy
 from assistant.llm.rules import dates as dates_mod
@@ -118,9 +118,10 @@ class RulesLLM:
         latency_ms = int(round((time.perf_counter() - started) * 1000))
         return Understanding(intent=intent, usage=Usage(latency_ms=latency_ms))
 
-    def chat(self, messages: list[dict], tools: list[dict]) -> ChatResult:
-        """One turn of the tool-calling loop (channel 2): the deterministic policy picks the next tool or ends."""
-        return policy.next_turn(self, messages, tools)
+    def chat(self, messages: list[dict], tools: list[dict], *, state: ChatState | None = None) -> ChatResult:
+        """One turn of the tool-calling loop (channel 2): the deterministic policy picks the next tool or ends,
+        from the conversation's state the code holds (`state`: the dialogue's reading and the options on screen)."""
+        return policy.next_turn(self, messages, tools, state=state)
 
     def verdict(self, request: VerdictRequest) -> VerdictResult:
         """The after-sale verdict: the rules engine has no opinion of its own on money; it answers with aftersale's

@@ -5,14 +5,10 @@ shape as a model would (`ChatResult` with `tool_calls`), so the loop, the hooks 
 adapter runs. Each turn it starts again from the messages: what was understood, and which tool results are already
 there (only those after the last user message count: they belong to this request).
 
-What was understood comes from the first system message when the dispatcher put it there:
-
-    <the skill document>
-    UNDERSTOOD: {"intent": "BOOK", "biz_type": "FLIGHT", "origin": "上海", ...}
-    TODAY: 2026-12-01
-
-otherwise the engine understands the last user message itself (today: the TODAY line, else the system date). The
-passengers are the understood ones, else the contact (name and mobile) read from the user's own words.
+What was understood comes from the code's own state, handed over out of band (`ChatState`, never the prompt): the
+dialogue's reading of the turn and the option refs the previous reply offered. Without it the engine understands the
+last user message itself (today: the TODAY line of the system message, else the system date). The passengers are
+the understood ones, else the contact (name and mobile) read from the user's own words.
 
 One flow per intent, with the arguments channel 1's handlers pass for the same intent (so both channels show the
 same cards; dates as YYYY-MM-DD, empty values left out):
@@ -23,7 +19,8 @@ same cards; dates as YYYY-MM-DD, empty values left out):
   else the city, else the province; the weather's `city` goes with a keyword).
 - PLAN_ITINERARY → `compare_round_trip(origin, destination, depart_date, return_date, max_price)`.
 - BOOK: `find_booking_options` (route or city and stay, date, the preference slots: `booking_search`) → the option
-  picked (`pick`), else the best one when it matched → `book_option(option_ref, passengers)`, which only prepares
+  picked (`pick`, among the refs on screen; or the one kept alone on screen while the contact was asked), else the
+  best one when it matched → `book_option(option_ref, passengers)`, which only prepares
   the booking: it waits for the traveller's confirmation (with the contact incomplete the tool refuses, naming what
   is missing). No match or a failed search → the end, with the options shown and nothing prepared. Which option is best is `bookings.options`' rule, never this policy's.
 - BOOK with `rebook`: `list_my_bookings` → the booking to change (`booking_target`) → `find_booking_options` on the
@@ -37,7 +34,8 @@ same cards; dates as YYYY-MM-DD, empty values left out):
   as the dialogue kept them; like a booking it only prepares the request: the confirmation card (without a reason
   the tool refuses, and the traveller is asked why). QUERY_PROGRESS → `query_progress(order_id)`, or with
   `booking_status` `check_my_bookings(biz_type, booking_id)`.
-- OUT_OF_SCOPE, or a fact the flow cannot work without (a place, a route, an order id) → the end, no call.
+- OUT_OF_SCOPE, or a fact the flow cannot work without (a place, a route, an order id) → the end, no call; a
+  booking that does not say what to book asks through `ask_traveller` (what channel 1's booking question names).
 
 A message that only answers the booking asked for earlier in the conversation ("张三 13800000000", "第二个",
 "要早上的") continues it: its slots go over those of the earlier request (the user messages of the history).
@@ -59,10 +57,8 @@ from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from typing import Any, Protocol
 
-from pydantic import ValidationError
-
 from assistant.llm.messages import ChatResult, ToolCall
-from assistant.llm.port import LLMError, UnderstandContext, Understanding, Usage
+from assistant.llm.port import ChatState, LLMError, UnderstandContext, Understanding, Usage
 from assistant.llm.rules.confirm import confirmation_answer
 from assistant.llm.rules.ids import PHONE_RE
 from assistant.llm.rules.text import normalise
@@ -78,11 +74,11 @@ REBOOK_TOOL = "rebook_booking"
 CANCEL_TOOL = "cancel_booking"
 LIST_BOOKINGS_TOOL = "list_my_bookings"
 PAY_TOOL = "pay_booking"
+ASK_TOOL = "ask_traveller"
 WAITING_FOR_PAYMENT = "PENDING_PAYMENT"
 # The code of a write's envelope that only became a pending action (core.envelope.Code.CONFIRMATION_REQUIRED).
 CONFIRMATION_REQUIRED = "CONFIRMATION_REQUIRED"
 
-UNDERSTOOD_RE = re.compile(r"^\s*UNDERSTOOD:\s*(\{.*\})\s*$", re.M)
 TODAY_RE = re.compile(r"^\s*TODAY:\s*(\d{4}-\d{2}-\d{2})\s*$", re.M)
 
 PRODUCTS = {"FLIGHT": "flight", "HOTEL": "hotel", "TRAIN": "train"}
@@ -96,11 +92,13 @@ class Understander(Protocol):
 # -- the answer --------------------------------------------------------------------------------------------------
 
 
-def next_turn(engine: Understander, messages: list[dict], tools: list[dict]) -> ChatResult:
+def next_turn(
+    engine: Understander, messages: list[dict], tools: list[dict], *, state: ChatState | None = None
+) -> ChatResult:
     """The next step for this conversation: one tool call, or the end (content only). Raises LLMError on a bug."""
     started = time.perf_counter()
     try:
-        turn = read_turn(engine, messages, tools)
+        turn = read_turn(engine, messages, tools, state=state)
         decision = decide(turn)
     except Exception:
         logger.exception("rules policy failed on a conversation")
@@ -160,6 +158,7 @@ class Turn:
     done: tuple[Done, ...]
     offered: dict[str, dict]  # tool name → its parameters schema
     calls_so_far: int
+    on_screen: tuple[str, ...] = ()  # the option refs the previous reply offered, in the order shown
 
     def already_called(self, name: str, arguments: dict) -> bool:
         return any(d.name == name and _same(d.arguments, arguments) for d in self.done)
@@ -176,7 +175,7 @@ class Turn:
         return None
 
 
-def read_turn(engine: Understander, messages: list[dict], tools: list[dict]) -> Turn:
+def read_turn(engine: Understander, messages: list[dict], tools: list[dict], *, state: ChatState | None = None) -> Turn:
     system = next((m for m in messages if m.get("role") == "system"), None)
     system_text = _text(system.get("content")) if system else ""
     today_match = TODAY_RE.search(system_text)
@@ -186,7 +185,7 @@ def read_turn(engine: Understander, messages: list[dict], tools: list[dict]) -> 
     user_texts = tuple(
         normalise(_text(m.get("content"))) for m in reversed(messages[: last_user + 1]) if m.get("role") == "user"
     )
-    intent = _understood(system_text)
+    intent = state.intent if state is not None else None
     if intent is None:
         text = user_texts[0] if user_texts else ""
         intent = engine.understand(text, context=UnderstandContext(today=today)).intent
@@ -214,7 +213,13 @@ def read_turn(engine: Understander, messages: list[dict], tools: list[dict]) -> 
         if isinstance(function, dict) and isinstance(function.get("name"), str):
             offered[function["name"]] = function.get("parameters") or {}
     return Turn(
-        intent=intent, user_texts=user_texts, today=today, done=done, offered=offered, calls_so_far=calls_so_far
+        intent=intent,
+        user_texts=user_texts,
+        today=today,
+        done=done,
+        offered=offered,
+        calls_so_far=calls_so_far,
+        on_screen=tuple(state.offered) if state is not None else (),
     )
 
 
@@ -256,20 +261,6 @@ def _only_answers(intent: Intent, text: str) -> bool:
 def _confirms(text: str) -> bool:
     """A yes or no to a confirmation card: what came before it was decided."""
     return confirmation_answer(text) is not None
-
-
-def _understood(system_text: str) -> Intent | None:
-    match = UNDERSTOOD_RE.search(system_text)
-    if not match:
-        return None
-    try:
-        data = json.loads(match.group(1))
-        if isinstance(data, dict) and isinstance(data.get("intent"), str):
-            data["intent"] = data["intent"].strip().upper()
-        return Intent.model_validate(data)
-    except (ValueError, ValidationError):
-        logger.warning("the UNDERSTOOD line of the system message is not a valid intent; understanding the text")
-        return None
 
 
 def _text(content: Any) -> str:
@@ -466,28 +457,55 @@ def _book(turn: Turn) -> Decision:
         return _rebook(turn)
     if intent.pay:
         return _pay(turn)
-    if intent.biz_type is None:
-        return End("Missing: what to book (flight, hotel or train).")
+    if intent.biz_type is None:  # asked as channel 1 asks it: the `booking_need` question, for all that is missing
+        missing = booking_search(intent, today=turn.today).missing or (NEEDS_BIZ_TYPE,)
+        return _ask(turn, "Missing: what to book (flight, hotel or train).", missing=list(missing))
     for name in (OPTIONS_TOOL, BOOK_TOOL):
         if name not in turn.offered:
             return _not_offered(name)
     prepared = turn.calls(BOOK_TOOL)
     if prepared:  # one booking per request; it waits for the traveller's confirmation
         return End(_write_summary(prepared[-1]))
+    passengers = passengers_of(intent, turn.user_texts)
+    picked = _picked(turn)
     search = booking_search(intent, today=turn.today)
+    if search.missing and picked:  # nothing to search again: the option picked is prepared as it was offered
+        return Call(BOOK_TOOL, {"option_ref": picked, "passengers": passengers})
     found = turn.calls(OPTIONS_TOOL)
     if not found:  # with facts missing too: the tool names what the search still needs (the traveller is asked)
         return Call(OPTIONS_TOOL, search.arguments)
     answer = found[-1]
     if not answer.ok:
         return End(f"The search failed: {_reason(answer)}. Nothing was prepared.")
-    option, why = option_choice(
-        answer.data if isinstance(answer.data, dict) else {}, intent.pick, intent.accept_nearest
-    )
+    data = answer.data if isinstance(answer.data, dict) else {}
+    option, why = option_choice(data, intent.pick, intent.accept_nearest)
+    options = {o.get("ref"): o for o in data.get("options") or [] if isinstance(o, dict)}
+    if picked and picked not in options:  # the options offered before are not found again: the one picked, as offered
+        return Call(BOOK_TOOL, {"option_ref": picked, "passengers": passengers})
+    option = options.get(picked or _kept(turn)) or option
     if option is None:
         return End(f"Nothing was prepared: {why}.")
     # Without the full contact the call is still made: the tool refuses it naming what is missing, nothing pending.
-    return Call(BOOK_TOOL, {"option_ref": option["ref"], "passengers": passengers_of(intent, turn.user_texts)})
+    return Call(BOOK_TOOL, {"option_ref": option["ref"], "passengers": passengers})
+
+
+def _ask(turn: Turn, note: str, **arguments: Any) -> Decision:
+    """Ask the traveller through the ask tool (the question is composed by code), once; the end when it is not
+    offered or was asked already."""
+    if ASK_TOOL not in turn.offered or turn.calls(ASK_TOOL):
+        return End(note)
+    return Call(ASK_TOOL, arguments)
+
+
+def _picked(turn: Turn) -> str | None:
+    """The option the traveller picked among those the previous reply offered ("第二个", a chip)."""
+    pick = turn.intent.pick
+    return turn.on_screen[pick - 1] if pick and 1 <= pick <= len(turn.on_screen) else None
+
+
+def _kept(turn: Turn) -> str | None:
+    """The option chosen before the contact was asked: the previous reply then offered it alone."""
+    return turn.on_screen[0] if not turn.intent.pick and len(turn.on_screen) == 1 else None
 
 
 def _write_summary(done: Done) -> str:

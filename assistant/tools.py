@@ -1,0 +1,47 @@
+"""What the agent may call that belongs to the conversation itself: asking the traveller (channel 2).
+
+A model that needs a fact or a choice from the traveller calls `ask_traveller`; the question is composed by code
+from the reply templates (`assistant.presenters.ask`), the same ones channel 1 asks with, never from the model's
+words."""
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from core.envelope import Code, fail, ok
+from core.tools import Risk, ToolContext, tool
+
+KIND_ASK = "ask"
+# What may be asked for: a booking's facts (the codes of channel 1's `booking_need` question), an order, a place.
+Fact = Literal[
+    "biz_type", "route", "origin", "destination", "hotel_city", "date", "check_out", "contact", "order_id", "place"
+]
+MAX_ASKED = 10
+
+
+@tool(risk=Risk.READ, tags=("conversation",))
+def ask_traveller(
+    context: ToolContext,
+    missing: Annotated[
+        list[Fact] | None, Field(max_length=MAX_ASKED, description="The facts you need from the traveller")
+    ] = None,
+    choices: Annotated[
+        list[Annotated[str, Field(max_length=200)]] | None,
+        Field(max_length=MAX_ASKED, description="Refs from OPTIONS ON SCREEN the traveller should pick among"),
+    ] = None,
+    biz_type: Annotated[
+        Literal["FLIGHT", "HOTEL", "TRAIN"] | None, Field(description="What is being booked, when you know it")
+    ] = None,
+) -> dict:
+    """Ask the traveller for what you need before another tool can act: the facts that are missing (what to book,
+    the route, the date, the check-out, the passenger's name and mobile, an order number, a place) and/or which of
+    the options on screen they want (their refs). The application writes the question from its own templates; your
+    words are never shown. Call it instead of guessing, alone, and then stop."""
+    missing = list(dict.fromkeys(missing or []))
+    choices = list(dict.fromkeys(choices or []))
+    if not missing and not choices:
+        return fail(Code.INVALID_PARAM, "name what is missing or the refs to choose from", {"kind": KIND_ASK})
+    return ok({"kind": KIND_ASK, "missing": missing, "choices": choices, "biz_type": biz_type}, "asked")
+
+
+TOOLS = (ask_traveller,)
