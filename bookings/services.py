@@ -887,7 +887,8 @@ def _plain_price(value: str) -> int | float:
 
 
 def _details(option: dict, people: list[dict], extra: dict | None) -> dict:
-    """What the record keeps of what was booked: our facts, and the supplier's own names for older readers."""
+    """What the record keeps of what was booked: our facts (read back as `bookings.facts.BookingFacts`), and the
+    supplier's own names as the API and the admin have always shown them."""
     details = {
         "ref": option["ref"],
         "number": option["number"],
