@@ -15,8 +15,9 @@ import pytest
 from pydantic import Field
 
 from assistant.agent import AgentResult, ToolRegistry, run_agent
+from assistant.llm.contacts import find_contact
 from assistant.llm.rules import RulesLLM
-from assistant.llm.rules.policy import find_contact, next_turn
+from assistant.llm.rules.policy import next_turn
 from core.envelope import Code, fail, ok
 from core.tools import Needs, Risk, ToolContext, tool
 
