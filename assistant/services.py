@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from assistant.actions import conversation_bookings, pending_action_answer, pending_action_withdraw
 from assistant.agent.steps import steps_collected, steps_current
 from assistant.agent_turn import agent_turn
+from assistant.booking_wants import booking_wants
 from assistant.dialogue import next_state, remembered, task_waits
 from assistant.dispatcher import dispatch
 from assistant.handlers.unsure import did_you_mean
@@ -34,7 +35,8 @@ from assistant.ratelimit import turn_admitted
 from assistant.replies import compose, reply_language
 from assistant.selectors import catalogue_places
 from assistant.turn import Reply, TurnContext
-from bookings.selectors import booking_facts, bookings_cancellable
+from bookings.selectors import bookings_for_user
+from bookings.targets import booking_target
 from core import metrics
 from core.envelope import Code
 from core.errors import ApplicationError
@@ -321,9 +323,10 @@ WRITE_TASKS = (IntentName.BOOK, IntentName.CANCEL_BOOKING, IntentName.AFTERSALE)
 
 
 def _conversation_booking(intent: Intent, *, user, conversation_id: str) -> Intent:
-    """A cancel or a change that names no booking means the one this conversation booked, when there is one of that
-    kind (and of that date, when named): "取消我的火车票" right after booking a train. Otherwise it stays open and
-    the handler asks which (the confirmation card shows the booking either way)."""
+    """A cancel or a change that names no booking means the one this conversation booked, when exactly one of those
+    is active and of that kind (and of that day, when named: `bookings.targets.booking_target`, the rule the
+    handlers apply to all of the traveller's bookings): "取消我的火车票" right after booking a train. Otherwise it
+    stays open and the handler asks which (the confirmation card shows the booking either way)."""
     if intent.booking_id or not (
         intent.intent == IntentName.CANCEL_BOOKING or (intent.intent == IntentName.BOOK and intent.rebook)
     ):
@@ -331,19 +334,9 @@ def _conversation_booking(intent: Intent, *, user, conversation_id: str) -> Inte
     made = conversation_bookings(user=user, conversation_id=conversation_id)
     if not made:
         return intent
-    active = {b.booking_id: b for b in bookings_cancellable(user=user, biz_type=intent.biz_type)}
-    # The booking's own day: a rebooking's original date, a cancel's date ("取消27号那张").
-    named_day = intent.original_date if intent.rebook else intent.date_start
-    day = named_day.isoformat() if named_day else None
-    for booking_id in made:
-        booking = active.get(booking_id)
-        if booking is None:
-            continue
-        facts = booking_facts(booking)
-        if day and not any(str(facts.get(key) or "").startswith(day) for key in ("date", "depart", "check_in")):
-            continue
-        return intent.model_copy(update={"booking_id": booking_id})
-    return intent
+    rows = bookings_for_user(user=user).filter(booking_id__in=made).in_bulk(field_name="booking_id")
+    booking, _candidates = booking_target([rows[i] for i in made if i in rows], booking_wants(intent), named=True)
+    return intent.model_copy(update={"booking_id": booking.booking_id}) if booking is not None else intent
 
 
 def _withdraw_stale_action(

@@ -1,14 +1,13 @@
 """Reads of bookings."""
 
-import datetime as dt
 from functools import cache
 from pathlib import Path
 
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from bookings.facts import details_facts
 from bookings.models import BookingEvent, BookingNotice, BookingRecord, BookingStatus, EventSource
-from bookings.options import overnight_days
 
 
 def bookings_for_user(*, user, biz_type: str | None = None, status: str | None = None) -> QuerySet[BookingRecord]:
@@ -74,41 +73,7 @@ def booking_skill_document() -> str:
 
 
 def booking_facts(booking: BookingRecord) -> dict:
-    """What was booked, as cards and previews show it, from the record's details: the number, the airline or
-    hotel, the route or city, departure and arrival (and how many days later it arrives), seat, stay and nights,
-    passengers. Works for records made by `booking_create` and for older ones recorded from a platform command."""
-    d = booking.details or {}
-    depart = d.get("depart") or d.get("departTime")
-    arrive = d.get("arrive") or d.get("arriveTime")
-    check_in = d.get("check_in") or d.get("checkInDate")
-    check_out = d.get("check_out") or d.get("checkOutDate")
-    nights = d.get("nights")
-    if nights is None and check_in and check_out:
-        try:
-            nights = (dt.date.fromisoformat(str(check_out)) - dt.date.fromisoformat(str(check_in))).days
-        except ValueError:
-            nights = None
-    passengers = d.get("passengers") or d.get("guests") or []
-    names = [p.get("name") if isinstance(p, dict) else p for p in passengers]
-    seat = d.get("seat") or d.get("cabin")
-    if not seat and isinstance(d.get("resources"), list) and d["resources"]:
-        first = d["resources"][0]
-        seat = first.get("seatType") if isinstance(first, dict) else None
-    return {
-        "number": d.get("number") or d.get("flightNo") or d.get("trainNo") or d.get("hotelId") or "",
-        "name": d.get("name") or d.get("airline") or d.get("hotelName") or "",
-        "origin": d.get("origin") or d.get("from") or "",
-        "destination": d.get("destination") or d.get("to") or "",
-        "city": d.get("city") or "",
-        "date": (str(depart)[:10] if depart else None) or d.get("date") or check_in,
-        "depart": depart,
-        "arrive": arrive,
-        "overnight_days": overnight_days(depart, arrive),
-        "seat": seat or "",
-        "star": d.get("star"),
-        "check_in": check_in,
-        "check_out": check_out,
-        "nights": nights,
-        "passengers": [str(n) for n in names if n],
-        "unit_price": d.get("unit_price") or d.get("unitPrice") or d.get("pricePerNight"),
-    }
+    """What was booked, as cards and previews show it (`bookings.facts.BookingFacts`, whichever words the record's
+    details were written in): the number, the airline or hotel, the route or city, departure and arrival (and how
+    many days later it arrives), seat, stay and nights, passengers."""
+    return details_facts(booking.details).as_dict()

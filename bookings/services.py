@@ -3,7 +3,7 @@ booking needs, and what a traveller's own platform command may do.
 
 A booking moves only through `booking_transition` (row lock, BOOKING_TRANSITIONS, a BookingEvent). Cancelling
 holds every cancel rule for every caller (chat, pages, API, admin, the after-sale executor): ownership, idempotency,
-the approval above AFTERSALE_CHECKPOINT_AMOUNT, a claim on the row so concurrent cancels call the platform once,
+the approval above BOOKINGS_CANCEL_APPROVAL_ABOVE (`cancel_needs_approval`), a claim on the row so concurrent cancels call the platform once,
 and the platform first, our record only after it succeeded.
 """
 
@@ -323,10 +323,21 @@ def _booking_facts(booking: BookingRecord) -> dict:
     }
 
 
+def cancel_approval_above() -> Decimal:
+    """The amount (yuan) above which cancelling a booking waits for an approver: BOOKINGS_CANCEL_APPROVAL_ABOVE."""
+    return Decimal(str(settings.BOOKINGS_CANCEL_APPROVAL_ABOVE))
+
+
+def cancel_needs_approval(amount: Decimal) -> bool:
+    """Whether cancelling a booking of `amount` waits for an approver: the one rule the cancel gate and both
+    confirmation cards (a booking's terms, a cancel's preview) state."""
+    return amount > cancel_approval_above()
+
+
 def _ask_approval(*, user, booking: BookingRecord) -> None:
-    """Above the checkpoint amount a cancel runs only once an approver said yes; raises while it waits or when
+    """Above the approval amount a cancel runs only once an approver said yes; raises while it waits or when
     it was rejected (the after-sale executor resuming an approved ticket is told to proceed)."""
-    if booking.amount <= Decimal(str(settings.AFTERSALE_CHECKPOINT_AMOUNT)):
+    if not cancel_needs_approval(booking.amount):
         return
     decision = approval_gate()(
         user=user,
@@ -772,9 +783,10 @@ def _cancel_terms(biz_type: str, amount: Decimal) -> str:
         terms = _("Hotels cannot be cancelled online: to cancel, you call the hotel.")
     else:
         terms = _("It can be cancelled online later; the refund follows the supplier's rules.")
-    limit = Decimal(str(settings.AFTERSALE_CHECKPOINT_AMOUNT))
-    if amount > limit:
-        terms += " " + _("Cancelling a booking above ¥%(limit)s needs an approver's decision.") % {"limit": limit}
+    if cancel_needs_approval(amount):
+        terms += " " + _("Cancelling a booking above ¥%(limit)s needs an approver's decision.") % {
+            "limit": cancel_approval_above()
+        }
     return terms
 
 
@@ -875,7 +887,8 @@ def _plain_price(value: str) -> int | float:
 
 
 def _details(option: dict, people: list[dict], extra: dict | None) -> dict:
-    """What the record keeps of what was booked: our facts, and the supplier's own names for older readers."""
+    """What the record keeps of what was booked: our facts (read back as `bookings.facts.BookingFacts`), and the
+    supplier's own names as the API and the admin have always shown them."""
     details = {
         "ref": option["ref"],
         "number": option["number"],
@@ -1070,7 +1083,7 @@ def booking_rebook(*, user, booking_id: object, option_ref: object, scope: str |
 
 def booking_cancel_preview(*, user, booking_id: object, language: str = "zh-hans") -> dict:
     """The confirmation card of a cancel: the booking's facts and what cancelling means for it (a refund by the
-    supplier's rules; a hotel to call; an approver above AFTERSALE_CHECKPOINT_AMOUNT). Changes nothing.
+    supplier's rules; a hotel to call; an approver when `cancel_needs_approval`). Changes nothing.
 
     Raises BookingError INVALID_PARAM, BOOKING_NOT_FOUND (unknown or someone else's, alike), INVALID_TRANSITION
     (cancelled already: `data.already_cancelled`).
@@ -1109,10 +1122,9 @@ def booking_cancel_preview(*, user, booking_id: object, language: str = "zh-hans
                 [_("Passengers"), "、".join(facts["passengers"])],
             ]
             terms = _refund_terms(booking)
-        limit = Decimal(str(settings.AFTERSALE_CHECKPOINT_AMOUNT))
-        if booking.amount > limit:
+        if cancel_needs_approval(booking.amount):
             terms += " " + _("Above ¥%(limit)s an approver decides; nothing is cancelled until they approve.") % {
-                "limit": limit
+                "limit": cancel_approval_above()
             }
         rows = [[_("Booking"), booking.booking_id], *[r for r in rows if r[1]], [_("Amount"), f"¥{booking.amount}"]]
         return {
@@ -1125,7 +1137,7 @@ def booking_cancel_preview(*, user, booking_id: object, language: str = "zh-hans
                 "booking_id": booking.booking_id,
                 "biz_type": booking.biz_type,
                 "status": booking.status,
-                "needs_approver": booking.amount > limit,
+                "needs_approver": cancel_needs_approval(booking.amount),
             },
         }
 

@@ -30,6 +30,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from bookings.facts import details_facts
 from bookings.models import (
     OPEN_STATUSES,
     BizType,
@@ -214,8 +215,8 @@ def _schedule(booking: BookingRecord, order: dict) -> bool:
         return False
     details = dict(booking.details or {})
     depart, arrive = order.get("departTime"), order.get("arriveTime")
-    before_depart = details.get("depart") or details.get("departTime")
-    before_arrive = details.get("arrive") or details.get("arriveTime")
+    facts = details_facts(details)
+    before_depart, before_arrive = facts.depart, facts.arrive
     if not isinstance(depart, str) or not before_depart:
         return False
     if _minutes(depart) == _minutes(before_depart) and _minutes(arrive) == _minutes(before_arrive):

@@ -387,3 +387,11 @@ TOOLS = [
     check_my_bookings,
 ]
 HOOKS = [BookingPersistenceHook()]
+
+# The names the booking flows call these tools by (channel 1's handlers, the offline provider's channel 2).
+OPTIONS_TOOL = find_booking_options.name
+BOOK_TOOL = book_option.name
+REBOOK_TOOL = rebook_booking.name
+CANCEL_TOOL = cancel_booking.name
+PAY_TOOL = pay_booking.name
+LIST_BOOKINGS_TOOL = list_my_bookings.name

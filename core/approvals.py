@@ -1,8 +1,8 @@
 """The approval gate: how a service asks whether a call that needs a human approver may run now.
 
-A service that holds an approval rule (bookings' cancel above the checkpoint amount; a HIGH-risk tool) asks the gate
-named by the `TRIPDESK_APPROVAL_GATE` setting. The after-sale app provides it (checkpoint tickets, `hitl:` keys), so
-the services that need approvals never import the app that keeps them. No gate configured: nothing that needs an
+A service that holds an approval rule (bookings' cancel above BOOKINGS_CANCEL_APPROVAL_ABOVE) asks the gate named
+by the `TRIPDESK_APPROVAL_GATE` setting. The after-sale app provides it (checkpoint tickets, `hitl:` keys), so the
+services that need approvals never import the app that keeps them. No gate configured: nothing that needs an
 approver runs.
 """
 

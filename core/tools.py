@@ -7,11 +7,10 @@ never sees.
 
 The JSON schema the model sees is generated from the signature (a pydantic model of every parameter but
 `context`); the same model validates and bounds the arguments before the function runs. `needs` says what a call
-needs besides valid arguments: nothing (READ), the traveller's confirmation (WRITE) or an approver (HIGH); the
-agent loop and the registry enforce it, never a rule keyed on a tool's name. A tool whose risk depends on what it
-is asked to do (one supplier command line may search or book) gives `risk_of(arguments)`. A tool whose calls may
-need an approver says what a call asks for with `approval(context, arguments) -> dict(action, entity, amount,
-summary, evidence)`; a call that needs an approver and cannot be described is refused.
+needs besides valid arguments: nothing (READ) or the traveller's confirmation (WRITE); the agent loop and the
+registry enforce it, never a rule keyed on a tool's name. A tool whose risk depends on what it is asked to do (one
+supplier command line may search or book) gives `risk_of(arguments)`. An approver's decision is a service's rule,
+not a tool's declaration: the service asks `core.approvals.approval_gate` (bookings' cancel above its amount).
 
 Tools live in each app's `tools.py`, return the envelope of `core.envelope` and never raise into the loop.
 """
@@ -37,7 +36,6 @@ CONTEXT_ARGUMENT = "context"
 class Risk(StrEnum):
     READ = "READ"
     WRITE = "WRITE"
-    HIGH = "HIGH"
 
 
 class Needs(StrEnum):
@@ -45,10 +43,9 @@ class Needs(StrEnum):
 
     NOTHING = "NOTHING"
     CONFIRMATION = "CONFIRMATION"  # the traveller's own yes
-    APPROVER = "APPROVER"  # a human approver's decision (a checkpoint ticket)
 
 
-DEFAULT_NEEDS = {Risk.READ: Needs.NOTHING, Risk.WRITE: Needs.CONFIRMATION, Risk.HIGH: Needs.APPROVER}
+DEFAULT_NEEDS = {Risk.READ: Needs.NOTHING, Risk.WRITE: Needs.CONFIRMATION}
 
 
 @dataclass(frozen=True)
@@ -85,9 +82,6 @@ class Tool:
     risk_of: Callable[[dict], Risk] | None = None
     max_argument_chars: int = MAX_ARGUMENT_CHARS
     tags: frozenset[str] = field(default_factory=frozenset)
-    # What a call asks an approver for: (context, validated arguments) -> {action, entity, amount, summary,
-    # evidence}; None (or an answer of None) when the tool cannot describe it.
-    approval: Callable[[ToolContext, dict], dict | None] | None = None
     # What a call that needs the traveller's confirmation will do, shown on the confirmation card:
     # (context, validated arguments) -> {"title", "rows": [[label, value], ...], "amount", "terms", "subject"};
     # raises core.errors.ApplicationError to refuse the call before anything is pending.
@@ -152,7 +146,6 @@ def tool(
     risk_of: Callable[[dict], Risk] | None = None,
     max_argument_chars: int = MAX_ARGUMENT_CHARS,
     tags: tuple[str, ...] = (),
-    approval: Callable[[ToolContext, dict], dict | None] | None = None,
     preview: Callable[[ToolContext, dict], dict] | None = None,
 ) -> Callable[[Callable[..., dict]], Tool]:
     """Declare a tool from `func(context: ToolContext, **typed arguments) -> envelope`; its docstring is the
@@ -170,7 +163,6 @@ def tool(
             risk_of=risk_of,
             max_argument_chars=max_argument_chars,
             tags=frozenset(tags),
-            approval=approval,
             preview=preview,
         )
 

@@ -4,7 +4,7 @@ airline names, seat classes, activity tags and place names. Words without an ent
 from django.utils import translation
 from django.utils.translation import gettext, gettext_lazy, gettext_noop
 
-from assistant.llm.rules.gazetteer import english_name
+from assistant.llm.places import english_name
 from bookings.vocabulary import seat_name
 from itinerary.weather.normals import climate_table
 

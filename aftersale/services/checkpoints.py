@@ -1,9 +1,9 @@
 """Checkpoint tickets: a call that needs an approver, paused until a human approves it (`hitl:{action}:{entity}`).
 
 `approval_gate` is the project's approval gate (settings.TRIPDESK_APPROVAL_GATE, `core.approvals`): the services
-that hold an approval rule (bookings' cancel above the checkpoint amount, the registry's HIGH-risk tools) ask it,
-and never import this app. It answers one question for a call that needs approval: may it run now? DESIGN's idempotency table for
-checkpoint keys decides, from the tickets the key already has:
+that hold an approval rule (bookings' cancel above its approval amount) ask it, and never import this app. It
+answers one question for a call that needs approval: may it run now? DESIGN's idempotency table for checkpoint
+keys decides, from the tickets the key already has:
 
 | ticket for the key           | the gate                                                           |
 | ---------------------------- | ------------------------------------------------------------------ |
@@ -142,7 +142,7 @@ def checkpoint_gate(
     tool: str = "",
     evidence: dict | None = None,
 ) -> CheckpointDecision:
-    """Decide whether a HIGH-risk call on `entity` may run, opening a checkpoint ticket when it must wait.
+    """Decide whether a call that needs an approver on `entity` may run, opening a checkpoint ticket when it must wait.
 
     `arguments` are the call's own arguments; the ticket saves them as `{"tool": tool, "arguments": …}` so a
     worker can resume the call once it is approved (the executor resumes by the ticket's action, never by the

@@ -2,8 +2,8 @@
 
 `ToolRegistry.call` never raises into the loop. In order: an unknown tool → UNKNOWN_TOOL; arguments the tool's
 signature does not accept, or too long → INVALID_PARAM (nothing parsed further, the tool not run); then what the
-call needs (`Tool.needs_for`, see `call_permission`): an approver → the approval gate decides, the traveller's
-confirmation → `may_write_now` (a pending action, unless the confirmation service is carrying one out); then
+call needs (`Tool.needs_for`, see `call_permission`): the traveller's confirmation → `may_write_now` (a pending
+action, unless the confirmation service is carrying one out); then
 pre-acting hooks by priority (one may answer instead of the tool); the tool
 itself (an exception or a non-envelope answer → INTERNAL_ERROR, logged); post-acting hooks by priority (side
 effects, failures logged and swallowed). Nothing here is keyed on a tool's name: what a tool needs is declared on it.
@@ -13,7 +13,6 @@ the agent.
 """
 
 import importlib
-import json
 import logging
 import threading
 import time
@@ -24,7 +23,6 @@ from typing import Any
 from assistant.agent.hooks import HookLike, ToolInvocation
 from assistant.agent.steps import step_record
 from assistant.pending import pending_action_create, pending_action_executing
-from core.approvals import approval_gate
 from core.envelope import Code, fail, is_envelope
 from core.errors import ApplicationError
 from core.tools import Needs, Risk, Tool, ToolArgumentsError, ToolContext
@@ -212,8 +210,6 @@ class ToolRegistry:
 
 def call_permission(prepared: PreparedCall, context: ToolContext) -> dict | None:
     """None when the call may run now; otherwise the envelope that answers it instead (the tool is not run)."""
-    if prepared.needs == Needs.APPROVER:
-        return approver_decision(prepared, context)
     if prepared.needs == Needs.CONFIRMATION:
         return may_write_now(prepared, context)
     return None
@@ -283,41 +279,6 @@ def may_write_now(prepared: PreparedCall, context: ToolContext) -> dict | None:
             "expires_at": action.expires_at.isoformat(),
         },
     )
-
-
-def approver_decision(prepared: PreparedCall, context: ToolContext) -> dict | None:
-    """Ask the approval gate about a call that needs an approver, with what the tool declares about it: None when
-    it may run now (approved), else the gate's answer (waiting, rejected). A tool that cannot describe the call is
-    refused; so is any call when the gate fails."""
-    tool = prepared.tool
-    try:
-        request = tool.approval(context, prepared.arguments) if tool.approval is not None else None
-    except Exception:
-        logger.exception("tool %s could not describe a call for an approver; it was not run", tool.name)
-        request = None
-    if not isinstance(request, dict) or not request.get("action") or not request.get("entity"):
-        return fail(Code.PERMISSION_DENIED, f"{tool.name} needs an approver and cannot be put to one; nothing was run")
-    try:
-        decision = approval_gate()(
-            user=context.user,
-            action=str(request["action"]),
-            entity=str(request["entity"]),
-            amount=request.get("amount"),
-            summary=str(request.get("summary") or tool.name),
-            arguments=_plain(prepared.arguments),
-            evidence={"tool": tool.name, **dict(request.get("evidence") or {})},
-        )
-    except Exception:
-        logger.exception("the approval gate failed for tool %s; the call was not run", tool.name)
-        return fail(Code.INTERNAL_ERROR, f"{tool.name} was not run: the approval check failed")
-    if decision.proceed:
-        return None
-    return fail(decision.code or Code.PERMISSION_DENIED, decision.message, decision.data or None)
-
-
-def _plain(arguments: dict[str, Any]) -> dict[str, Any]:
-    """Validated arguments as JSON data (dates as ISO text), for the approval ticket to keep."""
-    return json.loads(json.dumps(arguments, default=str))
 
 
 def _run(tool: Tool, invocation: ToolInvocation) -> dict:

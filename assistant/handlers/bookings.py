@@ -2,8 +2,8 @@
 booking; a payment (BOOK with `pay`) prepares paying one; CANCEL_BOOKING prepares the cancel. Nothing is written here: every write is a pending action that the
 traveller confirms ("确认" / the Confirm button), answered by `assistant.actions` before any handler runs.
 
-The same tools as channel 2, with the same arguments (`assistant.llm.rules.policy.booking_search` and friends, so
-both channels search and prepare the same thing): `find_booking_options` → `book_option` / `rebook_booking`, and
+The same tools as channel 2, with the same arguments (bookings' rules, `bookings.requests` and `bookings.targets`,
+asked through `assistant.booking_wants` as channel 2 asks them, so both channels search and prepare the same thing): `find_booking_options` → `book_option` / `rebook_booking`, and
 `pay_booking`, `cancel_booking`. Which option is best is `bookings.options`' rule; what the traveller reads comes from the tools'
 envelopes through the presenters, and the questions from the reply templates.
 """
@@ -11,30 +11,18 @@ envelopes through the presenters, and the questions from the reply templates.
 from dataclasses import dataclass, field, replace
 
 from assistant import cards
+from assistant.booking_wants import booking_wants, passengers_of
 from assistant.handlers.base import answer_with, run_tool
 from assistant.handlers.registry import handles
-from assistant.llm.rules.policy import (
-    BOOK_TOOL,
-    CANCEL_TOOL,
-    LIST_BOOKINGS_TOOL,
-    OPTIONS_TOOL,
-    PAY_TOOL,
-    REBOOK_TOOL,
-    WAITING_FOR_PAYMENT,
-    BookingSearch,
-    booking_search,
-    booking_target,
-    complete,
-    option_choice,
-    passengers_of,
-    payment_target,
-    rebook_search,
-)
 from assistant.llm.schema import IntentName
 from assistant.presenters import present
 from assistant.replies import compose, format_day
 from assistant.turn import Reply, TurnContext, chip
+from bookings.models import BookingStatus
+from bookings.requests import BookingSearch, booking_search, option_choice, passengers_complete, rebook_search
 from bookings.selectors import bookings_cancellable
+from bookings.targets import booking_target, payment_target
+from bookings.tools import BOOK_TOOL, CANCEL_TOOL, LIST_BOOKINGS_TOOL, OPTIONS_TOOL, PAY_TOOL, REBOOK_TOOL
 
 MAX_CHOICES = 10
 AWAITING = "booking"  # the open question (or open choice) of a booking, remembered for the next turn
@@ -104,7 +92,7 @@ def book(context: TurnContext) -> Reply:
         return pay(context)
     passengers = passengers_of(intent, _texts(context))
     picked = _offered_pick(context)
-    search = booking_search(intent, today=context.today)
+    search = booking_search(booking_wants(intent), today=context.today)
     if search.missing and not picked:
         return _ask(context, list(search.missing))
     found = _search(context, search, intent.pick) if not search.missing else None
@@ -113,7 +101,7 @@ def book(context: TurnContext) -> Reply:
     if found is None or (picked and picked not in found.refs):
         # The options offered before cannot be searched again: the one picked is prepared as it was offered.
         prepared = run_tool(context, BOOK_TOOL, option_ref=picked, passengers=passengers)
-        refs = context.offered if complete(passengers) else [picked]
+        refs = context.offered if passengers_complete(passengers) else [picked]
         return _offering(present([prepared], context), context, refs, skip=intent.pick if len(refs) > 1 else None)
     if found.option is None:
         return _choose(context, found)
@@ -122,7 +110,7 @@ def book(context: TurnContext) -> Reply:
     chosen = found.option["ref"]
     prepared = run_tool(context, BOOK_TOOL, option_ref=chosen, passengers=passengers)
     reply = present([found.envelope, prepared], context)
-    if not complete(passengers) and chosen != found.refs[0]:
+    if not passengers_complete(passengers) and chosen != found.refs[0]:
         return _offering(reply, context, [chosen])
     return _offering(reply, context, found.refs, skip=found.refs.index(chosen) + 1)
 
@@ -168,7 +156,7 @@ def rebook(context: TurnContext) -> Reply:
     listed = run_tool(context, LIST_BOOKINGS_TOOL, biz_type=intent.biz_type)  # what channel 2's policy reads too
     if not listed.get("ok"):
         return present([listed], context)
-    booking, candidates = booking_target((listed.get("data") or {}).get("bookings") or [], intent)
+    booking, candidates = booking_target((listed.get("data") or {}).get("bookings") or [], booking_wants(intent))
     if booking is None:
         day = format_day(intent.date_start, language) if intent.date_start else ""
         text = compose("rebook_choose", language, bookings=candidates, biz_type=intent.biz_type)
@@ -178,7 +166,7 @@ def rebook(context: TurnContext) -> Reply:
     if intent.date_start is None:
         text = compose("rebook_need", language, booking_id=booking["booking_id"])
         return Reply(text, "CLARIFY", awaiting=AWAITING)
-    search = rebook_search(booking, intent)
+    search = rebook_search(booking, booking_wants(intent))
     if search.missing:
         as_booked = replace(context, intent=intent.model_copy(update={"biz_type": booking["biz_type"]}))
         return _ask(as_booked, list(search.missing))
@@ -215,7 +203,7 @@ def cancel(context: TurnContext) -> Reply:
         listed = run_tool(context, LIST_BOOKINGS_TOOL, biz_type=intent.biz_type)  # what channel 2's policy reads too
         if not listed.get("ok"):
             return present([listed], context)
-        booking, candidates = booking_target((listed.get("data") or {}).get("bookings") or [], intent)
+        booking, candidates = booking_target((listed.get("data") or {}).get("bookings") or [], booking_wants(intent))
         if booking is None:
             active = _rows(context, candidates[:MAX_CHOICES])
             text = compose("cancel_choose", language, bookings=active, biz_type=intent.biz_type)
@@ -237,10 +225,10 @@ def pay(context: TurnContext) -> Reply:
     intent, language = context.intent, context.language
     booking_id = intent.booking_id
     if not booking_id:
-        listed = run_tool(context, LIST_BOOKINGS_TOOL, biz_type=intent.biz_type, status=WAITING_FOR_PAYMENT)
+        listed = run_tool(context, LIST_BOOKINGS_TOOL, biz_type=intent.biz_type, status=BookingStatus.PENDING_PAYMENT)
         if not listed.get("ok"):
             return present([listed], context)
-        booking, candidates = payment_target((listed.get("data") or {}).get("bookings") or [], intent)
+        booking, candidates = payment_target((listed.get("data") or {}).get("bookings") or [], booking_wants(intent))
         if booking is None:
             waiting = _rows(context, candidates[:MAX_CHOICES])
             text = compose("pay_choose", language, bookings=[cards.booking_card(b) for b in waiting])

@@ -17,11 +17,12 @@ answer ("张三 13800000000") prepares the same plan.
 import datetime as dt
 from dataclasses import replace
 
+from assistant.booking_wants import passengers_of
 from assistant.handlers.base import answer_with, run_tool
 from assistant.handlers.registry import handles
 from assistant.llm.audit import audited
+from assistant.llm.contacts import find_contact
 from assistant.llm.factory import get_llm_port
-from assistant.llm.rules.policy import find_contact, passengers_of
 from assistant.llm.schema import IntentName
 from assistant.llm.tool_calls import ROUND_TRIP_TOOL, round_trip_arguments
 from assistant.memory import memory_load

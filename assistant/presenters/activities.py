@@ -65,10 +65,9 @@ def keyword_places(keywords: list[str], *, asked: tuple[str | None, ...] = ()) -
         return False, []
     known = set(catalogue_places())
     try:
-        from assistant.llm.rules.gazetteer import gazetteer
+        from assistant.llm.places import places_in
 
-        places_list = gazetteer()
-        matches = {keyword: places_list.find(keyword) for keyword in keywords}
+        matches = {keyword: places_in(keyword) for keyword in keywords}
     except Exception:  # the place list helps the wording; it is never a reason to fail the answer
         logger.warning("no place list for an empty search's wording", exc_info=True)
         return False, []

@@ -22,13 +22,13 @@ PLATFORM_TIMEOUT = env.PLATFORM_TIMEOUT
 PLATFORM_WARM = env.PLATFORM_WARM
 BOOKING_SYNC_SECONDS = env.BOOKING_SYNC_SECONDS
 BOOKING_REFRESH_SECONDS = env.BOOKING_REFRESH_SECONDS
+BOOKINGS_CANCEL_APPROVAL_ABOVE = env.BOOKINGS_CANCEL_APPROVAL_ABOVE
 
 TRIPDESK_REQUIRE_SERVICES = env.REQUIRE_SERVICES
 
-# After-sale: how long a ticket waits for a human, which cancellations need one, how long an execution may hold
+# After-sale: how long a ticket waits for a human, how long an execution may hold
 # a ticket before another worker may take it over, and how often the timeout sweep runs.
 AFTERSALE_TICKET_TTL_HOURS = env.AFTERSALE_TICKET_TTL_HOURS
-AFTERSALE_CHECKPOINT_AMOUNT = env.AFTERSALE_CHECKPOINT_AMOUNT
 # Who decides calls that need an approver (core.approvals.ApprovalGate): the after-sale checkpoint tickets.
 TRIPDESK_APPROVAL_GATE = "aftersale.services.checkpoints.approval_gate"
 AFTERSALE_EXECUTION_LEASE_SECONDS = env.AFTERSALE_EXECUTION_LEASE_SECONDS

@@ -1,10 +1,9 @@
 """The agent's guards, against a scripted OpenAI-compatible server through the real openai SDK: a model that asks
 for too many changes in one answer (a booking waits for the traveller's confirmation; one per turn), an oversized
-argument, absurd usage numbers, a presenter failing after a confirmed booking, and a call that needs an approver. What a traveller would notice is asserted: bookings (ours and the supplier's), Turn rows, the
-answers the model got back."""
+argument, absurd usage numbers, and a presenter failing after a confirmed booking. What a traveller would notice is
+asserted: bookings (ours and the supplier's), Turn rows, the answers the model got back."""
 
 import json
-from decimal import Decimal
 from typing import Annotated
 
 import pytest
@@ -13,8 +12,6 @@ from django.test.utils import CaptureQueriesContext
 from pydantic import Field
 from rest_framework.test import APIClient
 
-from aftersale.models import HitlTicket
-from assistant import agent_turn as agent_turn_module
 from assistant import presenters as presenters_module
 from assistant.agent import ToolRegistry, default_registry, run_agent
 from assistant.llm.messages import ChatResult, ToolCall
@@ -266,46 +263,3 @@ def test_a_reply_that_cannot_be_presented_after_a_confirmed_booking_still_answer
     assert BookingRecord.objects.filter(user=alice).count() == 1
     assert result.outcome == "DEGRADED" and "不要重复提交" in result.reply
     assert Turn.objects.order_by("created_at").last().outcome == "DEGRADED"
-
-
-# -- a call that needs an approver ------------------------------------------------------------------------------------
-
-REFUNDS_RUN: list[str] = []
-
-
-def _refund_request(context: ToolContext, arguments: dict) -> dict:
-    return {
-        "action": "REFUND",
-        "entity": arguments["order_id"],
-        "amount": Decimal("2200"),
-        "summary": f"Refund order {arguments['order_id']} (a test tool)",
-        "evidence": {"asked_by": "the model"},
-    }
-
-
-@tool(risk=Risk.HIGH, approval=_refund_request)
-def refund_now(context: ToolContext, order_id: Annotated[str, Field(max_length=20)]) -> dict:
-    """Refund an order at once (a test tool that needs an approver)."""
-    REFUNDS_RUN.append(order_id)
-    return ok({"refunded": order_id})
-
-
-def test_a_call_that_needs_an_approver_is_paused_through_the_gate_and_not_run(
-    alice, channel_two, fake_openai, monkeypatch
-):
-    REFUNDS_RUN.clear()
-    registry = ToolRegistry([refund_now])
-    monkeypatch.setattr(agent_turn_module, "default_registry", lambda: registry)
-    fake_openai.enqueue(
-        Reply(tool_calls=[{"id": "r1", "name": "refund_now", "arguments": {"order_id": "ORD-042"}}]),
-        Reply(content="已退款"),
-    )
-
-    chat_turn(user=alice, message="把 ORD-042 退了", today=TODAY)
-
-    assert REFUNDS_RUN == []
-    ticket = HitlTicket.objects.get()
-    assert (ticket.action, ticket.entity, ticket.status) == ("REFUND", "ORD-042", "PENDING")
-    [answer] = tool_answers(fake_openai)
-    assert (answer["ok"], answer["code"]) == (False, "TICKET_PENDING")
-    assert Turn.objects.count() == 1

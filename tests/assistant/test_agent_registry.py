@@ -1,11 +1,10 @@
 """The tool registry: tools declared from their signatures, guarded calls that always return an envelope, what a
-call needs (the traveller's confirmation, an approver) enforced before the tool runs, and the default registry
+call needs (the traveller's confirmation) enforced before the tool runs, and the default registry
 built from the apps."""
 
 import logging
 import sys
 import textwrap
-from decimal import Decimal
 from typing import Annotated, Literal
 
 import pytest
@@ -14,12 +13,10 @@ from pydantic import Field
 from assistant.agent import ToolRegistry, build_registry
 from assistant.agent import registry as registry_module
 from assistant.agent.registry import APP_TOOL_MODULES, default_registry, reset_default_registry
-from core.approvals import ApprovalDecision
 from core.envelope import Code, ok
 from core.tools import Needs, Risk, ToolContext, tool
 
 RAN: list[tuple] = []
-ASKED: list[dict] = []
 
 
 class Traveller:
@@ -36,7 +33,6 @@ SIGNED_IN = ToolContext(user=Traveller(), request_text="帮我记一下")
 @pytest.fixture(autouse=True)
 def _clear():
     RAN.clear()
-    ASKED.clear()
 
 
 @tool(risk=Risk.READ)
@@ -53,30 +49,6 @@ def note(context: ToolContext, text: Annotated[str, Field(min_length=1, max_leng
     return ok({"kind": "note", "text": text})
 
 
-def refund_request(context: ToolContext, arguments: dict) -> dict:
-    return {
-        "action": "REFUND",
-        "entity": arguments["order_id"],
-        "amount": Decimal("2200"),
-        "summary": f"Refund {arguments['order_id']}",
-        "evidence": {"why": "test"},
-    }
-
-
-@tool(risk=Risk.HIGH, approval=refund_request)
-def refund(context: ToolContext, order_id: Annotated[str, Field(max_length=20)]) -> dict:
-    """Refund an order (a test tool that needs an approver)."""
-    RAN.append(("refund", order_id))
-    return ok({"kind": "refund", "order_id": order_id})
-
-
-@tool(risk=Risk.HIGH)
-def wipe(context: ToolContext) -> dict:
-    """Needs an approver and cannot say what for (a test tool)."""
-    RAN.append(("wipe",))
-    return ok()
-
-
 def command_risk(arguments: dict) -> Risk:
     return Risk.READ if arguments["action"] == "search" else Risk.WRITE
 
@@ -88,17 +60,9 @@ def command(context: ToolContext, action: Literal["search", "book"]) -> dict:
     return ok({"kind": "command", "action": action})
 
 
-def gate_answering(decision: ApprovalDecision):
-    def gate(**request) -> ApprovalDecision:
-        ASKED.append(request)
-        return decision
-
-    return gate
-
-
 @pytest.fixture
 def registry() -> ToolRegistry:
-    return ToolRegistry([echo, note, refund, wipe, command])
+    return ToolRegistry([echo, note, command])
 
 
 # -- validation and bounds ----------------------------------------------------------------------------------------
@@ -259,80 +223,6 @@ def test_a_tool_whose_risk_depends_on_the_arguments_needs_what_that_call_needs(r
     assert RAN == [("command", "search")]
 
 
-def test_a_call_that_needs_an_approver_is_put_to_the_gate_with_what_the_tool_declares_and_waits(registry, settings):
-    waiting = ApprovalDecision(False, Code.TICKET_PENDING, "waiting for an approver", {"ticket_no": "HT-1"})
-    settings.TRIPDESK_APPROVAL_GATE = "tests.assistant.test_agent_registry.pending_gate"
-    _GATES["pending"] = gate_answering(waiting)
-
-    result = registry.call("refund", {"order_id": "ORD-042"}, SIGNED_IN)
-
-    assert result == {
-        "ok": False,
-        "code": "TICKET_PENDING",
-        "message": "waiting for an approver",
-        "data": {"ticket_no": "HT-1"},
-    }
-    assert RAN == []
-    [request] = ASKED
-    assert request["user"] is SIGNED_IN.user
-    assert (request["action"], request["entity"], request["amount"]) == ("REFUND", "ORD-042", Decimal("2200"))
-    assert request["summary"] == "Refund ORD-042"
-    assert request["arguments"] == {"order_id": "ORD-042"}
-    assert request["evidence"] == {"tool": "refund", "why": "test"}
-
-
-def test_an_approved_call_runs_and_a_rejected_one_does_not(registry, settings):
-    settings.TRIPDESK_APPROVAL_GATE = "tests.assistant.test_agent_registry.pending_gate"
-    _GATES["pending"] = gate_answering(ApprovalDecision(True, Code.OK, ""))
-    assert registry.call("refund", {"order_id": "ORD-1"}, SIGNED_IN)["ok"] is True
-
-    _GATES["pending"] = gate_answering(ApprovalDecision(False, Code.PERMISSION_DENIED, "rejected by an approver"))
-    rejected = registry.call("refund", {"order_id": "ORD-2"}, SIGNED_IN)
-
-    assert (rejected["code"], rejected["message"]) == ("PERMISSION_DENIED", "rejected by an approver")
-    assert RAN == [("refund", "ORD-1")]
-
-
-def test_a_call_that_needs_an_approver_but_cannot_be_described_is_refused_without_asking(registry, settings):
-    settings.TRIPDESK_APPROVAL_GATE = "tests.assistant.test_agent_registry.pending_gate"
-    _GATES["pending"] = gate_answering(ApprovalDecision(True, Code.OK, ""))
-
-    result = registry.call("wipe", {}, SIGNED_IN)
-
-    assert (result["ok"], result["code"]) == (False, Code.PERMISSION_DENIED)
-    assert RAN == [] and ASKED == []
-
-
-def test_a_gate_that_fails_refuses_the_call(registry, settings, caplog):
-    settings.TRIPDESK_APPROVAL_GATE = "tests.assistant.test_agent_registry.pending_gate"
-
-    def broken(**_):
-        raise RuntimeError("approval desk down")
-
-    _GATES["pending"] = broken
-    with caplog.at_level(logging.ERROR, logger="assistant.agent"):
-        result = registry.call("refund", {"order_id": "ORD-1"}, SIGNED_IN)
-
-    assert result["ok"] is False and RAN == []
-    assert any("approval gate failed" in r.getMessage() for r in caplog.records)
-
-
-def test_without_an_approval_desk_nothing_that_needs_an_approver_runs(registry, settings):
-    settings.TRIPDESK_APPROVAL_GATE = ""
-
-    result = registry.call("refund", {"order_id": "ORD-1"}, SIGNED_IN)
-
-    assert result["code"] == Code.PERMISSION_DENIED and RAN == []
-
-
-_GATES: dict = {}
-
-
-def pending_gate(**request):
-    """The gate the tests above point TRIPDESK_APPROVAL_GATE at."""
-    return _GATES["pending"](**request)
-
-
 # -- the default registry -----------------------------------------------------------------------------------------
 
 
@@ -389,12 +279,3 @@ def test_the_default_registry_is_built_once_from_the_apps_tools_modules(modules_
         assert first.names == ["hello"]
     finally:
         reset_default_registry()
-
-
-def test_no_tool_the_apps_declare_needs_an_approver_without_saying_what_for():
-    registry = build_registry(APP_TOOL_MODULES)
-
-    for name in registry.names:
-        declared = registry.get(name)
-        if declared.needs == Needs.APPROVER and declared.risk_of is None:
-            assert declared.approval is not None, f"{name} needs an approver and cannot describe its calls"

@@ -225,6 +225,19 @@ def test_a_cancel_asks_first_and_cancels_once_after_the_confirmation(chat, alice
     assert supplier(alice, "train", "queryOrder", {"orderId": booking.external_order_no})["status"] == "CANCELLED"
 
 
+def test_a_cancel_after_two_trains_booked_here_for_the_same_day_asks_which_and_changes_nothing(chat, alice):
+    for route in ("北京到天津", "北京到上海"):
+        confirmation(chat.say(f"订一张12月2日{route}的高铁票，乘客李四 13900001111"))
+        chat.say("确认")
+    booked = sorted(BookingRecord.objects.filter(user=alice).values_list("booking_id", flat=True))
+
+    asked = chat.say("取消我的火车票")
+
+    assert not [c for c in asked["cards"] if c["type"] == "confirmation"]
+    assert sorted(c["booking_id"] for c in asked["cards"]) == booked and len(booked) == 2
+    assert set(BookingRecord.objects.values_list("status", flat=True)) == {"PENDING_PAYMENT"}
+
+
 def test_a_follow_up_wish_replaces_the_card_and_the_booking_follows_it(chat, alice):
     first = confirmation(chat.say("上海飞成都 12月19号的机票 张三 13800000000"))
 

@@ -15,9 +15,10 @@ import pytest
 from pydantic import Field
 
 from assistant.agent import AgentResult, ToolRegistry, run_agent
+from assistant.llm.contacts import find_contact
 from assistant.llm.port import ChatState
 from assistant.llm.rules import RulesLLM
-from assistant.llm.rules.policy import find_contact, next_turn
+from assistant.llm.rules.policy import next_turn
 from assistant.llm.schema import Intent
 from core.envelope import Code, fail, ok
 from core.tools import Needs, Risk, ToolContext, tool

@@ -89,3 +89,20 @@ def test_the_bookings_page_cancels_up_to_2000_yuan_and_sends_a_fen_more_to_an_ap
     assert state(booking)[0] == status and HitlTicket.objects.count() == tickets
     assert f'data-status="{status}"' in html
     assert ('data-cancel="AWAITING_APPROVAL"' in html) is (tickets == 1)
+
+
+def test_moving_the_approval_amount_to_1000_sends_a_1500_yuan_cancel_to_an_approver_and_says_so_on_the_card(
+    alice, supplier_sandbox, settings
+):
+    settings.BOOKINGS_CANCEL_APPROVAL_ABOVE = 1000
+    booking = hotel_booking(alice, "1500.00")
+    before = state(booking)
+
+    asked = chat_turn(user=alice, message=f"取消预订 {booking.booking_id}", today=TODAY)
+    answer = chat_turn(user=alice, message="确认", conversation_id=asked.conversation_id, today=TODAY)
+
+    assert "¥1000" in asked.cards[0]["terms"]
+    ticket = HitlTicket.objects.get()
+    assert (ticket.status, ticket.amount) == ("PENDING", Decimal("1500.00"))
+    assert state(booking) == before == (BookingStatus.PENDING_PAYMENT, ["PENDING_PAYMENT"])
+    assert ticket.ticket_no in answer.reply

@@ -1,4 +1,4 @@
-"""The cancel rules hold in `booking_cancel` on every path: above AFTERSALE_CHECKPOINT_AMOUNT a cancel waits for an
+"""The cancel rules hold in `booking_cancel` on every path: above BOOKINGS_CANCEL_APPROVAL_ABOVE a cancel waits for an
 approver from chat (both channels), the /bookings/ page and the API; a model cannot cancel through the platform
 tool; two concurrent cancels call the platform once. Real sandbox supplier CLI, PostgreSQL."""
 
@@ -68,7 +68,7 @@ def expensive(settings):
     """Make a booking 'above the approval amount' whatever the sandbox charges for it."""
 
     def above(booking: BookingRecord) -> BookingRecord:
-        settings.AFTERSALE_CHECKPOINT_AMOUNT = int(booking.amount) - 1
+        settings.BOOKINGS_CANCEL_APPROVAL_ABOVE = int(booking.amount) - 1
         return booking
 
     return above
@@ -178,7 +178,7 @@ def test_the_api_answers_202_with_the_ticket_above_the_amount(alice):
 
 
 def test_at_the_amount_the_api_cancels_at_once(alice, settings):
-    settings.AFTERSALE_CHECKPOINT_AMOUNT = 2200
+    settings.BOOKINGS_CANCEL_APPROVAL_ABOVE = 2200
     booking = hotel_booking(alice, amount=2200)
     api = APIClient()
     api.force_authenticate(alice)

@@ -436,7 +436,7 @@ def expensive_flight_booking(user) -> BookingRecord:
     booking = booking_record_from_platform(
         user=user, biz_type="FLIGHT", external_order_no=order_number(answer), arguments=arguments, response=answer
     )
-    amount = Decimal(django_settings.AFTERSALE_CHECKPOINT_AMOUNT) + 500
+    amount = Decimal(django_settings.BOOKINGS_CANCEL_APPROVAL_ABOVE) + 500
     BookingRecord.objects.filter(pk=booking.pk).update(amount=amount, status=BookingStatus.CONFIRMED)
     booking.refresh_from_db()
     return booking

@@ -37,6 +37,9 @@ same cards; dates as YYYY-MM-DD, empty values left out):
 - OUT_OF_SCOPE, or a fact the flow cannot work without (a place, a route, an order id) → the end, no call; a
   booking that does not say what to book asks through `ask_traveller` (what channel 1's booking question names).
 
+What to search, which option and which booking is meant, and who travels are bookings' rules (`bookings.requests`,
+`bookings.targets`), asked through `assistant.booking_wants` exactly as channel 1's handlers ask them.
+
 A message that only answers the booking asked for earlier in the conversation ("张三 13800000000", "第二个",
 "要早上的") continues it: its slots go over those of the earlier request (the user messages of the history).
 
@@ -52,11 +55,11 @@ import json
 import logging
 import re
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from datetime import date, timedelta
+from datetime import date
 from typing import Any, Protocol
 
+from assistant.booking_wants import booking_wants, passengers_of
 from assistant.llm.messages import ChatResult, ToolCall
 from assistant.llm.port import ChatState, LLMError, UnderstandContext, Understanding, Usage
 from assistant.llm.rules.confirm import confirmation_answer
@@ -64,25 +67,21 @@ from assistant.llm.rules.ids import PHONE_RE
 from assistant.llm.rules.text import normalise
 from assistant.llm.schema import Intent
 from assistant.llm.tool_calls import missing_for, tool_call_for
+from bookings.models import BookingStatus
+from bookings.requests import NEEDS_BIZ_TYPE, PREFERENCE_ARGUMENTS, booking_search, option_choice, rebook_search
+from bookings.targets import booking_target, payment_target
+from bookings.tools import BOOK_TOOL, CANCEL_TOOL, LIST_BOOKINGS_TOOL, OPTIONS_TOOL, PAY_TOOL, REBOOK_TOOL
 from core.ids import normalise_booking_id
 
 logger = logging.getLogger(__name__)
 
-OPTIONS_TOOL = "find_booking_options"
-BOOK_TOOL = "book_option"
-REBOOK_TOOL = "rebook_booking"
-CANCEL_TOOL = "cancel_booking"
-LIST_BOOKINGS_TOOL = "list_my_bookings"
-PAY_TOOL = "pay_booking"
-ASK_TOOL = "ask_traveller"
-WAITING_FOR_PAYMENT = "PENDING_PAYMENT"
+ASK_TOOL = "ask_traveller"  # assistant.tools: the traveller is asked what is missing
 # The code of a write's envelope that only became a pending action (core.envelope.Code.CONFIRMATION_REQUIRED).
 CONFIRMATION_REQUIRED = "CONFIRMATION_REQUIRED"
 
 TODAY_RE = re.compile(r"^\s*TODAY:\s*(\d{4}-\d{2}-\d{2})\s*$", re.M)
 
 PRODUCTS = {"FLIGHT": "flight", "HOTEL": "hotel", "TRAIN": "train"}
-INACTIVE_BOOKING_STATUSES = {"CANCELLED", "CANCELED", "FAILED", "REFUNDED", "EXPIRED", "COMPLETED", "CLOSED"}
 
 
 class Understander(Protocol):
@@ -324,132 +323,6 @@ def _not_offered(name: str) -> End:
 
 # BOOK (and rebooking: a BOOK with `rebook`)
 
-# What a booking still needs before any supplier search (the codes of the `booking_need` reply template).
-NEEDS_BIZ_TYPE = "biz_type"
-NEEDS_ROUTE = "route"
-NEEDS_ORIGIN = "origin"
-NEEDS_DESTINATION = "destination"
-NEEDS_HOTEL_CITY = "hotel_city"
-NEEDS_DATE = "date"
-NEEDS_CHECK_OUT = "check_out"
-NEEDS_CONTACT = "contact"
-# The intent's slots that say what the option should be, passed to find_booking_options as they are.
-PREFERENCE_ARGUMENTS = (
-    "time_band", "avoid_time_band", "sort", "direct", "seat_class", "star", "star_or_above", "vendor", "avoid_vendor", "number"
-)  # fmt: skip
-
-
-@dataclass(frozen=True)
-class BookingSearch:
-    """The `find_booking_options` arguments for an intent (JSON-ready, empty ones left out), or what is missing."""
-
-    arguments: dict[str, Any]
-    missing: tuple[str, ...]
-    check_in: date | None = None
-    check_out: date | None = None
-
-    @property
-    def nights(self) -> int | None:
-        return (self.check_out - self.check_in).days if self.check_in and self.check_out else None
-
-
-def booking_search(intent: Intent, *, today: date | None = None) -> BookingSearch:
-    """What to search for a booking, the same for both channels: the route (flight, train) or the city and the stay
-    (hotel: check-out from the end date, else check-in + nights), the date, and the traveller's preferences. A date
-    before `today` is no date. The ranking of what is found is `bookings.options`' business, not this."""
-    biz = intent.biz_type
-    start = intent.date_start if intent.date_start and (today is None or intent.date_start >= today) else None
-    missing: list[str] = []
-    arguments: dict[str, Any] = {"biz_type": biz}
-    check_out = None
-    if biz is None:
-        missing.append(NEEDS_BIZ_TYPE)
-    elif biz == "HOTEL":
-        city = intent.city or next(iter(intent.destination_keywords), None)
-        if not city:
-            missing.append(NEEDS_HOTEL_CITY)
-        arguments["city"] = city
-    else:
-        origin = intent.origin
-        destination = intent.city or next((k for k in intent.destination_keywords if k != origin), None)
-        missing += route_missing(origin, destination)
-        arguments |= {"origin": origin, "destination": destination}
-    if start is None:
-        missing.append(NEEDS_DATE)
-    elif biz == "HOTEL":
-        check_out = stay_end(start, intent.date_end, intent.nights)
-        if check_out is None:
-            missing.append(NEEDS_CHECK_OUT)
-        arguments["check_out"] = check_out.isoformat() if check_out else None
-    arguments["date"] = start.isoformat() if start else None
-    arguments |= _preferences(intent)
-    people = len(intent.passengers)
-    arguments["passengers"] = people if people > 1 else None
-    given = {k: v for k, v in arguments.items() if v not in (None, "", [], False)}
-    return BookingSearch(given, tuple(missing), start if biz == "HOTEL" else None, check_out)
-
-
-def route_missing(origin: str | None, destination: str | None) -> list[str]:
-    """What a flight's or a train's route still lacks: the side not given ("去北京的高铁": where from), or both."""
-    if origin and destination and origin != destination:
-        return []
-    if destination and not origin:
-        return [NEEDS_ORIGIN]
-    if origin and not destination:
-        return [NEEDS_DESTINATION]
-    return [NEEDS_ROUTE]
-
-
-def stay_end(check_in: date, date_end: date | None, nights: int | None) -> date | None:
-    """The check-out day: the understood end day when after check-in, else check-in + the nights said."""
-    if date_end is not None and date_end > check_in:
-        return date_end
-    if nights:
-        return check_in + timedelta(days=nights)
-    return None
-
-
-def _preferences(intent: Intent) -> dict[str, Any]:
-    wanted: dict[str, Any] = {name: getattr(intent, name, None) for name in PREFERENCE_ARGUMENTS}
-    wanted["max_price"] = intent.max_price
-    return {k: v for k, v in wanted.items() if v is not None and v is not False}
-
-
-def passengers_of(intent: Intent, user_texts: Iterable[str]) -> list[dict[str, str | None]]:
-    """Who travels, as far as known: the understood passengers (the first one's mobile may come from the words),
-    else the contact in the traveller's words; empty when nothing is known. `book_option` says what is missing."""
-    contact = find_contact(user_texts)
-    if intent.passengers:
-        people = [{"name": p["name"], "mobile": p.get("mobile")} for p in intent.passengers]
-        if not people[0]["mobile"] and contact.mobile:
-            people[0]["mobile"] = contact.mobile
-        return people
-    if contact.name or contact.mobile:
-        return [{"name": contact.name or "", "mobile": contact.mobile}]
-    return []
-
-
-def complete(passengers: list[dict]) -> bool:
-    """Whether every passenger has a name and the first (the contact) a mobile."""
-    return bool(passengers) and all(p.get("name") for p in passengers) and bool(passengers[0].get("mobile"))
-
-
-def option_choice(data: dict, pick: int | None, accept_nearest: bool = False) -> tuple[dict | None, str]:
-    """The option to prepare from a `booking_options` answer: the one picked (1-based), else the best one when it
-    meets what was asked (or the traveller accepted the nearest); None with the reason otherwise (nothing found, no
-    such position, nothing matched: the traveller picks one of the nearest first)."""
-    options = [o for o in data.get("options") or [] if isinstance(o, dict) and o.get("ref")]
-    if not options:
-        return None, "nothing found"
-    if pick:
-        if pick <= len(options):
-            return options[pick - 1], ""
-        return None, f"there is no option {pick} (only {len(options)} shown)"
-    if data.get("matched") is False and not accept_nearest:
-        unmet = ", ".join(str(u) for u in data.get("unmet") or []) or "what was asked"
-        return None, f"no option meets {unmet}; the nearest are shown for the traveller to pick"
-    return options[0], ""
-
 
 def _book(turn: Turn) -> Decision:
     intent = turn.intent
@@ -458,7 +331,7 @@ def _book(turn: Turn) -> Decision:
     if intent.pay:
         return _pay(turn)
     if intent.biz_type is None:  # asked as channel 1 asks it: the `booking_need` question, for all that is missing
-        missing = booking_search(intent, today=turn.today).missing or (NEEDS_BIZ_TYPE,)
+        missing = booking_search(booking_wants(intent), today=turn.today).missing or (NEEDS_BIZ_TYPE,)
         return _ask(turn, "Missing: what to book (flight, hotel or train).", missing=list(missing))
     for name in (OPTIONS_TOOL, BOOK_TOOL):
         if name not in turn.offered:
@@ -468,7 +341,7 @@ def _book(turn: Turn) -> Decision:
         return End(_write_summary(prepared[-1]))
     passengers = passengers_of(intent, turn.user_texts)
     picked = _picked(turn)
-    search = booking_search(intent, today=turn.today)
+    search = booking_search(booking_wants(intent), today=turn.today)
     if search.missing and picked:  # nothing to search again: the option picked is prepared as it was offered
         return Call(BOOK_TOOL, {"option_ref": picked, "passengers": passengers})
     found = turn.calls(OPTIONS_TOOL)
@@ -520,82 +393,6 @@ def _write_summary(done: Done) -> str:
 # Rebooking: the traveller's active booking, options on the new date for the same route, then rebook_booking.
 
 
-def booking_day(booking: dict) -> date | None:
-    """The day a booking is for (departure or check-in), from its details."""
-    details = booking.get("details") if isinstance(booking.get("details"), dict) else {}
-    for key in ("date", "depart", "check_in", "checkInDate", "departTime"):
-        value = details.get(key)
-        if isinstance(value, str) and len(value) >= 10:
-            try:
-                return date.fromisoformat(value[:10])
-            except ValueError:
-                continue
-    return None
-
-
-def _active(booking: dict, biz_type: str | None) -> bool:
-    return _booking_type(booking) in (None, biz_type) if biz_type else True
-
-
-def booking_target(bookings: list[dict], intent: Intent) -> tuple[dict | None, list[dict]]:
-    """The booking a cancel or a rebooking means, and the candidates when it is not clear which: the one named by
-    id, else the active ones of the asked type on the day named (the booking's own day: a cancel's date, a
-    rebooking's original date), the only one left. A day that matches no booking picks nothing: the traveller is
-    shown all of them to choose ("取消27号那张" never cancels the 28th)."""
-    active = [
-        b
-        for b in bookings
-        if str(b.get("status") or "").upper() not in INACTIVE_BOOKING_STATUSES and _active(b, intent.biz_type)
-    ]
-    if intent.booking_id:
-        named = [b for b in active if normalise_booking_id(b.get("booking_id")) == intent.booking_id]
-        return (named[0] if named else None), named
-    day = intent.original_date if intent.rebook else intent.date_start
-    if day:
-        on_day = [b for b in active if booking_day(b) == day]
-        if not on_day:
-            return None, active
-        active = on_day
-    return (active[0] if len(active) == 1 and (intent.biz_type or day or intent.rebook) else None), active
-
-
-def rebook_search(booking: dict, intent: Intent) -> BookingSearch:
-    """Options for the booking on the new day (intent.date_start): same product and route (or city and length of
-    stay), with the preferences of the rebooking sentence."""
-    details = booking.get("details") if isinstance(booking.get("details"), dict) else {}
-    biz = _booking_type(booking) or intent.biz_type
-    start = intent.date_start
-    missing: list[str] = []
-    arguments: dict[str, Any] = {"biz_type": biz}
-    check_out = None
-    if biz == "HOTEL":
-        arguments["city"] = details.get("city") or intent.city
-        old_in, old_out = booking_day(booking), _day(details.get("check_out") or details.get("checkOutDate"))
-        nights = details.get("nights") or ((old_out - old_in).days if old_in and old_out else None)
-        check_out = stay_end(start, intent.date_end, intent.nights or nights) if start else None
-        arguments["check_out"] = check_out.isoformat() if check_out else None
-        if not arguments["city"]:
-            missing.append(NEEDS_HOTEL_CITY)
-    else:
-        arguments["origin"] = details.get("origin") or details.get("from") or intent.origin
-        arguments["destination"] = details.get("destination") or details.get("to") or intent.city
-        if not arguments["origin"] or not arguments["destination"]:
-            missing.append(NEEDS_ROUTE)
-    if start is None:
-        missing.append(NEEDS_DATE)
-    arguments["date"] = start.isoformat() if start else None
-    arguments |= _preferences(intent)
-    given = {k: v for k, v in arguments.items() if v not in (None, "", [], False)}
-    return BookingSearch(given, tuple(missing), start if biz == "HOTEL" else None, check_out)
-
-
-def _day(value: Any) -> date | None:
-    try:
-        return date.fromisoformat(str(value)[:10]) if value else None
-    except ValueError:
-        return None
-
-
 def _rebook(turn: Turn) -> Decision:
     intent = turn.intent
     for name in (LIST_BOOKINGS_TOOL, OPTIONS_TOOL, REBOOK_TOOL):
@@ -609,13 +406,13 @@ def _rebook(turn: Turn) -> Decision:
     listed = _listed_bookings(turn, biz_type=intent.biz_type)
     if not isinstance(listed, list):
         return listed
-    booking, candidates = booking_target(listed, intent)
+    booking, candidates = booking_target(listed, booking_wants(intent))
     if booking is None:
         if not candidates:
             return End("There is no active booking to change.")
         ids = ", ".join(str(b.get("booking_id")) for b in candidates)
         return End(f"There are {len(candidates)} active bookings ({ids}): which one? Missing: booking id.")
-    search = rebook_search(booking, intent)
+    search = rebook_search(booking, booking_wants(intent))
     if search.missing:
         return End(f"Missing: {', '.join(search.missing)}.")
     found = turn.calls(OPTIONS_TOOL)
@@ -647,23 +444,6 @@ def _listed_bookings(turn: Turn, **wanted: Any) -> list[dict] | Decision:
 # BOOK with `pay`: paying a booking that waits for payment
 
 
-def payment_target(bookings: list[dict], intent: Intent) -> tuple[dict | None, list[dict]]:
-    """The booking a payment means, and the candidates when it is not clear which: the one named by id, else those
-    waiting for payment of the asked type (on the day named), the only one left."""
-    waiting = [
-        b for b in bookings if str(b.get("status") or "").upper() == WAITING_FOR_PAYMENT and _active(b, intent.biz_type)
-    ]
-    if intent.booking_id:
-        named = [b for b in waiting if normalise_booking_id(b.get("booking_id")) == intent.booking_id]
-        return (named[0] if named else None), named
-    if intent.date_start:
-        on_day = [b for b in waiting if booking_day(b) == intent.date_start]
-        if not on_day:
-            return None, waiting
-        waiting = on_day
-    return (waiting[0] if len(waiting) == 1 else None), waiting
-
-
 def _pay(turn: Turn) -> Decision:
     intent = turn.intent
     if PAY_TOOL not in turn.offered:
@@ -673,10 +453,10 @@ def _pay(turn: Turn) -> Decision:
         return End(_write_summary(paid[-1]))
     if intent.booking_id:
         return Call(PAY_TOOL, {"booking_id": intent.booking_id})
-    listed = _listed_bookings(turn, status=WAITING_FOR_PAYMENT, biz_type=intent.biz_type)
+    listed = _listed_bookings(turn, status=BookingStatus.PENDING_PAYMENT, biz_type=intent.biz_type)
     if not isinstance(listed, list):
         return listed
-    booking, candidates = payment_target(listed, intent)
+    booking, candidates = payment_target(listed, booking_wants(intent))
     if booking is not None:
         return Call(PAY_TOOL, {"booking_id": normalise_booking_id(booking.get("booking_id"))})
     if not candidates:
@@ -711,7 +491,7 @@ def _cancel(turn: Turn) -> Decision:
     listed = _listed_bookings(turn, biz_type=intent.biz_type)
     if not isinstance(listed, list):
         return listed
-    booking, candidates = booking_target(listed, intent)
+    booking, candidates = booking_target(listed, booking_wants(intent))
     if booking is not None:
         return Call(CANCEL_TOOL, {"booking_id": normalise_booking_id(booking.get("booking_id"))})
     product = PRODUCTS.get(intent.biz_type or "", "")
@@ -719,11 +499,6 @@ def _cancel(turn: Turn) -> Decision:
         return End(f"There is no active {product} booking to cancel.".replace("  ", " "))
     ids = ", ".join(str(b.get("booking_id")) for b in candidates)
     return End(f"There are {len(candidates)} active {product} bookings ({ids}): which one? Missing: booking id.")
-
-
-def _booking_type(booking: dict) -> str | None:
-    value = booking.get("biz_type") or booking.get("bizType")
-    return str(value).upper() if value else None
 
 
 # SEARCH_ACTIVITIES, RECOMMEND, QUERY_WEATHER, MAKE_TRAVEL_PLAN, PLAN_ITINERARY, AFTERSALE, QUERY_PROGRESS
@@ -822,83 +597,6 @@ def _reason(done: Done) -> str:
     if not envelope:
         return "no answer"
     return f"{envelope.get('code')} {envelope.get('message') or ''}".strip()
-
-
-# -- the contact ---------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Contact:
-    name: str | None
-    mobile: str | None
-
-
-_ZH_LABEL_RE = re.compile(r"乘机人|乘车人|乘客|旅客|入住人|住客|联系人|姓名|名字")
-_ZH_NAME_RE = re.compile(r"\s*(?:[:：]|是|为|叫)?\s*(?P<name>[\u4e00-\u9fff·]{2,5})")
-_ZH_NAME_STOP_RE = re.compile(r"电话|手机|号码|联系|的|和|及|先生|女士|订|预订|入住|坐|乘")
-_EN_LABEL_RE = re.compile(
-    r"\b(?:passengers?|guests?|travell?ers?|contact|name)\b\s*(?:[:：]|is\b|=)?\s*"
-    r"(?P<name>[A-Za-z][A-Za-z.\-]*(?:\s+[A-Za-z][A-Za-z.\-]*){0,2})",
-    re.I,
-)
-_EN_FOR_RE = re.compile(r"\bfor\s+(?P<name>[A-Z][A-Za-z.\-]*(?:\s+[A-Z][A-Za-z.\-]*){0,2})")
-_EN_STOP_WORDS = {
-    "mobile", "phone", "tel", "telephone", "cell", "number", "no", "and", "with", "on", "from", "to", "at", "in",
-    "is", "the", "a", "please", "thanks", "thank", "contact", "name", "by", "via", "his", "her", "my",
-    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-    "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
-    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "today", "tomorrow",
-    "tonight", "next", "this", "me", "us", "two", "one", "nights", "night", "people", "adults", "house", "houses",
-    "room", "rooms", "hotel", "flight", "flights", "train", "trains", "ticket", "tickets", "seat", "seats",
-}  # fmt: skip
-# A bare "张三 13800000000" (the answer to "who is travelling?"): a short name right before the mobile.
-_ZH_BESIDE_MOBILE_RE = re.compile(
-    r"(?:^|[\s,，:：;；])(?P<name>[\u4e00-\u9fff·]{2,4})\s*[,，]?\s*(?:手机号?|电话)?\s*[:：]?\s*(?=(?:\+?86)?1[3-9])"
-)
-_NOT_NAMES = re.compile(
-    r"机票|航班|酒店|高铁|火车|动车|车票|电话|手机|联系|乘客|乘机|入住|订票|预订|帮我|谢谢|号码|客栈"
-)
-
-
-def find_contact(user_texts: Iterable[str]) -> Contact:
-    """The traveller's name and mobile from the newest user message that gives each."""
-    name = mobile = None
-    for text in user_texts:
-        if mobile is None:
-            match = PHONE_RE.search(text)
-            if match:
-                digits = re.sub(r"\D", "", match.group())
-                mobile = digits[-11:]
-        if name is None:
-            name = _name(text)
-        if name and mobile:
-            break
-    return Contact(name=name, mobile=mobile)
-
-
-def _name(text: str) -> str | None:
-    for label in _ZH_LABEL_RE.finditer(text):
-        match = _ZH_NAME_RE.match(text, label.end())
-        if not match:
-            continue
-        raw = match.group("name")
-        stop = _ZH_NAME_STOP_RE.search(raw)
-        raw = raw[: stop.start()] if stop else raw[:4]
-        if 2 <= len(raw) <= 4:
-            return raw
-    for pattern in (_EN_LABEL_RE, _EN_FOR_RE):
-        for match in pattern.finditer(text):
-            words = []
-            for word in match.group("name").split():
-                if word.lower().strip(".") in _EN_STOP_WORDS:
-                    break
-                words.append(word)
-            if words:
-                return " ".join(w.capitalize() if w.islower() else w for w in words)
-    match = _ZH_BESIDE_MOBILE_RE.search(text)
-    if match and not _NOT_NAMES.search(match.group("name")):
-        return match.group("name")
-    return None
 
 
 # -- small helpers -------------------------------------------------------------------------------------------------

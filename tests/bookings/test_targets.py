@@ -1,0 +1,88 @@
+"""Which booking a request means (`bookings.targets`), called with bookings' own types, no assistant: the one named
+by id; else the open ones of the type and on the day named, the only one left; several → the candidates to pick
+from; a day that matches none → nothing picked."""
+
+import datetime as dt
+
+import pytest
+
+from bookings.models import BookingRecord
+from bookings.requests import BookingWants
+from bookings.targets import booking_target, payment_target
+
+DEC_27, DEC_28 = dt.date(2026, 12, 27), dt.date(2026, 12, 28)
+
+
+def listed(booking_id: str, biz_type: str, status: str = "CONFIRMED", **details) -> dict:
+    """A booking as `list_my_bookings` lists it."""
+    return {"booking_id": booking_id, "biz_type": biz_type, "status": status, "details": details}
+
+
+TRAIN_27 = listed("BK20261201001", "TRAIN", date="2026-12-27", origin="上海", destination="北京")
+TRAIN_28 = listed("BK20261201002", "TRAIN", depart="2026-12-28T08:00")
+FLIGHT_27 = listed("BK20261201003", "FLIGHT", "PENDING_PAYMENT", departTime="2026-12-27T07:10", **{"from": "上海"})
+HOTEL_28 = listed("BK20261201004", "HOTEL", "PENDING_PAYMENT", checkInDate="2026-12-28", checkOutDate="2026-12-30")
+CANCELLED_TRAIN = listed("BK20261201005", "TRAIN", "CANCELLED", date="2026-12-27")
+EXPIRED_HOTEL = listed("BK20261201006", "HOTEL", "EXPIRED", check_in="2026-12-27")
+ALL = [TRAIN_27, TRAIN_28, FLIGHT_27, HOTEL_28, CANCELLED_TRAIN, EXPIRED_HOTEL]
+
+
+@pytest.mark.parametrize(
+    ("wants", "meant"),
+    [
+        (BookingWants(biz_type="FLIGHT"), FLIGHT_27),
+        (BookingWants(biz_type="HOTEL"), HOTEL_28),
+        (BookingWants(biz_type="TRAIN", date_start=DEC_28), TRAIN_28),
+        (BookingWants(date_start=DEC_28, biz_type="HOTEL"), HOTEL_28),
+        (BookingWants(booking_id=" bk20261201002 "), TRAIN_28),
+        (BookingWants(rebook=True, biz_type="TRAIN", original_date=DEC_27, date_start=DEC_28), TRAIN_27),
+    ],
+    ids=["the only flight", "the only open hotel", "the train on the 28th", "type and day", "by id", "rebook's day"],
+)
+def test_exactly_one_open_booking_of_the_type_and_day_named_is_the_one_meant(wants, meant):
+    booking, candidates = booking_target(ALL, wants)
+
+    assert booking is meant
+    assert candidates == [meant]
+
+
+def test_several_open_bookings_of_the_type_named_are_candidates_and_none_is_picked():
+    booking, candidates = booking_target(ALL, BookingWants(biz_type="TRAIN"))
+
+    assert booking is None
+    assert candidates == [TRAIN_27, TRAIN_28]  # never the cancelled one
+
+
+def test_a_day_that_matches_no_booking_picks_nothing_and_shows_them_all():
+    booking, candidates = booking_target(ALL, BookingWants(biz_type="TRAIN", date_start=dt.date(2026, 12, 29)))
+
+    assert booking is None
+    assert candidates == [TRAIN_27, TRAIN_28]
+
+
+def test_a_request_that_names_nothing_of_the_booking_picks_none_unless_the_bookings_given_are_the_ones_meant():
+    only = [FLIGHT_27]
+
+    assert booking_target(only, BookingWants()) == (None, [FLIGHT_27])
+    assert booking_target(only, BookingWants(), named=True) == (FLIGHT_27, [FLIGHT_27])
+
+
+def test_a_cancelled_or_expired_booking_is_never_meant_not_even_by_its_id():
+    assert booking_target(ALL, BookingWants(booking_id="BK20261201005")) == (None, [])
+    assert booking_target(ALL, BookingWants(biz_type="HOTEL", date_start=DEC_27)) == (None, [HOTEL_28])
+
+
+def test_records_are_chosen_by_the_same_rule_and_come_back_as_records():
+    train = BookingRecord(
+        booking_id="BK20261201007", biz_type="TRAIN", status="CONFIRMED", details={"date": "2026-12-27"}
+    )
+    hotel = BookingRecord(booking_id="BK20261201008", biz_type="HOTEL", status="CONFIRMED", details={})
+
+    assert booking_target([train, hotel], BookingWants(date_start=DEC_27)) == (train, [train])
+
+
+def test_a_payment_means_the_only_booking_waiting_for_payment_of_the_type_and_day_named():
+    assert payment_target(ALL, BookingWants()) == (None, [FLIGHT_27, HOTEL_28])
+    assert payment_target(ALL, BookingWants(biz_type="HOTEL")) == (HOTEL_28, [HOTEL_28])
+    assert payment_target(ALL, BookingWants(date_start=DEC_27)) == (FLIGHT_27, [FLIGHT_27])
+    assert payment_target(ALL, BookingWants(biz_type="TRAIN")) == (None, [])  # trains here are paid already
