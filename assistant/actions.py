@@ -26,7 +26,7 @@ from django.conf import settings
 from django.db.models import F, Q
 from django.utils import timezone
 
-from assistant.llm.rules.confirm import YES, confirmation_answer
+from assistant.llm.schema import AnswerName
 from assistant.models import PendingAction, PendingActionStatus
 from assistant.pending import as_uuid, plain
 from core.envelope import Code, fail, ok
@@ -333,22 +333,21 @@ def pending_action_get(*, user, pending_id) -> PendingAction | None:
 
 
 def pending_action_answer(
-    *, user, conversation_id, text: str, action_id=None, language: str, today=None, port=None, choosing=False
+    *, user, conversation_id, answer: str | None, action_id=None, language: str, today=None, port=None, choosing=False
 ) -> dict | None:
-    """The envelope answering a message that confirms or declines (the card's button names the action, a typed
-    "确认" / "不要了" answers the conversation's awaiting one), or None when the message is no such answer (or
-    nothing awaits one): the turn then goes on as any other, and the action stays open. `choosing`: the
-    conversation offers options to pick from, so a yes with nothing to confirm goes on as a turn (it picks)."""
-    answer = confirmation_answer(text)
-    if answer is None:
+    """The envelope answering a yes or a no (`answer`: what the card's button says, or the reading of a typed
+    "确认" / "不要了") to the action the button names, else to the conversation's awaiting one; None when there is no
+    such answer (or nothing awaits one): the turn then goes on as any other, and the action stays open. `choosing`:
+    the conversation offers options to pick from, so a yes with nothing to confirm goes on as a turn (it picks)."""
+    if answer not in (AnswerName.YES, AnswerName.NO):
         return None
     if action_id in (None, ""):
         awaiting = pending_action_awaiting(user=user, conversation_id=conversation_id)
         if awaiting is None:
             # A bare "确认" with nothing to confirm is told so (nothing is done); a bare "no" is just talk.
-            return _not_open(None) if answer == YES and not choosing else None
+            return _not_open(None) if answer == AnswerName.YES and not choosing else None
         action_id = awaiting.pk
-    if answer == YES:
+    if answer == AnswerName.YES:
         return pending_action_confirm(user=user, pending_id=action_id, language=language, today=today, port=port)
     return pending_action_decline(user=user, pending_id=action_id)
 

@@ -14,6 +14,7 @@ from assistant.actions import pending_action_get
 from assistant.llm.audit import audited
 from assistant.llm.factory import get_llm_port
 from assistant.llm.port import LLMError, UnderstandContext
+from assistant.llm.schema import AnswerName
 from assistant.ratelimit import turn_admitted
 from assistant.replies import LANGUAGES
 from assistant.selectors import CONVERSATION_TITLE_CHARS, conversation_get, conversation_turns, conversations_for_user
@@ -131,8 +132,10 @@ class _ActionAnswerView(APIView):
     """The traveller's yes or no to one of their pending actions, as one turn of its conversation: the same answer
     as the chat endpoint (reply, cards, conversation), so a replay or a double click answers what was done."""
 
+    said = ""  # AnswerName: what this endpoint answers, so the words are not read
+
     def answer(self) -> str:
-        """What the traveller says, in the page's language (a word `confirmation_answer` reads as yes or no)."""
+        """What the traveller says, in the page's language (the turn's message, as the chat shows it)."""
         raise NotImplementedError
 
     def post(self, request, pending_id):
@@ -148,6 +151,7 @@ class _ActionAnswerView(APIView):
             conversation_id=str(action.conversation_id),
             page_language=language,
             action_id=str(action.pk),
+            answer=self.said,
         )
         body = {
             "reply": result.reply,
@@ -163,6 +167,8 @@ class _ActionAnswerView(APIView):
 
 
 class ActionConfirmView(_ActionAnswerView):
+    said = AnswerName.YES
+
     def answer(self) -> str:
         return _("Confirm")
 
@@ -176,6 +182,8 @@ class ActionConfirmView(_ActionAnswerView):
 
 
 class ActionDeclineView(_ActionAnswerView):
+    said = AnswerName.NO
+
     def answer(self) -> str:
         return _("No, thanks")
 

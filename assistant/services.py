@@ -15,7 +15,12 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from assistant.actions import conversation_bookings, pending_action_answer, pending_action_withdraw
+from assistant.actions import (
+    conversation_bookings,
+    pending_action_answer,
+    pending_action_awaiting,
+    pending_action_withdraw,
+)
 from assistant.agent.steps import steps_collected, steps_current
 from assistant.agent_turn import agent_turn
 from assistant.booking_wants import booking_wants
@@ -25,8 +30,7 @@ from assistant.handlers.unsure import did_you_mean
 from assistant.llm.audit import AuditedPort, audited, calls_save
 from assistant.llm.factory import OFFLINE, get_llm_port, is_offline
 from assistant.llm.port import LLMError, LLMPort, UnderstandContext
-from assistant.llm.rules.confirm import YES, confirmation_answer
-from assistant.llm.schema import Intent, IntentName
+from assistant.llm.schema import AnswerName, Intent, IntentName
 from assistant.memory import Memory, memory_forget, memory_load, memory_save
 from assistant.models import AgentStep, Conversation, LLMCall, Turn, TurnOutcome
 from assistant.pending import as_uuid
@@ -148,11 +152,13 @@ def chat_turn(
     port: LLMPort | None = None,
     today: dt.date | None = None,
     action_id: str | None = None,
+    answer: str | None = None,
     choice: str | None = None,
 ) -> TurnResult:
     """Answer one message: limit, understand, remember, dispatch, record. Raises InvalidMessage for bad input.
 
-    `action_id`: the pending action a confirmation card's button answers (the message says yes or no).
+    `action_id`: the pending action a confirmation card's button answers; `answer` ("YES" / "NO"): what that button
+    says, so it is not read (without it the message is read like any other: its reading's yes or no).
     `choice`: what a card's button chose (a compared plan to book): the button says exactly what it asks, so the
     sentence is not read by a model, in either channel; the plan's handler prepares it."""
     started = time.monotonic()
@@ -183,6 +189,7 @@ def chat_turn(
             turn_id=turn_id,
             started=started,
             action_id=action_id,
+            answer=answer,
             choice=choice,
         )
     except BaseException:
@@ -191,24 +198,11 @@ def chat_turn(
 
 
 def _answer(
-    *, conversation, memory: Memory, user, text, language, today, port, turn_id, started, action_id, choice
+    *, conversation, memory: Memory, user, text, language, today, port, turn_id, started, action_id, answer, choice
 ) -> TurnResult:
     """The turn once admitted: understand, remember, dispatch, record."""
     # Options offered to pick from (none prepared yet, as when nothing met every want): a bare yes takes the first.
     choosing = memory.task == IntentName.BOOK and bool(memory.offered)
-    # A yes or no to the confirmation card (its button, or typed while one is open) decides the pending action, in
-    # both channels; the memory stays as it was (a declined booking is still the task). Anything else goes on.
-    decided = pending_action_answer(
-        user=user,
-        conversation_id=str(conversation.pk),
-        text=text,
-        action_id=action_id,
-        language=language,
-        today=today,
-        port=port,
-        choosing=choosing,
-    )
-
     choice = str(choice or "").strip()[:200]
 
     def context_for(intent: Intent, request_text: str = text, offered: list[str] = ()) -> TurnContext:
@@ -225,15 +219,40 @@ def _answer(
             choice=choice,
         )
 
-    if decided is not None:
-        reply = present_decision(decided, context_for(Intent(intent=IntentName.OUT_OF_SCOPE)))
-        return _finish(conversation, user, language, text, None, reply, port, started)
-
     context = UnderstandContext(
         today=today, pending_intent=memory.task if task_waits(memory) else None, places=catalogue_places()
     )
     agent = settings.ASSISTANT_AGENT_ENABLED and not choice  # a card's button says what it asks: channel 1 serves it
     model_failed = False
+    # A yes or no to the confirmation card decides the pending action, in both channels; the memory stays as it was
+    # (a declined booking is still the task). The card's buttons say which (`answer`); a typed message is read by
+    # the reader that serves the turn (its `answer`), so a model's reading decides when there is a model. With a
+    # model in channel 2 the model reads the sentence for that only when a card is open; anything else goes on.
+    reading: tuple[Intent, bool] | None = None
+    said = answer if answer in AnswerName.__members__ else None
+    if said is None and not choice:
+        model_leads = agent and not is_offline(port)
+        if not model_leads or action_id or pending_action_awaiting(user=user, conversation_id=str(conversation.pk)):
+            reader = port if model_leads or not agent else get_llm_port(OFFLINE)
+            try:
+                reading = _understood(text, context, reader=reader, port=port, user=user)
+            except LLMError as error:  # the offline engine never raises; should it, the honest degraded reply
+                reply = Reply(compose("llm_unavailable", language, kind=error.kind), TurnOutcome.DEGRADED)
+                return _finish(conversation, user, language, text, None, reply, port, started)
+            said = reading[0].answer
+    decided = pending_action_answer(
+        user=user,
+        conversation_id=str(conversation.pk),
+        answer=said,
+        action_id=action_id,
+        language=language,
+        today=today,
+        port=port,
+        choosing=choosing,
+    )
+    if decided is not None:
+        reply = present_decision(decided, context_for(Intent(intent=IntentName.OUT_OF_SCOPE)))
+        return _finish(conversation, user, language, text, None, reply, port, started)
     if agent and not is_offline(port):
         # Channel 2 with a model: the model reads the sentence and calls the tools; nothing reads it offline.
         reply = agent_turn(context_for(MODEL_READS, text, memory.offered), reading=None)
@@ -248,6 +267,8 @@ def _answer(
         agent, model_failed = False, True  # before anything changed: the offline reading serves the turn now
     if choice:
         understood, fallback = CHOICE_INTENT, False
+    elif reading is not None and not model_failed:
+        understood, fallback = reading  # the reading that looked for a yes or a no serves the turn
     else:
         # Channel 2 with the rules provider: the rules adapter stands in for the model, and its reading (unaudited:
         # its calls are audited as the agent's) is the dialogue's, handed to it out of band with the options on
@@ -258,7 +279,7 @@ def _answer(
         except LLMError as error:  # the offline engine never raises; should it, the honest degraded reply
             reply = Reply(compose("llm_unavailable", language, kind=error.kind), TurnOutcome.DEGRADED)
             return _finish(conversation, user, language, text, None, reply, port, started)
-    if choosing and not understood.pick and confirmation_answer(text) == YES:
+    if choosing and not understood.pick and understood.answer == AnswerName.YES:
         understood = understood.model_copy(update={"pick": 1})  # "好的" to the nearest options: the first one
 
     # The dialogue's rules (assistant.dialogue): which task this sentence continues, resumes or starts, its slots.

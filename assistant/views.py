@@ -124,6 +124,7 @@ def chat_send(request):
             page_language=request.LANGUAGE_CODE,
             fresh=request.POST.get("fresh") == "1",
             action_id=request.POST.get("action_id") or None,
+            answer=request.POST.get("answer") or None,
             choice=request.POST.get("choice") or None,
         )
     except InvalidMessage as exc:

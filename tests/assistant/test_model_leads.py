@@ -2,6 +2,7 @@
 the offline engine reads nothing unless the model fails (then once, audited as the fallback); the options on screen
 reach the model from the code's memory, so "the second one" prepares and books the second option."""
 
+import json
 import re
 
 import pytest
@@ -44,6 +45,11 @@ def offline_readings(monkeypatch):
 
 def call(name: str, **arguments) -> Reply:
     return Reply(tool_calls=[{"id": f"call_{name}", "name": name, "arguments": arguments}])
+
+
+def reading(**fields) -> Reply:
+    """What the model answers when it is asked to read a sentence (the intent JSON)."""
+    return Reply(content=json.dumps({"answer": None, **fields}))
 
 
 def system_message(request) -> str:
@@ -114,9 +120,11 @@ def test_the_second_option_a_model_picks_from_the_options_on_screen_is_prepared_
     assert shown[1][named] in facts and shown[0][named] not in facts
     assert not BookingRecord.objects.exists()
 
+    model.enqueue(reading(intent="OUT_OF_SCOPE", answer="YES"))  # the model reads the typed yes to the card
     chat.say("确认")
 
     [booking] = BookingRecord.objects.filter(user=alice)
+    assert not LLMCall.objects.filter(fallback=True).exists()  # the model's reading decided, not the offline one
     assert str(booking.details[NUMBER_KEY[biz_type]]).upper() == str(shown[1]["number"]).upper()
 
 
@@ -190,9 +198,15 @@ def test_new_options_a_model_shows_without_a_new_card_withdraw_the_open_card(ali
     passengers = [{"name": "张三", "mobile": "13800000000"}]
     model.enqueue(call("book_option", option_ref=shown[0]["ref"], passengers=passengers), Reply(content="ok"))
     assert [c["type"] for c in chat.say("第一个，张三 13800000000")["cards"]] == ["confirmation"]
-    model.enqueue(call("find_booking_options", **SEARCHES["FLIGHT"]), Reply(content="flights instead"))
+    # With the card open the model first reads the message for a yes or a no to it (none here), then acts.
+    model.enqueue(
+        reading(intent="BOOK", biz_type="FLIGHT"),
+        call("find_booking_options", **SEARCHES["FLIGHT"]),
+        Reply(content="flights instead"),
+    )
     assert [c for c in chat.say("还是看看飞机吧")["cards"] if c["type"] == "option"]
 
-    chat.say("确认")
+    answer = chat.say("确认")  # nothing awaits any more: the model serves the turn and prepares nothing
 
+    assert answer["reply"] and not [c for c in answer["cards"] if c["type"] == "confirmation"]
     assert not BookingRecord.objects.exists()  # the card they moved on from is not carried out

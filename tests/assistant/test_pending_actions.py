@@ -397,11 +397,39 @@ def test_in_channel_two_the_models_cancel_waits_for_a_typed_yes(alice, supplier_
     assert status_of(booking) == BookingStatus.PENDING_PAYMENT
     assert len(confirmation_cards(asked.cards)) == 1
 
+    # With a card open the model reads the typed message (its reading's `answer`), and that reading decides.
+    fake_openai.enqueue(Reply(content=json.dumps({"intent": "OUT_OF_SCOPE", "answer": "YES"})))
     done = chat_turn(user=alice, message="yes", conversation_id=asked.conversation_id, today=TODAY)
 
     assert status_of(booking) == BookingStatus.CANCELLED and cancellations(booking) == 1
     assert booking.booking_id in done.reply
-    assert len(fake_openai.requests) == 2  # the yes itself needed no model call
+    assert len(fake_openai.requests) == 3  # the cancel's two calls, then one reading of the yes (no agent run)
+
+
+def test_in_channel_two_a_yes_the_model_does_not_read_as_yes_carries_nothing_out(
+    alice, supplier_sandbox, settings, fake_openai
+):
+    settings.ASSISTANT_LLM_PROVIDER = "openai"
+    settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
+    settings.ASSISTANT_LLM_API_KEY = "sk-test-actions"
+    settings.ASSISTANT_LLM_MODEL = "scripted-model"
+    settings.ASSISTANT_AGENT_ENABLED = True
+    booking = flight_booking(alice)
+    call = {"id": "c1", "name": "cancel_booking", "arguments": {"booking_id": booking.booking_id}}
+    fake_openai.enqueue(Reply(tool_calls=[call]), Reply(content="已取消"))
+    asked = chat_turn(user=alice, message=f"帮我取消 {booking.booking_id}", today=TODAY)
+    assert len(confirmation_cards(asked.cards)) == 1
+    # "好的" would be a yes to the offline grammar; the model reads it as no answer to the card (a question about
+    # the refund comes with it), so the card stays open and nothing is cancelled.
+    fake_openai.enqueue(
+        Reply(content=json.dumps({"intent": "QUERY_PROGRESS", "answer": None})), Reply(content="先问一下")
+    )
+
+    later = chat_turn(user=alice, message="好的，退款多久到账？", conversation_id=asked.conversation_id, today=TODAY)
+
+    assert status_of(booking) == BookingStatus.PENDING_PAYMENT and cancellations(booking) == 0
+    assert later.reply
+    assert PendingAction.objects.get(conversation_id=asked.conversation_id).status == "PENDING"
 
 
 # -- ten confirmations at once -------------------------------------------------------------------------------------
