@@ -418,6 +418,7 @@ BASELINES = {
     "list_my_bookings": {},
     "request_aftersale": {"order_id": "ORD-999", "action": "REFUND"},
     "query_progress": {},
+    "ask_traveller": {"missing": ["date"], "biz_type": "TRAIN"},
 }
 WHOLE_ARGUMENTS = {
     "null": None,
