@@ -18,9 +18,10 @@ from django.utils import timezone
 
 from assistant.agent import default_registry, run_agent
 from assistant.dispatcher import dispatch
+from assistant.handlers.activities import social_reply
 from assistant.handlers.base import tool_context
 from assistant.llm.port import ChatState
-from assistant.llm.schema import Intent, IntentName
+from assistant.llm.schema import Intent, IntentName, SocialName
 from assistant.presenters import present_run
 from assistant.selectors import conversation_history
 from assistant.turn import Reply, TurnContext
@@ -91,7 +92,10 @@ def agent_turn(context: TurnContext, *, reading: Intent | None) -> Reply | None:
         # The rules adapter called no tool for a travel request (a slot is missing): channel 1 answers from the
         # same reading, so the traveller gets the same question in both channels.
         return dispatch(context)
-    # A model that called no tool gets the templated "nothing was done" (present_run): never its own words.
+    if not result.steps and reading is None and result.error is None:
+        # A model that called no tool (a greeting, small talk, or it only talked): what the assistant can do, from
+        # the templates, never the model's own words.
+        return replace(social_reply(SocialName.HELP, context.language), channel=2)
     reply = present_run(result, context)
     return replace(reply, offered=_kept_choice(result, reply.offered), channel=2)
 

@@ -6,6 +6,7 @@ import pytest
 from django.core.management import call_command
 
 from assistant.models import AgentStep, LLMCall, Turn
+from assistant.replies import compose
 from assistant.services import chat_turn
 from tests.assistant.conftest import TODAY
 from tests.support import fixtures
@@ -85,11 +86,13 @@ def test_a_model_that_calls_no_tool_gets_the_templated_reply_and_its_words_are_n
     settings.ASSISTANT_LLM_MODEL = "scripted-model"
     fake_openai.enqueue(Reply(content="已为你预订大理古城豪华游，订单号 FAKE-1", prompt_tokens=40, completion_tokens=9))
 
-    result = chat_turn(user=alice, message="我想出去走走", today=TODAY)  # a greeting would be answered by code
+    result = chat_turn(user=alice, message="我想出去走走", today=TODAY)
 
-    # No tool was called: the templated "nothing was done" (nothing read offline); the model's claim is never shown.
+    # No tool was called: what the assistant can do, from the templates, with examples to tap (nothing read
+    # offline); the model's claim is never shown.
     assert result.cards == [] and "FAKE-1" not in result.reply and "已为你预订" not in result.reply
-    assert result.reply.startswith(NO_ACTION) and result.outcome == "REFUSED"
+    assert result.reply == compose("social", "zh-hans", social="HELP") and result.outcome == "ANSWERED"
+    assert result.suggestions and result.meta["channel"] == 2
     turn = Turn.objects.get()
     assert turn.fallback is False and turn.understanding == {}
     assert (turn.prompt_tokens, turn.completion_tokens) == (40, 9)

@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 
 from aftersale.models import HitlTicket
 from assistant.models import AgentStep, LLMCall, PendingAction, Turn
+from assistant.replies import compose
 from assistant.services import chat_turn
 from bookings.models import BookingRecord
 from tests.assistant.conftest import TODAY
@@ -233,8 +234,10 @@ def test_a_model_reply_text_that_is_not_text_is_never_shown_and_the_turn_recorde
     response = api.post("/api/v1/assistant/chat", {"message": "大理有什么活动"}, format="json")
 
     assert response.status_code == 200, response.content
-    # No tool was called: the templated "nothing was done", never the model's words, nor an offline reading's answer.
-    assert response.json()["cards"] == [] and "你好" not in response.json()["reply"]
+    # No tool was called: the help template, never the model's words, nor an offline reading's answer.
+    body = response.json()
+    assert body["cards"] == [] and body["reply"] == compose("social", "zh-hans", social="HELP")
+    assert "我不调用工具" not in body["reply"] and SURROGATE not in body["reply"] and NUL not in body["reply"]
     turn = Turn.objects.get()
     assert list(turn.llm_calls.values_list("purpose", "outcome")) == [("agent", "OK")]
     assert turn.reply == response.json()["reply"]
