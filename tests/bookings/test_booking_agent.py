@@ -81,6 +81,10 @@ def test_the_booking_agent_round_trips_tool_calls_and_the_hook_records_the_booki
     assert not BookingRecord.objects.exists()  # the saveOrder the model asked for waits for the traveller
     [card] = [c for c in result.cards if c["type"] == "confirmation"]
     assert flight["flightNo"] in str(card["rows"]) + card["title"]
+    # With the card open, the model reads the typed "确认" (its reading's answer decides): one understanding call.
+    fake_openai.enqueue(
+        Reply(content=json.dumps({"intent": "OUT_OF_SCOPE", "answer": "YES"}), prompt_tokens=50, completion_tokens=5)
+    )
     confirmed = chat_turn(user=alice, message="确认", conversation_id=result.conversation_id, today=TODAY)
     booking = BookingRecord.objects.get(user=alice)
     assert confirmed.outcome == "ANSWERED"
@@ -93,7 +97,8 @@ def test_the_booking_agent_round_trips_tool_calls_and_the_hook_records_the_booki
     assert json.loads(tool_messages[0]["content"])["ok"] is True
     assert second_round[-2]["tool_calls"][0]["id"] == "call_search"
     # every model call audited with its real tokens
-    assert sorted(LLMCall.objects.values_list("prompt_tokens", flat=True)) == [200, 300, 400]
+    assert sorted(LLMCall.objects.values_list("prompt_tokens", flat=True)) == [50, 200, 300, 400]
+    assert not LLMCall.objects.filter(fallback=True).exists()
     assert Turn.objects.get(pk=result.meta["turn_id"]).prompt_tokens == 900
 
 
