@@ -53,7 +53,7 @@ def answer_with(context: TurnContext, name: str, **arguments) -> Reply:
 
 
 def answer_mapped(context: TurnContext, call: ToolCallPlan) -> Reply:
-    """Run the call `assistant.llm.tool_calls` maps the intent to (the one channel 2's rules policy makes too)."""
+    """Run the call `assistant.llm.tool_calls` maps the intent to."""
     return answer_with(context, call.name, **call.arguments)
 
 

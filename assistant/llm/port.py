@@ -55,14 +55,11 @@ NextCallFunction = Callable[[list[Answered]], tuple[str, dict[str, Any]] | None]
 
 @dataclass(frozen=True)
 class ChatState:
-    """The conversation's state as the code holds it, handed to `chat(messages, tools, state=...)` out of band: the
-    task the dialogue reads this turn as (`intent`, None when no reading was made), the option refs the previous
-    reply offered, in the order shown, and the caller's own flow (`next_call`: given the calls answered so far, the
-    next one). A model reads the conversation from its messages and ignores this; the offline `rules` adapter, which
-    stands in for a model, decides from it."""
+    """What the caller hands `chat(messages, tools, state=...)` out of band, never in the prompt. A model reads the
+    conversation from its messages and ignores this. The offline `rules` adapter, which stands in for a model, is a
+    function model (pydantic-ai's `FunctionModel`): it asks `next_call` which call comes next, and the caller
+    answers with its own flow (channel 1's, replayed over the calls answered so far)."""
 
-    intent: Intent | None = None
-    offered: tuple[str, ...] = ()
     next_call: NextCallFunction | None = None
 
 
