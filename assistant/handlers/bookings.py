@@ -28,6 +28,7 @@ from bookings.targets import booking_target, payment_target
 from bookings.tools import BOOK_TOOL, CANCEL_TOOL, LIST_BOOKINGS_TOOL, OPTIONS_TOOL, PAY_TOOL, REBOOK_TOOL
 
 MAX_CHOICES = 10
+ASK_TOOL = "ask_traveller"  # assistant.tools
 AWAITING = "booking"  # the open question (or open choice) of a booking, remembered for the next turn
 
 
@@ -142,11 +143,9 @@ def _offered_pick(context: TurnContext) -> str | None:
 
 
 def _ask(context: TurnContext, missing: list[str]) -> Reply:
-    """One question listing only what is still missing."""
-    language, biz_type = context.language, context.intent.biz_type
-    what = compose("booking_what", language, biz_type=biz_type)
-    text = compose("booking_need", language, what=what, biz_type=biz_type, missing=missing)
-    return Reply(text, "CLARIFY", awaiting=AWAITING)
+    """One question listing only what is still missing, asked through the ask tool (`ask_traveller`: the question
+    is composed by its presenter from the `booking_need` template), as a model asks it in channel 2."""
+    return answer_with(context, ASK_TOOL, missing=missing, biz_type=context.intent.biz_type)
 
 
 # -- rebooking ------------------------------------------------------------------------------------------------------

@@ -99,14 +99,15 @@ def test_a_model_that_calls_no_tool_gets_the_templated_reply_and_its_words_are_n
     assert LLMCall.objects.get().turn == turn
 
 
-def test_the_question_channel_one_asks_is_asked_by_the_rules_adapter_ending_without_a_tool_call(alice, channel_two):
+def test_the_rules_adapter_asks_through_the_ask_tool_the_question_channel_one_asks(alice, channel_two):
     channel_two.ASSISTANT_AGENT_ENABLED = False
     asked = chat_turn(user=alice, message="帮我预订一下北京到上海", today=TODAY)
     channel_two.ASSISTANT_AGENT_ENABLED = True
 
     result = chat_turn(user=alice, message="帮我预订一下北京到上海", today=TODAY)
 
-    # Channel 1's flow asks before any call: the rules adapter ends at once and the same question is asked.
+    # Channel 1's flow asks through the ask tool; the rules adapter, replaying it, makes that call.
     assert result.reply == asked.reply and result.outcome == asked.outcome == "CLARIFY"
-    assert not AgentStep.objects.filter(turn_id=result.meta["turn_id"]).exists()
-    assert list(LLMCall.objects.filter(turn_id=result.meta["turn_id"]).values_list("purpose", flat=True)) == ["agent"]
+    assert result.meta["channel"] == 2
+    step = AgentStep.objects.get(turn_id=result.meta["turn_id"])
+    assert (step.tool, step.ok) == ("ask_traveller", True)

@@ -146,6 +146,19 @@ def test_two_requests_in_one_message_call_both_tools_in_order(chat):
     assert [c["type"] for c in answer["cards"]] == ["travel_plan", "weather"]
 
 
+def test_a_question_of_the_second_part_is_asked_in_channel_two_as_in_channel_one(chat, alice, settings):
+    settings.ASSISTANT_AGENT_ENABLED = False
+    asked = Chat(alice).say("大理这周末天气怎么样，顺便帮我订张机票")
+    settings.ASSISTANT_AGENT_ENABLED = True
+
+    answer = chat.say("大理这周末天气怎么样，顺便帮我订张机票")
+
+    assert steps(answer) == [("weather_report", True), ("ask_traveller", True)]
+    assert [c["type"] for c in answer["cards"]] == [c["type"] for c in asked["cards"]] == ["weather"]
+    question = asked["reply"].rsplit("\n", 1)[-1]
+    assert "还需要" in question and answer["reply"].endswith(question)
+
+
 # -- the function model itself ---------------------------------------------------------------------------------------
 
 TOOLS = [{"type": "function", "function": {"name": "weather_report", "parameters": {"type": "object"}}}]
