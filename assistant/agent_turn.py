@@ -6,7 +6,9 @@ tools in one request give one merged reply. The model's own words are kept for t
 
 The model is told what the code holds, never what the offline engine thought: today, and the options the previous
 reply put on screen (OPTIONS ON SCREEN), so "the second one" can name the second ref. The offline `rules` adapter
-(the stand-in for a model) gets the code's state out of band instead (`ChatState`: the dialogue's reading, the refs).
+(the stand-in for a model) has no flow of its own: it is handed channel 1's, out of band (`ChatState.next_call`:
+the dispatcher's handlers for the dialogue's reading, replayed over the calls made so far), so every flow is written
+once, in channel 1's handlers.
 """
 
 import logging
@@ -19,8 +21,8 @@ from django.utils import timezone
 from assistant.agent import default_registry, run_agent
 from assistant.dispatcher import dispatch
 from assistant.handlers.activities import social_reply
-from assistant.handlers.base import tool_context
-from assistant.llm.port import ChatState
+from assistant.handlers.base import next_call, tool_context
+from assistant.llm.port import Answered, ChatState, NextCallFunction
 from assistant.llm.schema import Intent, IntentName, SocialName
 from assistant.presenters import present_run
 from assistant.selectors import conversation_history
@@ -55,7 +57,7 @@ def options_on_screen(refs: list[str]) -> str:
 
 def agent_messages(context: TurnContext) -> list[dict]:
     """The system prompt (with the skill document, today and the options on screen), the last turns of the
-    conversation, the message."""
+    conversation, the request (for a model the message; for the rules adapter the request as channel 1 reads it)."""
     history = []
     for turn in conversation_history(user=context.user, conversation_id=context.conversation_id, limit=HISTORY_TURNS):
         history += [{"role": "user", "content": turn.message}, {"role": "assistant", "content": turn.reply}]
@@ -72,10 +74,11 @@ def agent_messages(context: TurnContext) -> list[dict]:
 def agent_turn(context: TurnContext, *, reading: Intent | None) -> Reply | None:
     """Run the agent over every registered tool for one message, then tell the user what the tools did.
 
-    `reading`: the dialogue's reading of the turn when the offline `rules` adapter stands in for the model (it gets
-    it out of band, with the options on screen); None when a model reads the sentence itself. None is returned when
-    the model failed before anything changed: the caller answers the turn from the offline reading (channel 1),
-    audited as the fallback, so the traveller gets the answer the code can give, not "nothing was done"."""
+    `reading`: the dialogue's reading of the turn when the offline `rules` adapter stands in for the model (it is
+    handed channel 1's flow for this context, out of band); None when a model reads the sentence itself. None is
+    returned when the model failed before anything changed: the caller answers the turn from the offline reading
+    (channel 1), audited as the fallback, so the traveller gets the answer the code can give, not "nothing was
+    done"."""
     context = replace(context, started=context.started or timezone.now())
     result = run_agent(
         port=context.port,
@@ -83,14 +86,14 @@ def agent_turn(context: TurnContext, *, reading: Intent | None) -> Reply | None:
         context=tool_context(context),
         messages=agent_messages(context),
         max_iterations=settings.ASSISTANT_AGENT_MAX_ITERATIONS,
-        state=ChatState(intent=reading, offered=tuple(context.offered)),
+        state=ChatState(next_call=_channel_one(context)) if reading is not None else None,
     )
     if result.error is not None and result.writes == 0 and not result.pending:
         logger.warning("the agent's model failed (%s): channel 1 answers this turn", result.error.kind)
         return None
     if not result.steps and reading is not None and reading.intent != IntentName.OUT_OF_SCOPE:
-        # The rules adapter called no tool for a travel request (a slot is missing): channel 1 answers from the
-        # same reading, so the traveller gets the same question in both channels.
+        # Channel 1's flow called no tool for a travel request (it asks for a missing slot): its question is the
+        # answer, so the traveller gets the same question in both channels.
         return dispatch(context)
     if not result.steps and reading is None and result.error is None:
         # A model that called no tool (a greeting, small talk, or it only talked): what the assistant can do, from
@@ -98,6 +101,16 @@ def agent_turn(context: TurnContext, *, reading: Intent | None) -> Reply | None:
         return replace(social_reply(SocialName.HELP, context.language), channel=2)
     reply = present_run(result, context)
     return replace(reply, offered=_kept_choice(result, reply.offered), channel=2)
+
+
+def _channel_one(context: TurnContext) -> NextCallFunction:
+    """Channel 1's flow for this turn as the rules adapter's next call: the dispatcher's handlers replayed over the
+    calls answered so far."""
+
+    def flow_next_call(answered: list[Answered]) -> tuple[str, dict] | None:
+        return next_call(lambda: dispatch(context), answered)
+
+    return flow_next_call
 
 
 def _kept_choice(result, offered: list[str]) -> list[str]:

@@ -1,9 +1,10 @@
 """The assistant's reading of a booking request (an `Intent`) as bookings' rules take it (`BookingWants`): the one
-adapter through which channel 1's handlers and the offline provider's channel 2 ask `bookings.requests` and
-`bookings.targets` what to search, which option and which booking is meant, and who travels."""
+adapter through which the booking handlers ask `bookings.requests` and `bookings.targets` what to search, which
+option and which booking is meant, and who travels."""
 
 from collections.abc import Iterable
 
+from assistant.llm.contacts import find_contact
 from assistant.llm.schema import Intent
 from bookings.requests import PREFERENCE_ARGUMENTS, BookingWants, booking_passengers
 
@@ -32,8 +33,5 @@ def booking_wants(intent: Intent) -> BookingWants:
 def passengers_of(intent: Intent, user_texts: Iterable[str]) -> list[dict[str, str | None]]:
     """Who travels, as far as known: the understood passengers (the first one's mobile may come from the words),
     else the contact in the traveller's words (newest first); empty when nothing is known."""
-    # Imported here: the offline adapter, which the contact reader belongs to, loads this module as it loads.
-    from assistant.llm.contacts import find_contact
-
     contact = find_contact(user_texts)
     return booking_passengers(intent.passengers, contact_name=contact.name, contact_mobile=contact.mobile)

@@ -184,9 +184,9 @@ def remembered(step: Step, *, awaiting: str | None, offered: list[str]) -> Memor
 
 def replayed(understand: Callable[[str, str | None], Intent], texts: list[str]) -> Intent:
     """The intent of the newest of `texts` (oldest first) read in its conversation, for a caller that keeps no
-    memory (channel 2's rules policy sees only the messages): every earlier message is replayed through the same
-    rules. An earlier request whose tool call lacked a slot counts as a question asked (its answer continues it);
-    what the replies offered is not known here. `understand(text, pending_intent)` is the engine."""
+    memory and sees only the messages: every earlier message is replayed through the same rules. An earlier request
+    whose tool call lacked a slot counts as a question asked (its answer continues it); what the replies offered is
+    not known here. `understand(text, pending_intent)` is the engine."""
     memory, step = Memory(), None
     for text in texts:
         step = next_state(memory, understand(text, memory.task if memory.awaiting else None), text)

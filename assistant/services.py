@@ -271,8 +271,8 @@ def _answer(
         understood, fallback = reading  # the reading that looked for a yes or a no serves the turn
     else:
         # Channel 2 with the rules provider: the rules adapter stands in for the model, and its reading (unaudited:
-        # its calls are audited as the agent's) is the dialogue's, handed to it out of band with the options on
-        # screen, so follow-ups continue there too.
+        # its calls are audited as the agent's) is the dialogue's; the agent turn hands it channel 1's flow for that
+        # reading, so follow-ups continue there too.
         reader = None if model_failed else get_llm_port(OFFLINE) if agent else port
         try:
             understood, fallback = _understood(text, context, reader=reader, port=port, user=user)
@@ -292,7 +292,9 @@ def _answer(
         reply = did_you_mean(context_for(unsure))
         return _finish(conversation, user, language, text, step.intent, reply, port, started, fallback=fallback)
     intent = _conversation_booking(step.intent, user=user, conversation_id=str(conversation.pk))
-    turn = context_for(intent, text if agent else step.request_text or text, step.memory.offered)
+    # The request as channel 1 reads it (an earlier question's answers included) in both channels: with the rules
+    # provider, channel 2 runs channel 1's flow over the same context.
+    turn = context_for(intent, step.request_text or text, step.memory.offered)
     social = intent.intent == IntentName.OUT_OF_SCOPE and intent.social  # a greeting is answered by code
     reply = agent_turn(turn, reading=intent) if agent and not social else None
     if reply is None:

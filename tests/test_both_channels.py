@@ -1,5 +1,5 @@
 """Both chat channels do the same things: the same traveller request through channel 1 (understand → dispatch →
-handler) and through channel 2 (`ASSISTANT_AGENT_ENABLED`: the rules provider's tool-calling policy) shows the same
+handler) and through channel 2 (`ASSISTANT_AGENT_ENABLED`: the rules provider replaying channel 1's flow) shows the same
 cards and makes the same database changes.
 
 Each channel runs on the same fresh demo data (`seed_demo`, then a savepoint rolled back after the channel's turns)

@@ -101,7 +101,7 @@ def run_agent(
     state: ChatState | None = None,
 ) -> AgentResult:
     """Run the tool-calling loop from `messages` (not modified; the full transcript is in `result.messages`).
-    `state`: the conversation's state the code holds, handed to every `port.chat` out of band (never the prompt)."""
+    `state`: what the caller hands every `port.chat` out of band, never in the prompt (the offline adapter's flow)."""
     result = AgentResult(messages=list(messages))
     tools = registry.schemas()
     turn = _Turn(max_writes=settings.ASSISTANT_AGENT_MAX_WRITES_PER_TURN if max_writes is None else max_writes)

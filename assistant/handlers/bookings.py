@@ -1,11 +1,14 @@
 """Bookings: BOOK finds options and prepares the best (or the picked) one; a rebooking prepares the change of a
-booking; a payment (BOOK with `pay`) prepares paying one; CANCEL_BOOKING prepares the cancel. Nothing is written here: every write is a pending action that the
-traveller confirms ("确认" / the Confirm button), answered by `assistant.actions` before any handler runs.
+booking; a payment (BOOK with `pay`) prepares paying one; CANCEL_BOOKING prepares the cancel. Nothing is written
+here: every write is a pending action that the traveller confirms ("确认" / the Confirm button), answered by
+`assistant.actions` before any handler runs.
 
-The same tools as channel 2, with the same arguments (bookings' rules, `bookings.requests` and `bookings.targets`,
-asked through `assistant.booking_wants` as channel 2 asks them, so both channels search and prepare the same thing): `find_booking_options` → `book_option` / `rebook_booking`, and
-`pay_booking`, `cancel_booking`. Which option is best is `bookings.options`' rule; what the traveller reads comes from the tools'
-envelopes through the presenters, and the questions from the reply templates.
+The same tools channel 2 offers a model (`find_booking_options` → `book_option` / `rebook_booking`, and
+`pay_booking`, `cancel_booking`), with bookings' rules (`bookings.requests`, `bookings.targets`, asked through
+`assistant.booking_wants`) deciding what to search, which option and which booking. These flows are the only ones:
+channel 2's offline `rules` adapter replays them call by call (`assistant.handlers.base.next_call`). Which option is
+best is `bookings.options`' rule; what the traveller reads comes from the tools' envelopes through the presenters,
+and the questions from the reply templates.
 """
 
 from dataclasses import dataclass, field, replace
@@ -25,6 +28,7 @@ from bookings.targets import booking_target, payment_target
 from bookings.tools import BOOK_TOOL, CANCEL_TOOL, LIST_BOOKINGS_TOOL, OPTIONS_TOOL, PAY_TOOL, REBOOK_TOOL
 
 MAX_CHOICES = 10
+ASK_TOOL = "ask_traveller"  # assistant.tools
 AWAITING = "booking"  # the open question (or open choice) of a booking, remembered for the next turn
 
 
@@ -139,11 +143,9 @@ def _offered_pick(context: TurnContext) -> str | None:
 
 
 def _ask(context: TurnContext, missing: list[str]) -> Reply:
-    """One question listing only what is still missing."""
-    language, biz_type = context.language, context.intent.biz_type
-    what = compose("booking_what", language, biz_type=biz_type)
-    text = compose("booking_need", language, what=what, biz_type=biz_type, missing=missing)
-    return Reply(text, "CLARIFY", awaiting=AWAITING)
+    """One question listing only what is still missing, asked through the ask tool (`ask_traveller`: the question
+    is composed by its presenter from the `booking_need` template), as a model asks it in channel 2."""
+    return answer_with(context, ASK_TOOL, missing=missing, biz_type=context.intent.biz_type)
 
 
 # -- rebooking ------------------------------------------------------------------------------------------------------
@@ -153,7 +155,7 @@ def rebook(context: TurnContext) -> Reply:
     """Change a booking to another day: find it, show the options on the new day for the same route, and prepare
     `rebook_booking` for the best (or picked) one. The old booking is cancelled only after the new one is made."""
     intent, language = context.intent, context.language
-    listed = run_tool(context, LIST_BOOKINGS_TOOL, biz_type=intent.biz_type)  # what channel 2's policy reads too
+    listed = run_tool(context, LIST_BOOKINGS_TOOL, biz_type=intent.biz_type)
     if not listed.get("ok"):
         return present([listed], context)
     booking, candidates = booking_target((listed.get("data") or {}).get("bookings") or [], booking_wants(intent))
@@ -196,11 +198,11 @@ def _rows(context: TurnContext, summaries: list[dict]) -> list:
 @handles(IntentName.CANCEL_BOOKING)
 def cancel(context: TurnContext) -> Reply:
     """Prepare the cancel of one booking (the tool answers with the confirmation card); without an id, the one the
-    type and day point at (`booking_target`, as channel 2 chooses), else the question which one."""
+    type and day point at (`booking_target`), else the question which one."""
     intent, language = context.intent, context.language
     booking_id = intent.booking_id
     if not booking_id:
-        listed = run_tool(context, LIST_BOOKINGS_TOOL, biz_type=intent.biz_type)  # what channel 2's policy reads too
+        listed = run_tool(context, LIST_BOOKINGS_TOOL, biz_type=intent.biz_type)
         if not listed.get("ok"):
             return present([listed], context)
         booking, candidates = booking_target((listed.get("data") or {}).get("bookings") or [], booking_wants(intent))
@@ -220,7 +222,7 @@ def cancel(context: TurnContext) -> Reply:
 
 def pay(context: TurnContext) -> Reply:
     """Prepare the payment of one booking waiting for it (the tool answers with the confirmation card: the exact
-    amount); without an id, the only one waiting (of the type and day named, as channel 2 chooses), else the
+    amount); without an id, the only one waiting (of the type and day named), else the
     question which one, with a chip each."""
     intent, language = context.intent, context.language
     booking_id = intent.booking_id

@@ -4,16 +4,27 @@ Two adapters implement it: `rules` (deterministic, offline, the default) and `op
 endpoint through the openai SDK). Callers get data to validate, never text to trust.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Protocol
+from typing import Any, Protocol
 
 from assistant.llm.errors import MAX_USAGE, LLMError, Usage
 from assistant.llm.preferences import PreferenceCandidate, PreferenceScores
 from assistant.llm.schema import Intent
 from assistant.llm.verdict import VerdictRequest, VerdictResult
 
-__all__ = ["MAX_USAGE", "ChatState", "LLMError", "LLMPort", "UnderstandContext", "Understanding", "Usage"]
+__all__ = [
+    "MAX_USAGE",
+    "Answered",
+    "ChatState",
+    "LLMError",
+    "LLMPort",
+    "NextCallFunction",
+    "UnderstandContext",
+    "Understanding",
+    "Usage",
+]
 
 
 @dataclass
@@ -35,15 +46,21 @@ class UnderstandContext:
     places: tuple[str, ...] = ()
 
 
+# One tool call of this request and the envelope that answered it: (tool name, arguments, envelope).
+Answered = tuple[str, dict[str, Any], dict[str, Any]]
+# The caller's own flow: given the calls answered so far in this request (in order), the next call to make
+# (tool name, arguments), or None when the flow needs no more.
+NextCallFunction = Callable[[list[Answered]], tuple[str, dict[str, Any]] | None]
+
+
 @dataclass(frozen=True)
 class ChatState:
-    """The conversation's state as the code holds it, handed to `chat(messages, tools, state=...)` out of band: the
-    task the dialogue reads this turn as (`intent`, None when no reading was made) and the option refs the previous
-    reply offered, in the order shown. A model reads the conversation from its messages and ignores this; the
-    offline `rules` adapter, which stands in for a model, decides from it."""
+    """What the caller hands `chat(messages, tools, state=...)` out of band, never in the prompt. A model reads the
+    conversation from its messages and ignores this. The offline `rules` adapter, which stands in for a model, is a
+    function model (pydantic-ai's `FunctionModel`): it asks `next_call` which call comes next, and the caller
+    answers with its own flow (channel 1's, replayed over the calls answered so far)."""
 
-    intent: Intent | None = None
-    offered: tuple[str, ...] = ()
+    next_call: NextCallFunction | None = None
 
 
 class LLMPort(Protocol):

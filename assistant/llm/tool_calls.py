@@ -1,7 +1,7 @@
 """Which tool answers an understood intent, and with which arguments: one mapping for both channels.
 
-Channel 1's handlers make this call once their clarifying questions are answered; the `rules` adapter's
-tool-calling policy (channel 2 offline) makes the same call. The places go to the tool as understood (keywords, city
+Channel 1's handlers make this call once their clarifying questions are answered (and channel 2's `rules` adapter,
+which replays channel 1's handlers, makes it through them). The places go to the tool as understood (keywords, city
 and province together): the service decides which one searches and which one stands in for the weather, so no
 channel drops a fact the other keeps. Booking (a model over the skill document), paying and cancelling (choose a
 booking first) are flows of their own and are not mapped here.
@@ -96,26 +96,6 @@ def tool_call_for(intent: Intent) -> ToolCallPlan | None:
 def activity_sort(intent: Intent) -> str | None:
     """The activity search's order for the intent's sort: the cheapest first, else the default."""
     return "CHEAPEST" if intent.sort == SortName.CHEAPEST else None
-
-
-def missing_for(intent: Intent) -> str:
-    """What `tool_call_for` found missing, in words (for the audit of a policy that ends instead of asking)."""
-    name = intent.intent
-    if name == IntentName.SEARCH_ACTIVITIES:
-        return "a place to search"
-    if name in (IntentName.QUERY_WEATHER, IntentName.MAKE_TRAVEL_PLAN):
-        return "a place for the weather" if name == IntentName.QUERY_WEATHER else "a destination for the plan"
-    if name == IntentName.PLAN_ITINERARY:
-        facts = {
-            "origin": intent.origin,
-            "destination": intent.city or next(iter(intent.destination_keywords), None),
-            "depart date": intent.date_start,
-            "return date": intent.date_end,
-        }
-        return ", ".join(fact for fact, value in facts.items() if not value)
-    if name == IntentName.AFTERSALE:
-        return "the order id" if not intent.order_id else "refund or return"
-    return f"what {name} needs"
 
 
 def round_trip_arguments(intent: Intent, *, origin=None, destination=None, depart=None, back=None) -> dict:

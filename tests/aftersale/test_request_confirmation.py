@@ -29,7 +29,7 @@ CHAT = "/api/v1/assistant/chat"
 @pytest.fixture(params=[1, 2], ids=["channel-1", "channel-2"])
 def channel(request, settings):
     """Each test twice: channel 1 (understand, then the handlers) and channel 2 (the agent loop, the rules
-    provider's tool-calling policy)."""
+    provider replaying channel 1's flow)."""
     settings.ASSISTANT_AGENT_ENABLED = request.param == 2
     settings.ASSISTANT_LLM_PROVIDER = "rules"
     settings.ASSISTANT_DAILY_TURN_LIMIT = 1000

@@ -22,7 +22,7 @@ def rules_port():
 @pytest.fixture(params=[1, 2], ids=["channel-1", "channel-2"])
 def channel(request, settings):
     """Each test twice: channel 1 (the rules understanding and the handlers) and channel 2 (the agent loop with the
-    rules tool-calling policy)."""
+    rules adapter replaying channel 1's flow)."""
     settings.ASSISTANT_AGENT_ENABLED = request.param == 2
     settings.ASSISTANT_LLM_PROVIDER = "rules"
     return request.param

@@ -106,6 +106,7 @@ def test_the_rules_adapter_asks_through_the_ask_tool_the_question_channel_one_as
 
     result = chat_turn(user=alice, message="帮我预订一下北京到上海", today=TODAY)
 
+    # Channel 1's flow asks through the ask tool; the rules adapter, replaying it, makes that call.
     assert result.reply == asked.reply and result.outcome == asked.outcome == "CLARIFY"
     assert result.meta["channel"] == 2
     step = AgentStep.objects.get(turn_id=result.meta["turn_id"])

@@ -1,5 +1,5 @@
 """Booking conversations through the chat API, in both channels (channel 1: rules understanding + handlers;
-channel 2: ASSISTANT_AGENT_ENABLED, the rules tool-calling policy), with the real sandbox supplier CLI.
+channel 2: ASSISTANT_AGENT_ENABLED, the rules adapter replaying channel 1's flow), with the real sandbox supplier CLI.
 
 Every write is a confirmation card first: each test checks what the traveller sees (cards, reply) and the database
 (no booking or cancel before "确认", exactly one after)."""

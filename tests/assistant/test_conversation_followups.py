@@ -1,7 +1,7 @@
 """Follow-ups a traveller makes without repeating the task, through the chat API in both channels (channel 1: rules
-understanding + handlers; channel 2: ASSISTANT_AGENT_ENABLED with the rules tool-calling policy), with the real
-sandbox supplier: the name given alone, a task resumed after another question, a cheaper plan, the nearest options
-accepted, an airline refused, a new return or check-out day, the conversation's language kept."""
+understanding + handlers; channel 2: ASSISTANT_AGENT_ENABLED with the rules adapter replaying channel 1's flow), with
+the real sandbox supplier: the name given alone, a task resumed after another question, a cheaper plan, the nearest
+options accepted, an airline refused, a new return or check-out day, the conversation's language kept."""
 
 import datetime as dt
 from decimal import Decimal

@@ -119,9 +119,9 @@ class RulesLLM:
         return Understanding(intent=intent, usage=Usage(latency_ms=latency_ms))
 
     def chat(self, messages: list[dict], tools: list[dict], *, state: ChatState | None = None) -> ChatResult:
-        """One turn of the tool-calling loop (channel 2): the deterministic policy picks the next tool or ends,
-        from the conversation's state the code holds (`state`: the dialogue's reading and the options on screen)."""
-        return policy.next_turn(self, messages, tools, state=state)
+        """One turn of the tool-calling loop (channel 2): the next call of the caller's flow (`state.next_call`),
+        or the end (content only, no call) when it has none; without a `next_call` it always ends (`rules.policy`)."""
+        return policy.next_turn(messages, tools, state=state)
 
     def verdict(self, request: VerdictRequest) -> VerdictResult:
         """The after-sale verdict: the rules engine has no opinion of its own on money; it answers with aftersale's
