@@ -24,12 +24,10 @@ that says why, or whatever answers the question why); another order drops them.
 """
 
 import datetime as dt
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from assistant.llm.schema import PREFERENCE_SLOTS, Intent, IntentName
-from assistant.llm.tool_calls import tool_call_for
 from assistant.memory import MAX_EXCLUDED, MAX_REQUEST_CHARS, PLACE_AND_TIME_SLOTS, PLACE_SLOTS, Memory
 from assistant.reason_words import reason_words
 from itinerary.travel_plans import DEFAULT_DAYS as DEFAULT_PLAN_DAYS
@@ -71,8 +69,6 @@ LENGTHENS = frozenset((TRAVEL_PLAN, ROUND_TRIP, BOOK))
 RESUMABLE = frozenset((TRAVEL_PLAN, ROUND_TRIP, SEARCH, BOOK))
 # Tasks that go on over several turns even when the last reply asked nothing (options to pick, a comparison).
 LASTING_TASKS = frozenset((BOOK, ROUND_TRIP))
-# Requests a handler answers with a question when a slot is missing (the replay counts that as a question asked).
-ASKS_WHEN_INCOMPLETE = frozenset((WEATHER, SEARCH, TRAVEL_PLAN, ROUND_TRIP, AFTERSALE))
 # What a reply awaits when it asked why the traveller wants a refund or a return (assistant.presenters.aftersale).
 ASKED_WHY = "reason"
 # The reason of a request belongs to its order: another order drops it.
@@ -180,19 +176,6 @@ def remembered(step: Step, *, awaiting: str | None, offered: list[str]) -> Memor
         slots.pop("pick", None)  # new options: an earlier pick meant one of the old ones
     kept = list(offered) or (list(memory.offered) if memory.task == BOOK else [])
     return replace(memory, slots=slots, awaiting=awaiting, offered=kept)
-
-
-def replayed(understand: Callable[[str, str | None], Intent], texts: list[str]) -> Intent:
-    """The intent of the newest of `texts` (oldest first) read in its conversation, for a caller that keeps no
-    memory and sees only the messages: every earlier message is replayed through the same rules. An earlier request
-    whose tool call lacked a slot counts as a question asked (its answer continues it); what the replies offered is
-    not known here. `understand(text, pending_intent)` is the engine."""
-    memory, step = Memory(), None
-    for text in texts:
-        step = next_state(memory, understand(text, memory.task if memory.awaiting else None), text)
-        asked = step.intent.intent in ASKS_WHEN_INCOMPLETE and tool_call_for(step.intent) is None
-        memory = remembered(step, awaiting="question" if asked else None, offered=[])
-    return step.intent if step else Intent(intent=OUT_OF_SCOPE)
 
 
 def own_slots(intent: Intent) -> dict[str, Any]:
@@ -440,4 +423,4 @@ def _joined(request: str, text: str) -> str:
     return (f"{request}\n{text}" if request else text)[-MAX_REQUEST_CHARS:]
 
 
-__all__ = ["Step", "next_state", "own_slots", "remembered", "replayed"]
+__all__ = ["Step", "next_state", "own_slots", "remembered"]

@@ -316,28 +316,6 @@ def test_a_memory_cached_by_the_older_version_or_damaged_still_loads():
     assert memory_from(None) == Memory()
 
 
-@pytest.mark.parametrize(
-    ("texts", "intent", "place"),
-    [
-        (["大理天气怎么样", "那丽江呢"], "QUERY_WEATHER", "丽江"),
-        (["天气怎么样", "谢谢", "大理"], "QUERY_WEATHER", "大理"),
-        (["杭州有什么活动", "不对，是苏州不是杭州"], "SEARCH_ACTIVITIES", "苏州"),
-        (["帮我规划大理三天行程", "改成四天吧"], "MAKE_TRAVEL_PLAN", "大理"),
-    ],
-)
-def test_a_conversation_replayed_from_its_messages_reads_the_newest_in_context(rules_port, texts, intent, place):
-    from assistant.dialogue import replayed
-    from assistant.llm.port import UnderstandContext
-
-    def understand(text, pending):
-        return rules_port.understand(text, context=UnderstandContext(today=TODAY, pending_intent=pending)).intent
-
-    read = replayed(understand, texts)
-
-    assert (read.intent, read.destination_keywords[:1]) == (intent, [place])
-    assert "杭州" not in read.destination_keywords
-
-
 # --- whole conversations through the chat API -----------------------------------------------------------------------
 
 
