@@ -14,6 +14,7 @@ from assistant.llm.port import UnderstandContext
 from assistant.llm.rules import RulesLLM
 from assistant.llm.schema import Intent
 from assistant.memory import Memory
+from tests.assistant.test_dialogue_state import booking_waiting_for_the_contact
 
 TODAY = dt.date(2026, 12, 1)
 
@@ -121,17 +122,6 @@ def said(memory: Memory, text: str, **understood):
 def weather_in_dali() -> Memory:
     step = said(Memory(), "大理天气怎么样", intent="QUERY_WEATHER", destination_keywords=["大理"], city="大理")
     return remembered(step, awaiting=None, offered=[])
-
-
-def booking_waiting_for_the_contact() -> Memory:
-    return Memory(
-        task="BOOK",
-        slots={"biz_type": "HOTEL", "destination_keywords": ["杭州"], "city": "杭州", "date_start": "2026-12-10"}
-        | {"date_end": "2026-12-12"},
-        awaiting="booking",
-        request="帮我订杭州的酒店，12月10日入住，12日退房",
-        offered=["HOTEL|HZ001|2026-12-10|2026-12-12|杭州|"],
-    )
 
 
 def test_a_reading_that_is_no_follow_up_starts_a_new_search_however_the_sentence_sounds():

@@ -382,7 +382,9 @@ def test_a_pending_action_needs_a_conversation_of_the_traveller(notes, alice, us
 # -- channel 2 ----------------------------------------------------------------------------------------------------
 
 
-def test_in_channel_two_the_models_cancel_waits_for_a_typed_yes(alice, supplier_sandbox, settings, fake_openai):
+@pytest.fixture
+def models_cancel_card(alice, supplier_sandbox, settings, fake_openai):
+    """Channel 2 with a scripted model that asks to cancel Alice's flight: (the booking, the turn with its card)."""
     settings.ASSISTANT_LLM_PROVIDER = "openai"
     settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
     settings.ASSISTANT_LLM_API_KEY = "sk-test-actions"
@@ -391,8 +393,11 @@ def test_in_channel_two_the_models_cancel_waits_for_a_typed_yes(alice, supplier_
     booking = flight_booking(alice)
     call = {"id": "c1", "name": "cancel_booking", "arguments": {"booking_id": booking.booking_id}}
     fake_openai.enqueue(Reply(tool_calls=[call]), Reply(content="已取消"))
+    return booking, chat_turn(user=alice, message=f"帮我取消 {booking.booking_id}", today=TODAY)
 
-    asked = chat_turn(user=alice, message=f"帮我取消 {booking.booking_id}", today=TODAY)
+
+def test_in_channel_two_the_models_cancel_waits_for_a_typed_yes(alice, models_cancel_card, fake_openai):
+    booking, asked = models_cancel_card
 
     assert status_of(booking) == BookingStatus.PENDING_PAYMENT
     assert len(confirmation_cards(asked.cards)) == 1
@@ -407,17 +412,9 @@ def test_in_channel_two_the_models_cancel_waits_for_a_typed_yes(alice, supplier_
 
 
 def test_in_channel_two_a_yes_the_model_does_not_read_as_yes_carries_nothing_out(
-    alice, supplier_sandbox, settings, fake_openai
+    alice, models_cancel_card, fake_openai
 ):
-    settings.ASSISTANT_LLM_PROVIDER = "openai"
-    settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
-    settings.ASSISTANT_LLM_API_KEY = "sk-test-actions"
-    settings.ASSISTANT_LLM_MODEL = "scripted-model"
-    settings.ASSISTANT_AGENT_ENABLED = True
-    booking = flight_booking(alice)
-    call = {"id": "c1", "name": "cancel_booking", "arguments": {"booking_id": booking.booking_id}}
-    fake_openai.enqueue(Reply(tool_calls=[call]), Reply(content="已取消"))
-    asked = chat_turn(user=alice, message=f"帮我取消 {booking.booking_id}", today=TODAY)
+    booking, asked = models_cancel_card
     assert len(confirmation_cards(asked.cards)) == 1
     # "好的" would be a yes to the offline grammar; the model reads it as no answer to the card (a question about
     # the refund comes with it), so the card stays open and nothing is cancelled.
