@@ -7,9 +7,12 @@ not already over. Weeks start on Monday.
 """
 
 import calendar
+import json
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import lru_cache
+from pathlib import Path
 
 from assistant.llm.rules.numbers import CN_NUM_CHARS, cn_to_int
 
@@ -25,13 +28,9 @@ MONTH_EN = {
 }  # fmt: skip
 EN_ORDINAL_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
 
-# Festivals by year: (first day, last day) of the public holiday or the festival itself.
-_LUNAR = {
-    "春节": {2026: "02-16", 2027: "02-05", 2028: "01-25", 2029: "02-12", 2030: "02-02"},  # eve of the new year
-    "清明": {2026: "04-04", 2027: "04-03", 2028: "04-02", 2029: "04-03", 2030: "04-04"},
-    "端午": {2026: "06-19", 2027: "06-09", 2028: "05-28", 2029: "06-16", 2030: "06-05"},
-    "中秋": {2026: "09-25", 2027: "09-15", 2028: "10-03", 2029: "09-22", 2030: "09-12"},
-}
+# Lunar festivals and 清明 by year, from `festivals.json` (built from jionlp by `build_festivals.py`, loaded once):
+# each the festival's own day; a reading spans the public holiday around it, of `_FESTIVAL_LENGTH` days.
+FESTIVAL_FILE = Path(__file__).resolve().parent / "festivals.json"
 _FESTIVAL_LENGTH = {"春节": 7, "清明": 3, "端午": 3, "中秋": 3}
 _FIXED = {  # (month, day, length in days)
     "国庆": (10, 1, 7),
@@ -105,18 +104,36 @@ def festival(name: str, today: date) -> tuple[date, date] | None:
     return None
 
 
+@lru_cache(maxsize=1)
+def _festival_days() -> tuple[int, dict[str, list[str]]]:
+    data = json.loads(FESTIVAL_FILE.read_text(encoding="utf-8"))
+    return data["first_year"], data["dates"]
+
+
+def festival_day(name: str, year: int) -> date | None:
+    """The day of a lunar festival (春节 is 正月初一) or of 清明 in `year`; None outside the data (1901-2100)."""
+    first_year, days = _festival_days()
+    by_year = days.get(name)
+    if by_year is None or not 0 <= year - first_year < len(by_year):
+        return None
+    month_day = by_year[year - first_year]
+    return date(year, int(month_day[:2]), int(month_day[3:]))
+
+
 def _festival_in(name: str, year: int) -> tuple[date, date] | None:
-    if name == "除夕":
-        spring = _LUNAR["春节"].get(year)
-        if not spring:
+    if name in ("除夕", "春节"):
+        # The holiday starts on the eve (除夕), the day before 正月初一.
+        new_year = festival_day("春节", year)
+        if not new_year:
             return None
-        eve = date(year, int(spring[:2]), int(spring[3:]))
-        return eve, eve
-    if name in _LUNAR:
-        raw = _LUNAR[name].get(year)
-        if not raw:
+        eve = new_year - timedelta(days=1)
+        return (eve, eve) if name == "除夕" else (eve, eve + timedelta(days=_FESTIVAL_LENGTH[name] - 1))
+    if name in _FESTIVAL_LENGTH:
+        day = festival_day(name, year)
+        if not day:
             return None
-        first = date(year, int(raw[:2]), int(raw[3:]))
+        # 清明's three days lean to the weekend before when it falls on a Monday or Tuesday, else start the day before.
+        first = day - timedelta(days=(2 if day.weekday() <= 1 else 1)) if name == "清明" else day
         return first, first + timedelta(days=_FESTIVAL_LENGTH[name] - 1)
     fixed = _FIXED.get(name)
     if not fixed:
