@@ -72,6 +72,8 @@ def test_a_typo_reads_as_the_same_sentence_spelled_right(rules_port):
         ("Wether in Beijng tomorow", "Weather in Beijing tomorrow"),
         ("refnud my tiket", "refund my ticket"),
         ("hotles in hangzou", "hotels in hangzhou"),
+        ("beijng's weather", "beijing's weather"),
+        ("a good itinerery for chengdu", "a good itinerary for chengdu"),
     ]:
         assert correct(typed) == spelled
     assert read(rules_port, "refnud my tiket").intent == read(rules_port, "refund my ticket").intent == "AFTERSALE"
@@ -98,6 +100,8 @@ def test_a_typo_reads_as_the_same_sentence_spelled_right(rules_port):
         "北京明天天气怎么样",
         "帮我订杭洲的酒店",
         "the hole in the wall",
+        "it doesn't matter, we couldn't go",  # contractions are words ("doesn" is no typo of "does")
+        "I hate airplanes",  # two words run together, not "airlines" mistyped twice
     ],
 )
 def test_ordinary_words_names_codes_and_chinese_are_left_alone(text):

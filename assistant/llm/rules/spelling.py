@@ -24,7 +24,10 @@ MIN_LETTERS = 4
 LONG_WORD = 8  # from this length two edits are allowed
 RARE_RATIO = 200  # an English word this many times rarer than the lexicon word one edit away is that word mistyped
 TIE_RATIO = 5  # of two lexicon words as near, the one this many times more common is meant ("tiket": ticket, not tibet)
-_WORD_RE = re.compile(r"(?<![A-Za-z0-9_@/.'-])[A-Za-z]{4,}(?![A-Za-z0-9_@/-]|\.[A-Za-z0-9])")
+# A word of letters alone: not part of a code, an address or a contraction ("doesn't"); "beijng's" is a word.
+_WORD_RE = re.compile(r"(?<![A-Za-z0-9_@/.'-])[A-Za-z]{4,}(?![A-Za-z0-9_@/-]|'(?!s\b)|\.[A-Za-z0-9])")
+# Endings of English words the word list holds without them ("airplanes": airplane).
+_ENDINGS = ("s", "es", "ed", "d", "ing", "er", "ers", "ly")
 _LETTERS_RE = re.compile(r"[a-z]{4,}")
 _ENGLISH_RE = re.compile(r"[A-Za-z]{4}")
 
@@ -124,9 +127,34 @@ class Speller:
                 return None  # no best candidate
         word = found[0].term
         known = self.english.get(typed)
+        if known is None:
+            known = next((self.english[stem] for stem in _stems(typed) if stem in self.english), None)
         if known is not None and (found[0].distance > 1 or known * RARE_RATIO > self.english.get(word, 0)):
             return None  # an English word of its own ("whether", "tour", "rain")
+        if found[0].distance > 1 and self._compound(typed):
+            return None  # two common words run together ("airplanes"), not a long word mistyped twice
         return word
+
+    def _compound(self, typed: str) -> bool:
+        english = self.english
+        return any(
+            english.get(typed[:i], 0) >= COMMON
+            and max(english.get(typed[i:], 0), *(english.get(stem, 0) for stem in _stems(typed[i:]))) >= COMMON
+            for i in range(3, len(typed) - 2)
+        )
+
+
+COMMON = 1_000_000  # a word seen this often in symspellpy's counts is a common word
+
+
+def _stems(word: str):
+    """The word without an ending of English ("airplanes": airplane; "hiking": hik, hike)."""
+    for ending in _ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= MIN_LETTERS:
+            stem = word[: -len(ending)]
+            yield stem
+            if ending in ("ing", "ed", "er", "ers"):
+                yield stem + "e"
 
 
 def _in_name(text: str, match: re.Match) -> bool:
