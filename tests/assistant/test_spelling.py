@@ -73,6 +73,7 @@ def test_a_typo_reads_as_the_same_sentence_spelled_right(rules_port):
         ("refnud my tiket", "refund my ticket"),
         ("hotles in hangzou", "hotels in hangzhou"),
         ("beijng's weather", "beijing's weather"),
+        ("how is the wether", "how is the weather"),  # "wether" (a ram) is a word, but not beside "the"
         ("a good itinerery for chengdu", "a good itinerary for chengdu"),
     ]:
         assert correct(typed) == spelled
@@ -102,6 +103,9 @@ def test_a_typo_reads_as_the_same_sentence_spelled_right(rules_port):
         "the hole in the wall",
         "it doesn't matter, we couldn't go",  # contractions are words ("doesn" is no typo of "does")
         "I hate airplanes",  # two words run together, not "airlines" mistyped twice
+        "thin crust pizza in chengdu",  # a word of English, not "this"
+        "the witch of the west lake",
+        "Lian and Ling",  # one syllable of pinyin is a name, not 西安 or 玲
     ],
 )
 def test_ordinary_words_names_codes_and_chinese_are_left_alone(text):
@@ -110,6 +114,7 @@ def test_ordinary_words_names_codes_and_chinese_are_left_alone(text):
 
 def test_a_name_given_while_a_booking_waits_for_one_is_not_corrected(rules_port):
     assert correct("Xain", names_ok=False) == "Xain"
+    assert correct("Xuan") == "Xuan"  # a pinyin syllable: a name
     assert correct("xain") == "xian"  # the place, when no traveller's name is asked for
 
 

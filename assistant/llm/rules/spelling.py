@@ -8,10 +8,12 @@ is spelled tolerantly without a list of its own. SymSpell finds, per typed word,
 far more common ("tiket": ticket, not tibet).
 
 Ordinary words stay as they are: a word of the lexicon, or one of English (symspellpy's frequency dictionary of
-82,765 words: "whether", "where", "tour", "rain", "mary"), is never changed, unless it is so rare beside the lexicon
-word one edit away that it is that word mistyped ("wether", a ram, beside "weather"). Words shorter than 4 letters,
-words in capitals (codes), words touching digits, hyphens or dots (ORD-123, example.com), and names (two capitalised
-words running, "Li Xuan") are left alone, and Chinese text has no English words to touch.
+82,765 words: "whether", "where", "tour", "rain", "mary"), is never changed, unless it is rare, the lexicon word one
+edit away is far more common, and the words around go with that word and not with it ("wether in", a ram, beside
+"weather in"; symspellpy's counts of word pairs). Words shorter than 4 letters, one syllable of pinyin (a Chinese
+name: "Xuan" is no 西安), words in capitals (codes), words touching digits, hyphens or dots (ORD-123, example.com),
+contractions ("doesn't"), and names (two capitalised words running, "Li Xuan") are left alone, and Chinese text has
+no English words to touch.
 """
 
 import re
@@ -22,7 +24,8 @@ from symspellpy import SymSpell, Verbosity
 
 MIN_LETTERS = 4
 LONG_WORD = 8  # from this length two edits are allowed
-RARE_RATIO = 200  # an English word this many times rarer than the lexicon word one edit away is that word mistyped
+RARE = 500_000  # an English word seen less often than this in symspellpy's counts may be a slip for a lexicon word,
+RARE_RATIO = 200  # if that word is this many times more common, alone and beside the words around ("wether in")
 TIE_RATIO = 5  # of two lexicon words as near, the one this many times more common is meant ("tiket": ticket, not tibet)
 # A word of letters alone: not part of a code, an address or a contraction ("doesn't"); "beijng's" is a word.
 _WORD_RE = re.compile(r"(?<![A-Za-z0-9_@/.'-])[A-Za-z]{4,}(?![A-Za-z0-9_@/-]|'(?!s\b)|\.[A-Za-z0-9])")
@@ -55,6 +58,29 @@ def cue_words(modules: tuple) -> frozenset[str]:
                     if word in english or (match is not None and match.group() == word):
                         words.add(word)
     return frozenset(words)
+
+
+@lru_cache(maxsize=1)
+def pinyin_syllables() -> frozenset[str]:
+    """Every toneless pinyin syllable (xuan, lian, zhang …), from pypinyin's readings of the characters."""
+    from pypinyin.phonetic_symbol import phonetic_symbol
+    from pypinyin.pinyin_dict import pinyin_dict
+
+    toneless = str.maketrans({k: v.rstrip("0123456789") for k, v in phonetic_symbol.items() if len(k) == 1})
+    return frozenset(r.translate(toneless) for readings in pinyin_dict.values() for r in readings.split(","))
+
+
+@lru_cache(maxsize=8)
+def bigram_counts(words: frozenset[str]) -> dict[str, int]:
+    """symspellpy's counts of English word pairs ("weather in"), of the pairs that hold one of `words`."""
+    pairs: dict[str, int] = {}
+    path = resources.files("symspellpy").joinpath("frequency_bigramdictionary_en_243_342.txt")
+    with path.open(encoding="utf-8") as lines:
+        for line in lines:
+            first, second, count = line.split()
+            if first in words or second in words:
+                pairs[f"{first} {second}"] = int(count)
+    return pairs
 
 
 @lru_cache(maxsize=1)
@@ -93,7 +119,7 @@ class Speller:
             typed = match.group()
             if typed.isupper() or (typed[0].isupper() and (not names_ok or _in_name(text, match))):
                 continue
-            word = self._word(typed.lower())
+            word = self._word(typed.lower(), *_neighbours(text, match))
             if word is None:
                 continue
             out.append(text[last : match.start()])
@@ -104,16 +130,26 @@ class Speller:
         out.append(text[last:])
         return "".join(out)
 
-    def _word(self, typed: str) -> str | None:
+    def _word(self, typed: str, before: str = "", after: str = "") -> str | None:
         if typed in self._cache:
-            return self._cache[typed]
-        word = self._lookup(typed)
-        if len(self._cache) < 20000:
-            self._cache[typed] = word
+            word = self._cache[typed]
+        else:
+            word = self._lookup(typed)
+            if len(self._cache) < 20000:
+                self._cache[typed] = word
+        if word is not None and typed in self.english and not self._said_so(typed, word, before, after):
+            return None  # a rare word of English ("wether") is the common one only where the words around say so
         return word
 
+    def _said_so(self, typed: str, word: str, before: str, after: str) -> bool:
+        """The common word goes with a neighbour ("weather in") where the rare word does not ("wether in")."""
+        pairs = bigram_counts(self.lexicon)  # read once, when a rare word first needs it
+        near = max(pairs.get(f"{before} {word}", 0), pairs.get(f"{word} {after}", 0))
+        rare = max(pairs.get(f"{before} {typed}", 0), pairs.get(f"{typed} {after}", 0))
+        return near > 0 and near >= RARE_RATIO * rare
+
     def _lookup(self, typed: str) -> str | None:
-        if typed in self.lexicon:
+        if typed in self.lexicon or typed in pinyin_syllables():
             return None
         distance = 2 if len(typed) >= LONG_WORD else 1
         found = self._symspell.lookup(typed, Verbosity.CLOSEST, max_edit_distance=distance)
@@ -129,7 +165,9 @@ class Speller:
         known = self.english.get(typed)
         if known is None:
             known = next((self.english[stem] for stem in _stems(typed) if stem in self.english), None)
-        if known is not None and (found[0].distance > 1 or known * RARE_RATIO > self.english.get(word, 0)):
+        if known is not None and (
+            found[0].distance > 1 or known >= RARE or known * RARE_RATIO > self.english.get(word, 0)
+        ):
             return None  # an English word of its own ("whether", "tour", "rain")
         if found[0].distance > 1 and self._compound(typed):
             return None  # two common words run together ("airplanes"), not a long word mistyped twice
@@ -145,6 +183,13 @@ class Speller:
 
 
 COMMON = 1_000_000  # a word seen this often in symspellpy's counts is a common word
+
+
+def _neighbours(text: str, match: re.Match) -> tuple[str, str]:
+    """The words right before and after a word (lower case; "" at an end)."""
+    before = re.search(r"([A-Za-z]+)\W*$", text[: match.start()])
+    after = re.match(r"\W*([A-Za-z]+)", text[match.end() :])
+    return (before.group(1).lower() if before else "", after.group(1).lower() if after else "")
 
 
 def _stems(word: str):
