@@ -137,7 +137,8 @@ class Speller:
             word = self._lookup(typed)
             if len(self._cache) < 20000:
                 self._cache[typed] = word
-        if word is not None and typed in self.english and not self._said_so(typed, word, before, after):
+        english = typed in self.english or any(stem in self.english for stem in _stems(typed))
+        if word is not None and english and not self._said_so(typed, word, before, after):
             return None  # a rare word of English ("wether") is the common one only where the words around say so
         return word
 
