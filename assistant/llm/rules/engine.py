@@ -16,6 +16,7 @@ catalogue's place names in `UnderstandContext.places` (a gazetteer is built once
 
 import logging
 import re
+import sys
 import time
 from collections.abc import Iterable
 from dataclasses import replace
@@ -25,7 +26,18 @@ from functools import lru_cache
 from assistant.llm.messages import ChatResult
 from assistant.llm.port import ChatState, UnderstandContext, Understanding, Usage
 from assistant.llm.preferences import PreferenceCandidate, PreferenceScores
-from assistant.llm.rules import booking_prefs, confirm, dialogue, ids, intents, keywords, numbers, people, policy
+from assistant.llm.rules import (
+    booking_prefs,
+    confirm,
+    dialogue,
+    ids,
+    intents,
+    keywords,
+    numbers,
+    people,
+    policy,
+    spelling,
+)
 from assistant.llm.rules import dates as dates_mod
 from assistant.llm.rules import preferences as preferences_mod
 from assistant.llm.rules.gazetteer import ABROAD, PROVINCE, Gazetteer, PlaceMatch, gazetteer
@@ -159,6 +171,8 @@ class RulesLLM:
         text = normalise(raw)
         if not text:
             return Intent(intent="OUT_OF_SCOPE")
+        # English words typed with a slip ("wether in beijng") read as the lexicon's words; not a name being given.
+        text = _speller(places).correct(text, names_ok=pending != "BOOK")
         social, social_spans = dialogue.read_social(text)
         order_id, order_span = ids.find_order_id(text)
         booking_id, booking_span = ids.find_booking_id(text)
@@ -372,6 +386,16 @@ class RulesLLM:
             name == "SEARCH_ACTIVITIES" and dialogue.sounds_like_follow_up(text) and not talk["asks_activities"]
         )
         return Intent(**data)
+
+
+def _speller(places: Gazetteer) -> spelling.Speller:
+    """The speller over this gazetteer's one-word English names (built once per gazetteer)."""
+    speller = getattr(places, "speller", None)
+    if speller is None:
+        readers = (intents, dates_mod, booking_prefs, dialogue, keywords, sys.modules[__name__])
+        speller = spelling.Speller((key[0] for key in places.en if len(key) == 1), readers)
+        places.speller = speller
+    return speller
 
 
 def _payment(text: str, decision: intents.Decision, ev: intents.Evidence) -> intents.Decision | None:
