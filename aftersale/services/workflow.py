@@ -225,7 +225,17 @@ def aftersale_request_submit(
     the id of the pending action they confirmed): kept in the ticket's evidence; a ticket without it is never
     approved in bulk."""
     now = now or timezone.now()
-    today = today or timezone.localdate(now)
+    state, problem = _asked(
+        user=user, order_id=order_id, action=action, reason=reason, reason_kind=reason_kind, port=port, now=now
+    )
+    state.today = today or state.today
+    state.confirmation = _confirmation(confirmed_via, confirmed_action, now)
+    return _run(state, _reject(state, Code.INVALID_PARAM, problem) if problem else "query_user")
+
+
+def _asked(*, user, order_id, action, reason, reason_kind, port, now) -> tuple[WorkflowState, str | None]:
+    """The request as the traveller asked it, cleaned and bounded, and what makes it no request at all (None:
+    nothing): not an order number, or neither a refund nor a return."""
     normalised = normalise_order_id(order_id)
     action_name = action.strip().upper() if isinstance(action, str) else ""
     state = WorkflowState(
@@ -233,18 +243,16 @@ def aftersale_request_submit(
         order_id=normalised or "",
         action=action_name,
         port=port,
-        today=today,
+        today=timezone.localdate(now),
         now=now,
         request_reason=reason_text(reason),
         reason_kind=reason_kind_of(reason_kind),
-        confirmation=_confirmation(confirmed_via, confirmed_action, now),
     )
-    start = "query_user"
     if normalised is None:
-        start = _reject(state, Code.INVALID_PARAM, _("Give an order number like ORD-001."))
-    elif action_name not in ACTIONS:
-        start = _reject(state, Code.INVALID_PARAM, _("The request must be a refund or a return."))
-    return _run(state, start)
+        return state, _("Give an order number like ORD-001.")
+    if action_name not in ACTIONS:
+        return state, _("The request must be a refund or a return.")
+    return state, None
 
 
 def reason_text(value: object) -> str:
@@ -290,22 +298,11 @@ def aftersale_request_preview(
 
 def _preview(*, user, order_id, action, reason, reason_kind, now) -> dict[str, Any]:
     now = now or timezone.now()
-    normalised = normalise_order_id(order_id)
-    action_name = action.strip().upper() if isinstance(action, str) else ""
-    state = WorkflowState(
-        user=user,
-        order_id=normalised or "",
-        action=action_name,
-        port=None,
-        today=timezone.localdate(now),
-        now=now,
-        request_reason=reason_text(reason),
-        reason_kind=reason_kind_of(reason_kind),
+    state, problem = _asked(
+        user=user, order_id=order_id, action=action, reason=reason, reason_kind=reason_kind, port=None, now=now
     )
-    if normalised is None:
-        raise AftersaleError(Code.INVALID_PARAM, _("Give an order number like ORD-001."), {"order_id": None})
-    if action_name not in ACTIONS:
-        raise AftersaleError(Code.INVALID_PARAM, _("The request must be a refund or a return."))
+    if problem:
+        raise AftersaleError(Code.INVALID_PARAM, problem, None if state.order_id else {"order_id": None})
     for node in (query_user, query_order):
         if node(state) == "rejected":
             hidden = {"order_id": None} if state.code == Code.ORDER_NOT_FOUND else None
