@@ -36,15 +36,9 @@ def openai_settings(settings, fake_openai):
     return settings
 
 
-def test_a_good_model_answer_is_dispatched_to_real_rows_with_its_token_counts(alice, openai_settings, fake_openai):
-    ActivityFactory(
-        title="大理古城漫游",
-        city="大理",
-        province="云南",
-        price=Decimal("199"),
-        start_date=TODAY,
-        end_date=TODAY + dt.timedelta(days=20),
-    )
+def test_a_good_model_answer_is_dispatched_to_real_rows_with_its_token_counts(
+    alice, openai_settings, fake_openai, dali
+):
     fake_openai.enqueue(
         Reply(
             content={"intent": "SEARCH_ACTIVITIES", "destination_keywords": ["大理"], "max_price": 500},
@@ -101,16 +95,8 @@ def test_a_model_that_invents_an_activity_cannot_show_it(alice, openai_settings,
     ids=["invalid-json", "no-intent", "503", "timeout", "trickle", "lone-surrogate", "nul", "surrogate-in-error"],
 )
 def test_a_failing_model_is_replaced_by_the_offline_engine_and_both_calls_are_audited(
-    alice, openai_settings, fake_openai, reply, kind, tokens
+    alice, openai_settings, fake_openai, reply, kind, tokens, dali
 ):
-    ActivityFactory(
-        title="大理古城漫游",
-        city="大理",
-        province="云南",
-        price=Decimal("199"),
-        start_date=TODAY,
-        end_date=TODAY + dt.timedelta(days=20),
-    )
     fake_openai.enqueue(reply)
 
     result = chat_turn(user=alice, message="大理有什么活动", today=TODAY)
@@ -216,17 +202,9 @@ def test_a_refund_and_a_booking_whose_arguments_are_not_text_are_refused_and_the
     ids=["lone surrogate", "NUL"],
 )
 def test_a_model_reply_text_that_is_not_text_is_never_shown_and_the_turn_recorded(
-    alice, openai_settings, fake_openai, reply
+    alice, openai_settings, fake_openai, reply, dali
 ):
     openai_settings.ASSISTANT_AGENT_ENABLED = True
-    ActivityFactory(
-        title="大理古城漫游",
-        city="大理",
-        province="云南",
-        price=Decimal("199"),
-        start_date=TODAY,
-        end_date=TODAY + dt.timedelta(days=20),
-    )
     fake_openai.enqueue(reply)
     api = APIClient()
     api.force_authenticate(alice)

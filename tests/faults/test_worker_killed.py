@@ -172,6 +172,17 @@ def lease_runs_out(ticket: HitlTicket) -> None:
     assert HitlTicket.objects.filter(pk=ticket.pk, status=TicketStatus.EXECUTING).update(execution_started_at=past)
 
 
+def leave_nothing_running(first: subprocess.Popen, child: int | None, late_call, rescuers: list) -> None:
+    """The end of a takeover test, whatever happened: the killed worker's group, its supplier call, the late call
+    still on its way, and the rescuing workers."""
+    kill_group(first)
+    kill_stray(child)
+    if late_call is not None:
+        late_call.kill()
+    for worker in rescuers:
+        stop_worker(worker)
+
+
 class LateCall:
     """The dead worker's supplier command run again with the same argv and environment (so the same requestId and
     key): it hangs on the same release file and lands when the test says."""
@@ -304,12 +315,7 @@ def test_a_worker_killed_mid_refund_is_taken_over_and_a_late_duplicate_refunds_n
         take_over(ticket, supplier_sandbox, tmp_path, rescuers)
         late_answer = early_answer or late_call.land(release)
     finally:
-        kill_group(first)
-        kill_stray(child)
-        if late_call is not None:
-            late_call.kill()
-        for worker in rescuers:
-            stop_worker(worker)
+        leave_nothing_running(first, child, late_call, rescuers)
 
     ticket.refresh_from_db()
     order.refresh_from_db()
@@ -404,12 +410,7 @@ def test_a_worker_killed_mid_refund_keeps_the_orders_claim_so_another_ticket_is_
         wait_for(lambda: status_of(holder) in (TicketStatus.EXECUTED, TicketStatus.FAILED), "the takeover to finish")
         late_answer = late_call.land(release)
     finally:
-        kill_group(first)
-        kill_stray(child)
-        if late_call is not None:
-            late_call.kill()
-        for worker in rescuers:
-            stop_worker(worker)
+        leave_nothing_running(first, child, late_call, rescuers)
 
     holder.refresh_from_db()
     other.refresh_from_db()
@@ -486,12 +487,7 @@ def test_a_worker_killed_mid_cancel_is_retried_and_a_late_duplicate_cancels_noth
         wait_for(lambda: status_of(ticket) in (TicketStatus.EXECUTED, TicketStatus.FAILED), "the takeover to finish")
         late_answer = late_call.land(release)
     finally:
-        kill_group(first)
-        kill_stray(child)
-        if late_call is not None:
-            late_call.kill()
-        if second is not None:
-            stop_worker(second)
+        leave_nothing_running(first, child, late_call, [second] if second is not None else [])
 
     ticket.refresh_from_db()
     booking.refresh_from_db()

@@ -44,28 +44,27 @@ def carol(demo):
     return demo["carol"]
 
 
-@pytest.fixture
-def carols(carol):
-    """Carol's rows that alice must neither see nor touch: a booking, an order and a pending ticket."""
+def rows_of(user, *, hotel_order: str, guest: str, total: int, order_id: str, ticket_no: str) -> dict:
+    """A traveller's own rows: a hotel booking (guest named `guest`) and a pending refund ticket on `order_id`."""
     booking = booking_record_from_platform(
-        user=carol,
+        user=user,
         biz_type="HOTEL",
-        external_order_no="HTCAROL9",
+        external_order_no=hotel_order,
         arguments={
             "hotelId": "HDL001",
             "checkInDate": "2026-12-10",
             "checkOutDate": "2026-12-12",
-            "guests": [{"name": "卡萝尔秘密"}],
+            "guests": [{"name": guest}],
         },
-        response={"orderNo": "HTCAROL9", "totalPrice": 777},
+        response={"orderNo": hotel_order, "totalPrice": total},
     )
-    order = BizOrder.objects.get(order_id="ORD-003")
+    order = BizOrder.objects.get(order_id=order_id)
     ticket = HitlTicket.objects.create(
-        ticket_no="TKCAROL0001",
+        ticket_no=ticket_no,
         kind=TicketKind.WORKFLOW,
-        idempotency_key="wfa:REFUND:ORD-003",
+        idempotency_key=f"wfa:REFUND:{order_id}",
         action=TicketAction.REFUND,
-        requested_by=carol,
+        requested_by=user,
         order=order,
         entity=order.order_id,
         amount=order.amount or Decimal("1"),
@@ -73,6 +72,14 @@ def carols(carol):
         deadline=timezone.now() + dt.timedelta(hours=48),
     )
     return {"booking": booking, "order": order, "ticket": ticket}
+
+
+@pytest.fixture
+def carols(carol):
+    """Carol's rows that alice must neither see nor touch: a booking, an order and a pending ticket."""
+    return rows_of(
+        carol, hotel_order="HTCAROL9", guest="卡萝尔秘密", total=777, order_id="ORD-003", ticket_no="TKCAROL0001"
+    )
 
 
 def secrets_of(carols) -> list[str]:

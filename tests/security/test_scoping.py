@@ -11,28 +11,24 @@ through would send it. A list that must leave carol's rows out is checked to sho
 leave carol's out too.
 """
 
-import datetime as dt
 import json
 import re
 import uuid
 
 import pytest
 from django.test import Client
-from django.utils import timezone
 from rest_framework.test import APIClient
 
-from aftersale.models import BizOrder, HitlTicket, TicketAction, TicketKind, TicketStatus
 from assistant.actions import pending_action_confirm, pending_action_decline
 from assistant.agent.registry import default_registry
 from assistant.models import Conversation, PendingAction, Turn
 from assistant.services import chat_turn
 from bookings.models import BookingStatus
-from bookings.services import booking_record_from_platform
 from core.tools import ToolContext
 from itinerary.planning import plan_itinerary, plan_store
 from tests.factories import ActivityFactory
 from tests.itinerary.test_engine import small_request
-from tests.security.conftest import secrets_of, snapshot
+from tests.security.conftest import rows_of, secrets_of, snapshot
 
 pytestmark = pytest.mark.django_db
 
@@ -61,32 +57,9 @@ def api_answer(response) -> tuple:
 @pytest.fixture
 def alices(alice):
     """Alice's own rows, which her lists must show: a hotel booking and a pending refund ticket on ORD-001."""
-    booking = booking_record_from_platform(
-        user=alice,
-        biz_type="HOTEL",
-        external_order_no="HTALICE1",
-        arguments={
-            "hotelId": "HDL001",
-            "checkInDate": "2026-12-10",
-            "checkOutDate": "2026-12-12",
-            "guests": [{"name": "爱丽丝本人"}],
-        },
-        response={"orderNo": "HTALICE1", "totalPrice": 555},
+    return rows_of(
+        alice, hotel_order="HTALICE1", guest="爱丽丝本人", total=555, order_id="ORD-001", ticket_no="TKALICE0001"
     )
-    order = BizOrder.objects.get(order_id="ORD-001")
-    ticket = HitlTicket.objects.create(
-        ticket_no="TKALICE0001",
-        kind=TicketKind.WORKFLOW,
-        idempotency_key="wfa:REFUND:ORD-001",
-        action=TicketAction.REFUND,
-        requested_by=alice,
-        order=order,
-        entity=order.order_id,
-        amount=order.amount,
-        status=TicketStatus.PENDING,
-        deadline=timezone.now() + dt.timedelta(hours=48),
-    )
-    return {"booking": booking, "order": order, "ticket": ticket}
 
 
 @pytest.fixture
