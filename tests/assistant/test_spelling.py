@@ -142,3 +142,13 @@ def test_the_cue_words_are_the_words_of_the_readers_patterns_not_pieces_of_them(
     reader.CUES = [(re.compile(r"\b(?:zorbex|cancel(?:led|lation)?)\b|机票"), 4)]
 
     assert spelling.cue_words((reader,)) == {"zorbex", "cancel"}  # not "lation"
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [("lijiang weather tommorow, sunny or nah?", "tomorrow"), ("tempreture in Ulaanbaatar this weekend", "temperature")],
+)
+def test_a_slip_whose_rest_has_no_stem_is_read_without_failing_the_reading(text, word):
+    # "tommorow" splits into "tom" + "morow", which has no stem: the compound check once raised on it, and the whole
+    # sentence was read as out of scope
+    assert word in re.findall(r"[a-z]+", correct(text))

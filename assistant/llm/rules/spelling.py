@@ -178,7 +178,7 @@ class Speller:
         english = self.english
         return any(
             english.get(typed[:i], 0) >= COMMON
-            and max(english.get(typed[i:], 0), *(english.get(stem, 0) for stem in _stems(typed[i:]))) >= COMMON
+            and max(english.get(word, 0) for word in (typed[i:], *_stems(typed[i:]))) >= COMMON
             for i in range(3, len(typed) - 2)
         )
 
