@@ -255,6 +255,9 @@ def test_order_ids_are_normalised(llm, raw):
 def test_booking_ids_are_normalised(llm):
     assert understand(llm, "cancel bk20261201002 please").booking_id == "BK20261201002"
     assert understand(llm, "取消BK123").booking_id is None  # too short to be a booking id
+    # typed with the day set apart, as travellers copy it from a screen
+    assert understand(llm, "取消BK-20261128-0042这个预订").booking_id == "BK202611280042"
+    assert understand(llm, "bk 20261130 0007, cancel it").booking_id == "BK202611300007"
 
 
 @pytest.mark.parametrize(
