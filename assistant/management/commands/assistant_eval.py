@@ -11,6 +11,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from assistant.llm.factory import get_llm_port
@@ -19,6 +20,8 @@ from assistant.llm.schema import SLOT_NAMES, IntentName
 from assistant.selectors import catalogue_places
 
 SLOTS = {*SLOT_NAMES, "destination"}
+# The confidence bands of the reliability table: how often a reading in each band was right.
+BANDS = ((0.0, 0.5), (0.5, 0.6), (0.6, 0.75), (0.75, 0.9), (0.9, 1.01))
 
 
 def load_cases(path: Path) -> list[dict[str, Any]]:
@@ -96,7 +99,8 @@ class Command(BaseCommand):
         port = get_llm_port(options["provider"])
         context = UnderstandContext(today=today, places=catalogue_places())
 
-        intent_correct = slot_total = slot_correct = errors = 0
+        intent_correct = slot_total = slot_correct = errors = asked = acted_wrong = 0
+        bands = Counter()
         true_pos, predicted, support, confusion = Counter(), Counter(), Counter(), Counter()
         misses = []
         started = time.perf_counter()
@@ -111,6 +115,14 @@ class Command(BaseCommand):
             confusion[(case["intent"], got["intent"])] += 1
             ok_intent = got["intent"] == case["intent"]
             intent_correct += ok_intent
+            # Below the setting the desk asks "did you mean …?" before acting; at or above it, it acts on the reading.
+            confidence = got.get("confidence")
+            unsure = confidence is not None and confidence < settings.ASSISTANT_CLARIFY_BELOW
+            asked += unsure
+            acted_wrong += not ok_intent and not unsure
+            band = next((b for b in BANDS if b[0] <= (1.0 if confidence is None else confidence) < b[1]), BANDS[-1])
+            bands[(band, "n")] += 1
+            bands[(band, "right")] += ok_intent
             true_pos[case["intent"]] += ok_intent
             wrong_slots = {}
             for name, expected in case["slots"].items():
@@ -135,10 +147,14 @@ class Command(BaseCommand):
             "slot_total": slot_total,
             "slot_correct": slot_correct,
             "slot_accuracy": round(slot_correct / slot_total, 4) if slot_total else 1.0,
+            "asked": asked,
+            "wrong_and_acted_on": acted_wrong,
+            "wrong_and_acted_on_rate": round(acted_wrong / total, 4) if total else 0.0,
             "errors": errors,
             "mean_ms": round(elapsed * 1000 / total, 3) if total else 0.0,
         }
         self._report(result, true_pos, predicted, support, misses)
+        self._reliability(bands)
         self._confusion(confusion)
         if options["misses"]:
             self._write_misses(Path(options["misses"]), misses)
@@ -148,6 +164,16 @@ class Command(BaseCommand):
             raise CommandError(
                 f"every one of the {total} utterances failed ({result['provider']}): no model answered", returncode=1
             )
+
+    def _reliability(self, bands: Counter) -> None:
+        """For each confidence band, how many readings fell in it and how often the intent was right."""
+        out = self.stdout.write
+        out("")
+        out(f"reliability (confidence band: right/readings), asking below {settings.ASSISTANT_CLARIFY_BELOW}:")
+        for low, high in BANDS:
+            n, right = bands[((low, high), "n")], bands[((low, high), "right")]
+            label = f"[{low:.2f}, {min(high, 1.0):.2f}{']' if high > 1 else ')'}"
+            out(f"  {label:<14}{right:>5}/{n:<5}" + (f"{right / n:>7.1%}" if n else f"{'-':>7}"))
 
     def _confusion(self, confusion: Counter) -> None:
         """Rows: the expected intent; columns: what was understood (only the intents that occur)."""
@@ -181,6 +207,10 @@ class Command(BaseCommand):
         out(f"provider {result['provider']} ({result['model']}), {result['total']} utterances")
         out(f"intent accuracy {result['intent_accuracy']:.4f} ({result['intent_correct']}/{result['total']})")
         out(f"slot accuracy   {result['slot_accuracy']:.4f} ({result['slot_correct']}/{result['slot_total']})")
+        out(
+            f"wrong and acted on {result['wrong_and_acted_on_rate']:.1%} ({result['wrong_and_acted_on']}/"
+            f"{result['total']}), asked first {result['asked']}"
+        )
         out(f"mean latency    {result['mean_ms']} ms per utterance")
         out("")
         out(f"{'intent':<20}{'precision':>10}{'recall':>10}{'support':>9}")
