@@ -4,8 +4,8 @@ and fork the web processes from it: what is built here is built once and shared 
 Built here is what the first request would otherwise build in each process, and only that: the URLconf (imported
 on a first request; it imports every view, and through them the rules engine with its pinyin tables), the template
 engines with their tag libraries, and the offline rules engine (the default reader of every turn; with a model, its
-fallback) with its gazetteer, number reader, regular expressions and English spelling corrector, by reading two
-sentences; the catalogue's own
+fallback) with its gazetteer, number reader, regular expressions, fitted intent scorer and English spelling
+corrector, by reading two sentences; the catalogue's own
 places need the database and are added on the first turn. Nothing here opens a connection or starts a thread (the
 database and its pool, Redis, the broker, the model's HTTP client): neither survives a fork, so each process opens
 its own on first use (tests/test_slow_model.py checks it).

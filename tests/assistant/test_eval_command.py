@@ -17,6 +17,7 @@ HOLDOUT_SET_2 = ROOT / "tests" / "assistant" / "eval" / "intents-holdout2.jsonl"
 TUNING_SET = ROOT / "tests" / "assistant" / "eval" / "intents-tuning.jsonl"
 GENERATED_SET = ROOT / "tests" / "assistant" / "eval" / "intents-generated.jsonl"
 HELDOUT_14_SET = ROOT / "tests" / "assistant" / "eval" / "intents-heldout-14.jsonl"
+CALIBRATION_27_SET = ROOT / "tests" / "assistant" / "eval" / "intents-calibration-27.jsonl"
 
 
 def run_eval(path: Path) -> dict:
@@ -96,6 +97,19 @@ def test_the_report_lists_accuracy_and_the_per_intent_table(tmp_path):
     assert "slot accuracy   1.0000 (1/1)" in report
     assert "RECOMMEND" in report and "precision" in report
     assert "给我讲个笑话" in report  # the miss is listed
+    # the joke read as out of scope, surely: a wrong reading the desk would act on (refuse) without asking
+    assert "wrong and acted on 50.0% (1/2), asked first 0" in report
+    assert "reliability (confidence band: right/readings)" in report and "[0.90, 1.00]" in report
+
+
+def test_the_calibration_set_of_issue_27_is_read_surely_where_it_is_read_right():
+    # Written by someone who had not seen the engine; the scorer never learns from it, its confidence is calibrated
+    # on it (assistant/llm/rules/build_scorer.py): a floor on what the calibration promised, not a target.
+    result = run_eval(CALIBRATION_27_SET)
+    assert result["total"] == 220
+    assert result["intent_accuracy"] >= 0.93
+    assert result["wrong_and_acted_on_rate"] <= 0.03
+    assert result["asked"] <= 0.1 * result["total"]
 
 
 def test_a_malformed_line_is_an_error_naming_its_line(tmp_path):

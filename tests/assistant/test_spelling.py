@@ -146,7 +146,10 @@ def test_the_cue_words_are_the_words_of_the_readers_patterns_not_pieces_of_them(
 
 @pytest.mark.parametrize(
     ("text", "word"),
-    [("lijiang weather tommorow, sunny or nah?", "tomorrow"), ("tempreture in Ulaanbaatar this weekend", "temperature")],
+    [
+        ("lijiang weather tommorow, sunny or nah?", "tomorrow"),
+        ("tempreture in Ulaanbaatar this weekend", "temperature"),
+    ],
 )
 def test_a_slip_whose_rest_has_no_stem_is_read_without_failing_the_reading(text, word):
     # "tommorow" splits into "tom" + "morow", which has no stem: the compound check once raised on it, and the whole

@@ -36,6 +36,7 @@ from assistant.llm.rules import (
     numbers,
     people,
     policy,
+    scorer,
     spelling,
 )
 from assistant.llm.rules import dates as dates_mod
@@ -167,7 +168,9 @@ class RulesLLM:
         except TypeError:  # not a sequence of names: understand without them
             return self._gazetteer
 
-    def _understand(self, raw: object, today: date, pending: str | None, places: Gazetteer) -> Intent:
+    def _understand(
+        self, raw: object, today: date, pending: str | None, places: Gazetteer, shapes: list | None = None
+    ) -> Intent:
         text = normalise(raw)
         if not text:
             return Intent(intent="OUT_OF_SCOPE")
@@ -300,6 +303,17 @@ class RulesLLM:
             classify_spans.append(reason_span)
         lowered = ascii_lower(mask(work, classify_spans))
         decision = intents.classify(lowered, evidence, pending)
+        # The sentence's shape for the fitted scorer: each slot replaced by its kind ("订<P>到<P><D>的票").
+        kinds = (
+            [(m.start, m.end, scorer.PLACE) for m in matches] + [(p.start, p.end, scorer.PLACE) for p in phrases]
+            + [(*span, scorer.DATE) for span in date_range.spans] + [(*span, scorer.CODE) for span in id_spans]
+            + ([(days.start, days.end, scorer.NUMBER)] if days else [])
+            + ([(*price_span, scorer.NUMBER)] if price_span else []) + [(*s, scorer.PERSON) for s in people_spans]
+            + [(*span, scorer.VENDOR) for span in vendor_spans]
+        )  # fmt: skip
+        shaped, signals = scorer.shape(lowered, kinds), intents.signals(lowered, evidence)
+        if shapes is not None:  # the scorer's build reads the shapes of its labelled sentences
+            shapes.append((shaped, signals))
         requests = _requests(lowered, evidence, kept, origin)
         if len(requests) > 1:  # two requests in one sentence: the first is the main one, the others follow
             decision = requests[0]
@@ -308,6 +322,12 @@ class RulesLLM:
         payment = None if rebook else _payment(lowered, decision, evidence)
         if payment is not None:
             decision = payment
+        elif shapes is None and not (pending or rebook):
+            # A new request: the fitted scorer weighs the rules' reading (a task's follow-up, a rebooking and a
+            # payment are the dialogue's to read).
+            fitted = scorer.scorer()
+            joined = tuple(d.intent for d in requests)
+            decision = fitted.settle(decision, fitted.score(shaped, signals), lowered, joined)
         also = [d.intent for d in requests[1:] if d.intent != decision.intent]
         name = decision.intent
         reading = {"confidence": decision.confidence, "alternatives": list(decision.alternatives)}

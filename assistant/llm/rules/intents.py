@@ -305,6 +305,21 @@ def _confidence(decision: Decision, text: str, ev: Evidence, pending: str | None
     return confidence, tuple(n for _, n in rivals[:2])
 
 
+def signals(text: str, ev: Evidence) -> list[str]:
+    """What the readers found, as the fitted scorer's features: the evidence, and which cue lists fired (and
+    loudly)."""
+    found = [name for name, value in vars(ev).items() if value is True]
+    found += [f"biz:{kind}" for kind in ev.biz_types]
+    lists = {**CUES_BY_INTENT, "OUT_OF_SCOPE": OUT_OF_SCOPE_CUES, "PROGRESS_WEAK": PROGRESS_WEAK}
+    for name, cues in lists.items():
+        strength = _score(cues, text)
+        if strength > 0:
+            found.append(f"cue:{name}")
+        if strength >= 4:
+            found.append(f"cue:{name}:strong")
+    return found
+
+
 # Readings whose words come together by nature, the order of the rules deciding between them on purpose.
 _KIN = {("SEARCH_ACTIVITIES", "RECOMMEND"), ("QUERY_PROGRESS", "AFTERSALE"), ("AFTERSALE", "CANCEL_BOOKING")}
 # With places and dates but no word for what to do with them: the three things a traveller most often wants.
@@ -326,7 +341,7 @@ def _decide(text: str, ev: Evidence, pending_intent: str | None = None) -> Decis
     recommend = _score(RECOMMEND_CUES, text)
     search = _score(SEARCH_CUES, text)
 
-    action = _aftersale_action(text)
+    action = aftersale_action(text)
     travel_desk = max(progress, aftersale, cancel if (ev.biz_types or ev.booking_id) else 0, weather)
     if oos >= 5 and (travel_desk < 4 or oos > travel_desk) and not ev.order_id and not ev.booking_id:
         return Decision("OUT_OF_SCOPE")
@@ -425,7 +440,7 @@ def _decide(text: str, ev: Evidence, pending_intent: str | None = None) -> Decis
     return Decision("OUT_OF_SCOPE")
 
 
-def _aftersale_action(text: str) -> str | None:
+def aftersale_action(text: str) -> str | None:
     if RETURN_GOODS.search(text):
         return "RETURN"
     if re.search(r"退款|退钱|退费|钱|refund|money", text, re.I):
