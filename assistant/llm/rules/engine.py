@@ -378,6 +378,7 @@ class RulesLLM:
             new, original = _rebook_dates(date_text, today)
             if original is not None or new is not None:
                 data["date_start"], data["date_end"], data["original_date"] = new, None, original
+                data["nights"] = dates_mod.nights(date_text)  # from the old day to the new one is no stay
         negations = [dialogue.negation_span(work, m.start, m.end) for m in excluded]
         not_cues = wants.spans + [span for span in negations if span]  # "不想去三亚": 想去 is not a request here
         cued = intents.cue_strength(mask(lowered, not_cues)) >= 2
@@ -577,12 +578,12 @@ def _nights(text: str, date_range: dates_mod.DateRange, biz_types: list[str]) ->
 
 
 def _rebook_to_dated(text: str, date_range: dates_mod.DateRange) -> bool:
-    """ "改到20号的航班": a change to a dated flight or train is a change of a booking."""
+    """ "改到20号的航班", "明天的火车改到后天": a change to (or from and to) a dated booking is a change of a booking."""
     match = dialogue.rebook_to_dated(text)
     if not match:
         return False
-    start, end = match.span("x")
-    return any(s < end and e > start for s, e in date_range.spans)
+    spans = [match.span(name) for name, said in match.groupdict().items() if said]
+    return all(any(s < end and e > start for s, e in date_range.spans) for start, end in spans)
 
 
 def _rebook_dates(text: str, today: date) -> tuple[date | None, date | None]:
