@@ -210,6 +210,41 @@ def test_origin_and_destination_follow_the_route(llm, text, origin, destination)
     assert intent.destination_keywords[0] == destination
 
 
+@pytest.mark.parametrize(
+    ("text", "intent", "origin", "destinations"),
+    [
+        ("flights from Lisbon to Porto on Friday", "BOOK", "Lisbon", ["Porto"]),
+        ("train from Zermatt to Interlaken", "BOOK", "Zermatt", ["Interlaken"]),
+        ("flights to Porto from Lisbon", "BOOK", "Lisbon", ["Porto"]),
+        ("flights from Lisbon to Beijing", "BOOK", "Lisbon", ["北京"]),
+        ("flights from Beijing to Porto", "BOOK", "北京", ["Porto"]),
+        ("train from Lyon to Paris next Monday", "BOOK", "Lyon", ["巴黎", "Paris"]),
+        ("hotel in Reykjavik for 2 nights", "BOOK", None, ["Reykjavik"]),
+        ("weather in Tromso this weekend", "QUERY_WEATHER", None, ["Tromso"]),
+    ],
+)
+def test_a_place_no_list_knows_is_kept_as_written_at_its_end_of_the_route(llm, text, intent, origin, destinations):
+    got = understand(llm, text)
+    assert (got.intent, got.origin, got.destination_keywords) == (intent, origin, destinations)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how long from work to home",
+        "I want to switch from economy to business",
+        "sort from low to high",
+        "from A to B",
+        "move the trip to Friday",
+        "I need to book a train in the morning",
+        "can I book it from Monday to Friday in December",
+    ],
+)
+def test_ordinary_english_words_are_no_places_of_a_route(llm, text):
+    got = understand(llm, text)
+    assert (got.origin, got.destination_keywords) == (None, [])
+
+
 @pytest.mark.parametrize("text", ["大理石地板多少钱一平", "北海道的温泉", "长城宽带怎么样", "张三说北京时间几点"])
 def test_ordinary_words_containing_a_place_are_not_that_place(llm, text):
     keywords = understand(llm, text).destination_keywords

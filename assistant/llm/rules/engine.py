@@ -248,6 +248,10 @@ class RulesLLM:
         )
 
         origin, destinations, province = _places(work, kept, travelling=pending in ("BOOK", "PLAN_ITINERARY"))
+        # "from Lisbon to Porto": an end of a route no list knows is kept as written; its start is the origin.
+        routed = any(p.role for p in kept_phrases)
+        origin_name = origin.place.name if origin else next((p.text for p in kept_phrases if p.role == "from"), None)
+        kept_phrases = [p for p in kept_phrases if p.role != "from"]
         biz_types = _biz_types(work, kept)
         inferred = (
             wants.vendor_kind,
@@ -272,8 +276,8 @@ class RulesLLM:
             booking_id=bool(booking_id),
             destination=bool(destinations or kept_phrases),
             province=bool(province),
-            route=origin is not None and (bool(destinations) or province is not None),
-            origin=origin is not None,
+            route=origin is not None and (bool(destinations) or province is not None) or routed,
+            origin=origin_name is not None,
             biz_types=biz_types,
             date=date_range.start is not None or date_range.end is not None,
             date_range=date_range.end is not None,
@@ -335,13 +339,13 @@ class RulesLLM:
         if name in ("SEARCH_ACTIVITIES", "QUERY_WEATHER", "MAKE_TRAVEL_PLAN") and origin and not destination_keywords:
             # "day trips from Guilin": where the trips start is where they are
             city = origin.place.name if origin.place.is_prefecture_city else None
-            destination_keywords, origin = [origin.place.name], None
+            destination_keywords, origin_name = [origin.place.name], None
         data = {
             "intent": name,
             "destination_keywords": destination_keywords,
             "province": province,
             "city": city,
-            "origin": origin.place.name if origin else None,
+            "origin": origin_name,
             "date_start": date_range.start,
             "date_end": date_range.end,
             "days": days.value if days else None,
