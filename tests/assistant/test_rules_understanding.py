@@ -195,6 +195,20 @@ def test_a_city_is_a_destination_and_its_city(llm):
 
 
 @pytest.mark.parametrize(
+    ("text", "province", "city", "destinations"),
+    [
+        ("云南大理有什么好玩的", "云南", "大理", ["大理"]),
+        ("去四川九寨沟玩三天", "四川", None, ["九寨沟"]),
+        ("things to do in Dali, Yunnan", "云南", "大理", ["大理"]),
+        ("I want to go somewhere in Sichuan", "四川", None, []),
+    ],
+)
+def test_a_province_named_with_a_city_or_alone_is_kept(llm, text, province, city, destinations):
+    intent = understand(llm, text)
+    assert (intent.province, intent.city, intent.destination_keywords) == (province, city, destinations)
+
+
+@pytest.mark.parametrize(
     ("text", "origin", "destination"),
     [
         ("订一张明天北京到天津的高铁票", "北京", "天津"),
