@@ -249,9 +249,9 @@ class RulesLLM:
 
         origin, destinations, province = _places(work, kept, travelling=pending in ("BOOK", "PLAN_ITINERARY"))
         # "from Lisbon to Porto": an end of a route no list knows is kept as written; its start is the origin.
-        routed = any(p.role for p in kept_phrases)
         origin_name = origin.place.name if origin else next((p.text for p in kept_phrases if p.role == "from"), None)
         kept_phrases = [p for p in kept_phrases if p.role != "from"]
+        routed_to = bool(destinations) or province is not None or any(p.role == "to" for p in kept_phrases)
         biz_types = _biz_types(work, kept)
         inferred = (
             wants.vendor_kind,
@@ -276,7 +276,7 @@ class RulesLLM:
             booking_id=bool(booking_id),
             destination=bool(destinations or kept_phrases),
             province=bool(province),
-            route=origin is not None and (bool(destinations) or province is not None) or routed,
+            route=origin_name is not None and routed_to,
             origin=origin_name is not None,
             biz_types=biz_types,
             date=date_range.start is not None or date_range.end is not None,

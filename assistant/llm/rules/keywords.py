@@ -56,7 +56,8 @@ _EN_FRAMES = (
 )
 # The two ends of a route ("from Lisbon to Porto", "to Porto from Lisbon"), each a name that starts with a capital
 # (or any word, in a sentence typed all in lower case): "from work to home", "from economy to business" are no route.
-_EN_END = r"(?:the\s+)?[A-Za-z][A-Za-z'.-]*(?:\s+[A-Za-z][A-Za-z'.-]*){0,2}?"
+_EN_END_WORD = r"(?!(?:to|from)\b)[A-Za-z][A-Za-z'.-]*"
+_EN_END = rf"(?:the\s+)?{_EN_END_WORD}(?:\s+{_EN_END_WORD}){{0,2}}?"
 _EN_ROUTES = (
     re.compile(rf"\bfrom\s+(?P<o>{_EN_END})\s+(?:to|->|→)\s+(?P<x>{_EN_END})(?![A-Za-z'.-])", re.I),
     re.compile(rf"\bto\s+(?P<x>{_EN_END})\s+from\s+(?P<o>{_EN_END})(?![A-Za-z'.-])", re.I),
