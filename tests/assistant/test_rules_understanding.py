@@ -249,6 +249,7 @@ def test_a_place_no_list_knows_is_kept_as_written_at_its_end_of_the_route(llm, t
         "how long from work to home",
         "I want to switch from economy to business",
         "sort from low to high",
+        "sort from cheapest to most expensive",
         "from A to B",
         "move the trip to Friday",
         "I need to book a train in the morning",

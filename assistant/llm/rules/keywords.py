@@ -101,6 +101,7 @@ _EN_STOP = {
     # what a "from … to …" runs between besides places: classes, seats, ends of a scale, parts of a trip
     "economy", "business", "premium", "coach", "window", "aisle", "standard", "deluxe", "low", "high", "top",
     "bottom", "office", "terminal", "gate", "hostel", "north", "south", "east", "west", "end", "finish", "door",
+    "bad", "worse", "better",
 }  # fmt: skip
 
 
@@ -178,14 +179,10 @@ def unknown_phrases(text: str, known: list[Span]) -> list[Phrase]:
         lowercase = text == text.lower()  # a sentence typed all in lower case names places in lower case
         for pattern in _EN_ROUTES:  # first, so that an end of a route keeps its role
             for match in pattern.finditer(text):
-                for group, role in (("o", "from"), ("x", "to")):
-                    said = match.group(group)
-                    name = re.sub(r"^the\s+", "", said, flags=re.I)
-                    if not (lowercase or name[:1].isupper()) or len(name.split()[0]) < 3:
-                        continue  # "from work to home", "from A to B"
-                    phrase = _en_phrase(text, match.start(group), said, known, lowercase, role)
-                    if phrase and all(p.start != phrase.start for p in found):
-                        found.append(phrase)
+                ends = [_en_route_end(text, match, group, known, lowercase) for group in ("o", "x")]
+                if None in ends:
+                    continue  # "from work to home", "from cheapest to most expensive": no route between places
+                found += [p for p in ends if isinstance(p, Phrase) and all(f.start != p.start for f in found)]
         for pattern in _EN_FRAMES:
             for match in pattern.finditer(text):
                 phrase = _en_phrase(text, match.start("x"), match.group("x"), known, lowercase)
@@ -193,6 +190,18 @@ def unknown_phrases(text: str, known: list[Span]) -> list[Phrase]:
                     found.append(phrase)
     found.sort(key=lambda p: p.start)
     return found
+
+
+def _en_route_end(text: str, match: re.Match, group: str, known: list[Span], lowercase: bool) -> Phrase | bool | None:
+    """An end of a route: its phrase, True for a place the gazetteer knows, None for no place ("work", "A")."""
+    start, end = match.span(group)
+    if any(s < end and e > start for s, e in known):
+        return True
+    said = match.group(group)
+    name = re.sub(r"^the\s+", "", said, flags=re.I)
+    if not (lowercase or name[:1].isupper()) or len(name.split()[0]) < 3:
+        return None  # a name is written with a capital, and longer than "A"
+    return _en_phrase(text, start, said, known, lowercase, "from" if group == "o" else "to")
 
 
 def _en_phrase(text: str, at: int, said: str, known: list[Span], lowercase: bool, role: str = "") -> Phrase | None:
