@@ -548,6 +548,7 @@ def test_help_me_book_is_not_a_request_for_help(llm):
         # the booked day, then the new one after 改到 / 改成 / 换到 / move to / push to
         ("帮我把明天的火车改到后天", "2026-12-03", "2026-12-02", "TRAIN"),
         ("明天的火车能改到后天吗", "2026-12-03", "2026-12-02", "TRAIN"),
+        ("明天的火车可以帮我改到后天吗", "2026-12-03", "2026-12-02", "TRAIN"),
         ("把下周一的机票换到下周三", "2026-12-09", "2026-12-07", "FLIGHT"),
         ("把12月10号的酒店改成12号入住", "2026-12-12", "2026-12-10", "HOTEL"),
         ("move my Friday flight to Sunday", "2026-12-06", "2026-12-04", "FLIGHT"),
@@ -581,6 +582,7 @@ def test_the_days_between_the_booked_day_and_the_new_one_are_no_stay(llm):
         "订一张12月20号的机票",
         "还是把火车换成飞机吧",
         "订明天的火车，要是没有就换到后天",
+        "明天的高铁没票就改到后天",
     ],
 )
 def test_a_question_about_the_rules_or_a_new_search_is_no_rebooking(llm, text):
