@@ -168,3 +168,20 @@ def test_a_festival_word_reads_as_its_day_or_its_days_off_on_1_december_2026(llm
 def test_an_english_festival_name_reads_as_its_day(llm, words, start, end):
     got = llm.understand(f"hotel in Harbin for {words}", context=UnderstandContext(today=date(2026, 12, 1))).intent
     assert (got.intent, got.date_start, got.date_end) == ("BOOK", d(start), d(end) if end else None)
+
+
+@pytest.mark.parametrize(
+    ("word", "start"),
+    [
+        ("除夕", "2026-02-16"),
+        ("大年初一", "2026-02-17"),
+        ("元宵", "2026-03-03"),
+        ("七夕", "2026-08-19"),
+        ("重阳", "2026-10-18"),
+        ("冬至", "2026-12-22"),
+        ("平安夜", "2026-12-24"),
+    ],
+)
+def test_early_in_2026_a_festival_day_word_reads_as_its_day_that_year(llm, word, start):
+    got = llm.understand(f"{word}去哈尔滨玩", context=UnderstandContext(today=date(2026, 1, 10))).intent
+    assert (got.date_start, got.date_end) == (d(start), None)
