@@ -1,4 +1,5 @@
-"""Lunar festivals and 清明 are read for any year the data holds (1901-2100), without importing jionlp on a turn."""
+"""Lunar festivals and solar terms are read for any year the data holds (1901-2100), without importing jionlp on a
+turn; an eve or a festival's day word is that day."""
 
 import subprocess
 import sys
@@ -7,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from assistant.llm.rules.build_festivals import qingming
+from assistant.llm.port import UnderstandContext
+from assistant.llm.rules import RulesLLM
+from assistant.llm.rules.build_festivals import LUNAR, qingming
 from assistant.llm.rules.dates import _FESTIVAL_LENGTH, _festival_in, extract_dates, festival, festival_day
 
 # The hand-kept table the data replaced (2026-2030): the first day of each festival's span (春节's is its eve).
@@ -54,7 +57,7 @@ def test_festival_days_beyond_2030(name, year, day):
 @pytest.mark.parametrize("year", [1950, 2031, 2045, 2077, 2100])
 def test_the_lunar_days_agree_with_jionlp(year):
     jionlp = pytest.importorskip("jionlp")
-    for name, (month, day) in {"春节": (1, 1), "端午": (5, 5), "中秋": (8, 15)}.items():
+    for name, (month, day) in LUNAR.items():
         assert festival_day(name, year) == jionlp.lunar2solar(year, month, day).date()
 
 
@@ -108,3 +111,77 @@ def test_reading_a_festival_does_not_import_jionlp():
     )
     root = Path(__file__).resolve().parents[2]
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120, cwd=root)
+
+
+@pytest.mark.parametrize(
+    ("year", "day"), [(2000, "2000-12-21"), (2020, "2020-12-21"), (2023, "2023-12-22"), (2026, "2026-12-22")]
+)
+def test_winter_solstice_is_the_day_the_sun_reaches_270_degrees_in_beijing(year, day):
+    assert festival_day("冬至", year) == d(day)
+
+
+@pytest.fixture(scope="module")
+def llm():
+    return RulesLLM()
+
+
+@pytest.mark.parametrize(
+    ("word", "start", "end"),
+    [
+        ("平安夜", "2026-12-24", None),
+        ("圣诞", "2026-12-25", None),
+        ("跨年夜", "2026-12-31", None),
+        ("跨年", "2026-12-31", "2027-01-01"),
+        ("元旦", "2027-01-01", "2027-01-03"),
+        ("除夕", "2027-02-05", None),
+        ("大年初一", "2027-02-06", None),
+        ("春节", "2027-02-05", "2027-02-11"),
+        ("情人节", "2027-02-14", None),
+        ("元宵节", "2027-02-20", None),
+        ("清明", "2027-04-03", "2027-04-05"),
+        ("五一", "2027-05-01", "2027-05-05"),
+        ("端午", "2027-06-09", "2027-06-11"),
+        ("七夕", "2027-08-08", None),
+        ("中秋", "2027-09-15", "2027-09-17"),
+        ("国庆", "2027-10-01", "2027-10-07"),
+        ("重阳节", "2027-10-08", None),
+        ("冬至", "2026-12-22", None),
+    ],
+)
+def test_a_festival_word_reads_as_its_day_or_its_days_off_on_1_december_2026(llm, word, start, end):
+    got = llm.understand(f"{word}去哈尔滨玩", context=UnderstandContext(today=date(2026, 12, 1))).intent
+    assert (got.destination_keywords, got.date_start, got.date_end) == (["哈尔滨"], d(start), d(end) if end else None)
+
+
+@pytest.mark.parametrize(
+    ("words", "start", "end"),
+    [
+        ("Christmas Eve", "2026-12-24", None),
+        ("Christmas Day", "2026-12-25", None),
+        ("New Year's Eve", "2026-12-31", None),
+        ("New Year's Day", "2027-01-01", None),
+        ("New Year", "2027-01-01", "2027-01-03"),
+        ("Valentine's Day", "2027-02-14", None),
+        ("the Lantern Festival", "2027-02-20", None),
+    ],
+)
+def test_an_english_festival_name_reads_as_its_day(llm, words, start, end):
+    got = llm.understand(f"hotel in Harbin for {words}", context=UnderstandContext(today=date(2026, 12, 1))).intent
+    assert (got.intent, got.date_start, got.date_end) == ("BOOK", d(start), d(end) if end else None)
+
+
+@pytest.mark.parametrize(
+    ("word", "start"),
+    [
+        ("除夕", "2026-02-16"),
+        ("大年初一", "2026-02-17"),
+        ("元宵", "2026-03-03"),
+        ("七夕", "2026-08-19"),
+        ("重阳", "2026-10-18"),
+        ("冬至", "2026-12-22"),
+        ("平安夜", "2026-12-24"),
+    ],
+)
+def test_early_in_2026_a_festival_day_word_reads_as_its_day_that_year(llm, word, start):
+    got = llm.understand(f"{word}去哈尔滨玩", context=UnderstandContext(today=date(2026, 1, 10))).intent
+    assert (got.date_start, got.date_end) == (d(start), None)

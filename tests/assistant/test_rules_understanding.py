@@ -195,6 +195,20 @@ def test_a_city_is_a_destination_and_its_city(llm):
 
 
 @pytest.mark.parametrize(
+    ("text", "province", "city", "destinations"),
+    [
+        ("云南大理有什么好玩的", "云南", "大理", ["大理"]),
+        ("去四川九寨沟玩三天", "四川", None, ["九寨沟"]),
+        ("things to do in Dali, Yunnan", "云南", "大理", ["大理"]),
+        ("I want to go somewhere in Sichuan", "四川", None, []),
+    ],
+)
+def test_a_province_named_with_a_city_or_alone_is_kept(llm, text, province, city, destinations):
+    intent = understand(llm, text)
+    assert (intent.province, intent.city, intent.destination_keywords) == (province, city, destinations)
+
+
+@pytest.mark.parametrize(
     ("text", "origin", "destination"),
     [
         ("订一张明天北京到天津的高铁票", "北京", "天津"),
@@ -208,6 +222,43 @@ def test_origin_and_destination_follow_the_route(llm, text, origin, destination)
     intent = understand(llm, text)
     assert intent.origin == origin
     assert intent.destination_keywords[0] == destination
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "origin", "destinations"),
+    [
+        ("flights from Lisbon to Porto on Friday", "BOOK", "Lisbon", ["Porto"]),
+        ("train from Zermatt to Interlaken", "BOOK", "Zermatt", ["Interlaken"]),
+        ("flights to Porto from Lisbon", "BOOK", "Lisbon", ["Porto"]),
+        ("Is it cheaper to fly to Porto from Lisbon?", "BOOK", "Lisbon", ["Porto"]),
+        ("flights from Lisbon to Beijing", "BOOK", "Lisbon", ["北京"]),
+        ("flights from Beijing to Porto", "BOOK", "北京", ["Porto"]),
+        ("train from Lyon to Paris next Monday", "BOOK", "Lyon", ["巴黎", "Paris"]),
+        ("hotel in Reykjavik for 2 nights", "BOOK", None, ["Reykjavik"]),
+        ("weather in Tromso this weekend", "QUERY_WEATHER", None, ["Tromso"]),
+    ],
+)
+def test_a_place_no_list_knows_is_kept_as_written_at_its_end_of_the_route(llm, text, intent, origin, destinations):
+    got = understand(llm, text)
+    assert (got.intent, got.origin, got.destination_keywords, got.follow_up) == (intent, origin, destinations, False)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how long from work to home",
+        "I want to switch from economy to business",
+        "sort from low to high",
+        "sort from cheapest to most expensive",
+        "from A to B",
+        "move the trip to Friday",
+        "I need to book a train in the morning",
+        "can I book it from Monday to Friday in December",
+    ],
+)
+def test_ordinary_english_words_are_no_places_of_a_route(llm, text):
+    got = understand(llm, text)
+    assert (got.origin, got.destination_keywords) == (None, [])
 
 
 @pytest.mark.parametrize("text", ["大理石地板多少钱一平", "北海道的温泉", "长城宽带怎么样", "张三说北京时间几点"])

@@ -545,6 +545,15 @@ def test_help_me_book_is_not_a_request_for_help(llm):
         ("change my flight to Dec 20", "2026-12-20", None, "FLIGHT"),
         ("I need to reschedule my Dec 19 flight to the 21st", "2026-12-21", "2026-12-19", "FLIGHT"),
         ("can I move my train on Friday to Saturday?", "2026-12-05", "2026-12-04", "TRAIN"),
+        # the booked day, then the new one after 改到 / 改成 / 换到 / move to / push to
+        ("帮我把明天的火车改到后天", "2026-12-03", "2026-12-02", "TRAIN"),
+        ("明天的火车能改到后天吗", "2026-12-03", "2026-12-02", "TRAIN"),
+        ("明天的火车可以帮我改到后天吗", "2026-12-03", "2026-12-02", "TRAIN"),
+        ("把下周一的机票换到下周三", "2026-12-09", "2026-12-07", "FLIGHT"),
+        ("把12月10号的酒店改成12号入住", "2026-12-12", "2026-12-10", "HOTEL"),
+        ("move my Friday flight to Sunday", "2026-12-06", "2026-12-04", "FLIGHT"),
+        ("can you push Friday's train to Sunday", "2026-12-06", "2026-12-04", "TRAIN"),
+        ("I need to change my Dec 10 hotel to Dec 12", "2026-12-12", "2026-12-10", "HOTEL"),
     ],
 )
 def test_a_rebooking_names_the_new_date_and_the_old(llm, text, new, original, biz):
@@ -560,7 +569,22 @@ def test_a_rebooking_keeps_the_booking_number(llm):
     assert (got.intent, got.rebook, got.booking_id, got.date_start) == ("BOOK", True, "BK20261201001", d("2026-12-20"))
 
 
-@pytest.mark.parametrize("text", ["退改签政策是什么", "换成下午的", "订一张12月20号的机票"])
+def test_the_days_between_the_booked_day_and_the_new_one_are_no_stay(llm):
+    got = understand(llm, "I need to change my Dec 10 hotel to Dec 12")
+    assert (got.rebook, got.date_start, got.date_end, got.nights) == (True, d("2026-12-12"), None, None)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "退改签政策是什么",
+        "换成下午的",
+        "订一张12月20号的机票",
+        "还是把火车换成飞机吧",
+        "订明天的火车，要是没有就换到后天",
+        "明天的高铁没票就改到后天",
+    ],
+)
 def test_a_question_about_the_rules_or_a_new_search_is_no_rebooking(llm, text):
     assert understand(llm, text).rebook is False
 

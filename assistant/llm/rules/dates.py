@@ -28,15 +28,18 @@ MONTH_EN = {
 }  # fmt: skip
 EN_ORDINAL_WORDS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
 
-# Lunar festivals and 清明 by year, from `festivals.json` (built from jionlp by `build_festivals.py`, loaded once):
-# each the festival's own day; a reading spans the public holiday around it, of `_FESTIVAL_LENGTH` days.
+# Lunar festivals and solar terms by year, from `festivals.json` (built from jionlp by `build_festivals.py`, loaded
+# once): each the festival's own day; a public holiday's reading spans the days off around it, of `_FESTIVAL_LENGTH`
+# days (a festival that is no holiday, 元宵 七夕 重阳 冬至, is its one day).
 FESTIVAL_FILE = Path(__file__).resolve().parent / "festivals.json"
 _FESTIVAL_LENGTH = {"春节": 7, "清明": 3, "端午": 3, "中秋": 3}
 _FIXED = {  # (month, day, length in days)
     "国庆": (10, 1, 7),
     "元旦": (1, 1, 3),
     "五一": (5, 1, 5),
+    "平安夜": (12, 24, 1),
     "圣诞": (12, 25, 1),
+    "跨年夜": (12, 31, 1),
     "跨年": (12, 31, 2),
     "暑假": (7, 1, 62),
     "寒假": (1, 20, 40),
@@ -121,20 +124,22 @@ def festival_day(name: str, year: int) -> date | None:
 
 
 def _festival_in(name: str, year: int) -> tuple[date, date] | None:
-    if name in ("除夕", "春节"):
-        # The holiday starts on the eve (除夕), the day before 正月初一.
+    if name in ("除夕", "春节", "大年初一"):
+        # The holiday starts on the eve (除夕), the day before 正月初一 (大年初一).
         new_year = festival_day("春节", year)
         if not new_year:
             return None
         eve = new_year - timedelta(days=1)
-        return (eve, eve) if name == "除夕" else (eve, eve + timedelta(days=_FESTIVAL_LENGTH[name] - 1))
-    if name in _FESTIVAL_LENGTH:
+        if name != "春节":
+            return (eve, eve) if name == "除夕" else (new_year, new_year)
+        return eve, eve + timedelta(days=_FESTIVAL_LENGTH[name] - 1)
+    if name in _festival_days()[1]:
         day = festival_day(name, year)
         if not day:
             return None
         # 清明's three days lean to the weekend before when it falls on a Monday or Tuesday, else start the day before.
         first = day - timedelta(days=(2 if day.weekday() <= 1 else 1)) if name == "清明" else day
-        return first, first + timedelta(days=_FESTIVAL_LENGTH[name] - 1)
+        return first, first + timedelta(days=_FESTIVAL_LENGTH.get(name, 1) - 1)
     fixed = _FIXED.get(name)
     if not fixed:
         return None
@@ -149,11 +154,13 @@ def _festival_in(name: str, year: int) -> tuple[date, date] | None:
 _NUM = rf"(?:\d{{1,2}}|[{CN_NUM_CHARS}]{{1,3}})"
 _ZH_FESTIVAL_RE = re.compile(
     r"(?P<name>国庆节?|国庆假期|国庆长假|十一(?=长假|假期|黄金周|期间|小长假|出去|去|出游|的时候|那几天|玩|旅游|[,.!?，。？！ ]|$)"
-    r"(?:长假|假期|黄金周)?|元旦|春节|过年|大年初一|除夕|五一|劳动节|清明节?|端午节?|中秋节?|圣诞节?|平安夜|跨年|暑假|寒假|情人节)"
+    r"(?:长假|假期|黄金周)?|元旦|春节|过年|大年初一|除夕|五一|劳动节|清明节?|端午节?|中秋节?|圣诞节?|平安夜|跨年夜|跨年|暑假|寒假|情人节|"
+    r"元宵节?|七夕节?|重阳节?|冬至)"
 )
 _FESTIVAL_ALIAS = {
-    "国庆节": "国庆", "国庆假期": "国庆", "国庆长假": "国庆", "过年": "春节", "大年初一": "春节", "劳动节": "五一",
-    "清明节": "清明", "端午节": "端午", "中秋节": "中秋", "圣诞节": "圣诞", "平安夜": "圣诞",
+    "国庆节": "国庆", "国庆假期": "国庆", "国庆长假": "国庆", "过年": "春节", "劳动节": "五一",
+    "清明节": "清明", "端午节": "端午", "中秋节": "中秋", "圣诞节": "圣诞", "元宵节": "元宵", "七夕节": "七夕",
+    "重阳节": "重阳",
 }  # fmt: skip
 _ZH_FULL_DATE_RE = re.compile(
     rf"(?:(?P<y>\d{{4}})\s*年\s*)?(?P<m>{_NUM})\s*月\s*(?P<d>{_NUM})\s*(?:日|号)?(?:\s*(?:-|~|到|至)\s*"
@@ -205,8 +212,10 @@ _EN_RELATIVE_RE = re.compile(
     r"the weekend after next|weekend after next|over the weekend|on the weekend|the weekend|weekend|this week|"
     r"next week|the week after next|week after next|next month|this month|end of (?:the |this )?month|"
     r"end of next month|early next month|beginning of next month|later this month|end of the year|"
-    r"christmas eve|christmas|new year'?s? eve|new year'?s?(?: day)?|national day|golden week|chinese new year|"
+    r"christmas eve|christmas(?: day)?|new year'?s? eve|new year'?s?(?: day)?|national day|golden week|chinese new year|"
     r"lunar new year|spring festival|may day|labou?r day|mid[- ]autumn(?: festival)?|dragon boat festival|"
+    r"valentine'?s day|lantern festival|qixi(?: festival)?|double ninth festival|winter solstice|"
+    r"qingming(?: festival)?|tomb[- ]sweeping day|"
     r"summer (?:holiday|vacation|break)|winter (?:holiday|vacation|break)|"
     r"in (?P<n>\d{1,2}|a|one|two|three|four|five|six|seven|ten) (?P<u>days?|weeks?))\b",
     re.IGNORECASE,
@@ -220,13 +229,18 @@ _EN_MONTH_ONLY_RE = re.compile(
 )
 _EN_NUM = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
 _EN_FESTIVAL = {
-    "christmas eve": "圣诞", "christmas": "圣诞", "national day": "国庆", "golden week": "国庆",
+    "christmas eve": "平安夜", "christmas": "圣诞", "christmas day": "圣诞", "new years eve": "跨年夜",
+    "new years": "元旦", "new years day": "元旦", "national day": "国庆", "golden week": "国庆",
+    "valentines day": "情人节", "lantern festival": "元宵", "qixi": "七夕", "qixi festival": "七夕",
+    "double ninth festival": "重阳", "winter solstice": "冬至", "qingming": "清明", "qingming festival": "清明",
+    "tomb sweeping day": "清明", "tomb-sweeping day": "清明",
     "chinese new year": "春节", "lunar new year": "春节", "spring festival": "春节", "may day": "五一",
     "labor day": "五一", "labour day": "五一", "mid-autumn": "中秋", "mid autumn": "中秋",
     "mid-autumn festival": "中秋", "mid autumn festival": "中秋", "dragon boat festival": "端午",
     "summer holiday": "暑假", "summer vacation": "暑假", "summer break": "暑假", "winter holiday": "寒假",
     "winter vacation": "寒假", "winter break": "寒假",
 }  # fmt: skip
+_EN_ONE_DAY = {"new years day", "christmas day"}  # the day itself of a holiday of several days off
 
 _RANGE_JOIN_RE = re.compile(
     r"^\s*(?:-|~|到|至|一直到|直到|to|until|till|through|thru|and|,|，)?\s*(?:the\s+)?$", re.IGNORECASE
@@ -532,14 +546,11 @@ def _en_relative(m: re.Match, today: date) -> Mention | None:
         span = (max(today, last - timedelta(days=6)), last)
     elif word == "end of the year":
         span = (max(today, date(today.year, 12, 20)), date(today.year, 12, 31))
-    elif word.startswith("new year") or word.startswith("christmas") or word in _EN_FESTIVAL:
-        new_year = "跨年" if "eve" in word else "元旦"
-        name = new_year if word.startswith("new year") else _EN_FESTIVAL.get(word, "圣诞")
+    elif name := _EN_FESTIVAL.get(key := re.sub(r"^new years?", "new years", word.replace("'", ""))):
         found = festival(name, today)
-        if found and word == "christmas eve":
-            found = (found[0] - timedelta(days=1), found[0] - timedelta(days=1))
         if found:
-            span = (found[0], found[1] if found[1] != found[0] else None)
+            # "New Year's Day" is the one day, not the days off around it
+            span = (found[0], found[1] if found[1] != found[0] and key not in _EN_ONE_DAY else None)
     elif word.startswith("in "):
         n = _EN_NUM.get(m.group("n").lower()) if not m.group("n").isdigit() else int(m.group("n"))
         if n:

@@ -302,12 +302,20 @@ REBOOK_RE = re.compile(
     rf"(?:把|将).{{0,24}}{_BOOKED}.{{0,8}}(?:改|换|推迟|提前|延后|延期|挪|调)(?:到|成|为|去|至)|"
     rf"{_BOOKED}(?:能|可以|想|要)?(?:改|换|推迟|提前|延后|延期|挪|调)(?:一下)?(?:到|成|为|至)|"
     r"\b(?:reschedul\w*|rebook\w*|change (?:the )?date|move (?:the )?date)\b|"
-    r"\b(?:change|move|switch|shift|push|modify|postpone|bring forward)\b.{0,25}\b(?:my|our|the|this|that)\b.{0,12}"
+    r"\b(?:change|move|switch|shift|push|modify|postpone|bring forward)\b.{0,25}\b(?:my|our|the|this|that|\w+'s)\b.{0,12}"
     r"\b(?:flight|train|booking|reservation|ticket|trip|hotel|stay)s?\b",
     re.I,
 )
-# "改到20号的航班" changes a booking when a date is inside; "换成下午的" only changes what is searched.
-REBOOK_TO_DATED_RE = re.compile(r"(?:改|换)(?:到|成)(?P<x>.{1,14}?)的(?:航班|机票|飞机|车次|高铁|火车|动车|票)")
+# "改到20号的航班" changes a booking when a date is inside; "换成下午的" only changes what is searched. "明天的火车改到
+# 后天" names the booked day and the new one: a change of a booking when both are dates ("火车换成飞机" is not).
+_CHANGE_TO = r"(?:改签|改|换|推迟|提前|延后|延期|挪|调)(?:一下)?(?:到|成|为|至)"
+REBOOK_TO_DATED_RE = (
+    re.compile(r"(?:改|换)(?:到|成)(?P<x>.{1,14}?)的(?:航班|机票|飞机|车次|高铁|火车|动车|票)"),
+    re.compile(
+        rf"(?P<x>.{{1,12}}?)的?(?:航班|机票|飞机|车次|高铁|火车|动车|票|酒店|房间|民宿|客栈|宾馆)"
+        rf"(?:能不能|可不可以|可以|能|想|要|需要|帮|麻烦|请|我|你)*{_CHANGE_TO}(?P<y>.{{1,12}})"
+    ),
+)
 NEW_DATE_BEFORE = re.compile(
     r"(?:改签|改|换|推迟|提前|延后|延期|挪|调)(?:一下)?(?:到|成|为|至|去)\s*(?:了)?\s*$|"
     r"\b(?:to|for|until|till|onto|into)\s*(?:the\s+)?$|(?:新的?|new)\s*(?:日期|date)?\s*(?:是|[:：]|is)?\s*$",
@@ -327,7 +335,8 @@ def is_rebook(text: str) -> bool:
 
 
 def rebook_to_dated(text: str) -> re.Match | None:
-    return REBOOK_TO_DATED_RE.search(text)
+    """The first frame of a change to a dated booking that the sentence holds: its groups must each hold a date."""
+    return next((match for pattern in REBOOK_TO_DATED_RE if (match := pattern.search(text))), None)
 
 
 # -- paying a booking, and asking how bookings stand ----------------------------------------------------------------

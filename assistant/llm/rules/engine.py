@@ -251,6 +251,10 @@ class RulesLLM:
         )
 
         origin, destinations, province = _places(work, kept, travelling=pending in ("BOOK", "PLAN_ITINERARY"))
+        # "from Lisbon to Porto": an end of a route no list knows is kept as written; its start is the origin.
+        origin_name = origin.place.name if origin else next((p.text for p in kept_phrases if p.role == "from"), None)
+        kept_phrases = [p for p in kept_phrases if p.role != "from"]
+        routed_to = bool(destinations) or province is not None or any(p.role == "to" for p in kept_phrases)
         biz_types = _biz_types(work, kept)
         inferred = (
             wants.vendor_kind,
@@ -275,8 +279,8 @@ class RulesLLM:
             booking_id=bool(booking_id),
             destination=bool(destinations or kept_phrases),
             province=bool(province),
-            route=origin is not None and (bool(destinations) or province is not None),
-            origin=origin is not None,
+            route=origin_name is not None and routed_to,
+            origin=origin_name is not None,
             biz_types=biz_types,
             date=date_range.start is not None or date_range.end is not None,
             date_range=date_range.end is not None,
@@ -355,13 +359,13 @@ class RulesLLM:
         if name in ("SEARCH_ACTIVITIES", "QUERY_WEATHER", "MAKE_TRAVEL_PLAN") and origin and not destination_keywords:
             # "day trips from Guilin": where the trips start is where they are
             city = origin.place.name if origin.place.is_prefecture_city else None
-            destination_keywords, origin = [origin.place.name], None
+            destination_keywords, origin_name = [origin.place.name], None
         data = {
             "intent": name,
             "destination_keywords": destination_keywords,
             "province": province,
             "city": city,
-            "origin": origin.place.name if origin else None,
+            "origin": origin_name,
             "date_start": date_range.start,
             "date_end": date_range.end,
             "days": days.value if days else None,
@@ -398,6 +402,7 @@ class RulesLLM:
             new, original = _rebook_dates(date_text, today)
             if original is not None or new is not None:
                 data["date_start"], data["date_end"], data["original_date"] = new, None, original
+                data["nights"] = dates_mod.nights(date_text)  # from the old day to the new one is no stay
         negations = [dialogue.negation_span(work, m.start, m.end) for m in excluded]
         not_cues = wants.spans + [span for span in negations if span]  # "不想去三亚": 想去 is not a request here
         cued = intents.cue_strength(mask(lowered, not_cues)) >= 2
@@ -597,12 +602,12 @@ def _nights(text: str, date_range: dates_mod.DateRange, biz_types: list[str]) ->
 
 
 def _rebook_to_dated(text: str, date_range: dates_mod.DateRange) -> bool:
-    """ "改到20号的航班": a change to a dated flight or train is a change of a booking."""
+    """ "改到20号的航班", "明天的火车改到后天": a change to (or from and to) a dated booking is a change of a booking."""
     match = dialogue.rebook_to_dated(text)
     if not match:
         return False
-    start, end = match.span("x")
-    return any(s < end and e > start for s, e in date_range.spans)
+    spans = [match.span(name) for name, said in match.groupdict().items() if said]
+    return all(any(s < end and e > start for s, e in date_range.spans) for start, end in spans)
 
 
 def _rebook_dates(text: str, today: date) -> tuple[date | None, date | None]:

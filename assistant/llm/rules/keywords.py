@@ -3,7 +3,9 @@
 "日照金山有什么活动", "火星上有什么活动", "去呀诺达玩", "things to do on Mars": the words in the place slot of a
 frame ("X有什么活动", "去X玩", "things to do in X") are kept whole as a keyword when the gazetteer does not cover
 them. A known place at the front of an unknown phrase is not the destination ("日照金山" is not the city 日照); a
-known place followed by a generic word ("三亚海边", "成都周边") stays the place.
+known place followed by a generic word ("三亚海边", "成都周边") stays the place. The two ends of an English route
+("from Lisbon to Porto", "to Porto from Lisbon") are read the same way, each marked with its `role`: where the route
+starts is an origin, not a destination.
 """
 
 import re
@@ -52,6 +54,14 @@ _EN_FRAMES = (
         re.I,
     ),
 )
+# The two ends of a route ("from Lisbon to Porto", "to Porto from Lisbon"), each a name that starts with a capital
+# (or any word, in a sentence typed all in lower case): "from work to home", "from economy to business" are no route.
+_EN_END_WORD = r"(?!(?:to|from)\b)[A-Za-z][A-Za-z'.-]*"
+_EN_END = rf"(?:the\s+)?{_EN_END_WORD}(?:\s+{_EN_END_WORD}){{0,2}}?"
+_EN_ROUTES = (
+    re.compile(rf"\bfrom\s+(?P<o>{_EN_END})\s+(?:to|->|→)\s+(?P<x>{_EN_END})(?![A-Za-z'.-])", re.I),
+    re.compile(rf"\bto\s+(?P<x>{_EN_END})\s+from\s+(?P<o>{_EN_END})(?![A-Za-z'.-])", re.I),
+)
 # A phrase made of these is not a place of its own.
 _FUNCTION_CHARS = set(
     "我你他她它们的了吗呢吧啊么也都还很太最更就才要想去到在是和跟与或个些点下这那哪谁几多少什么怎样好有没不啥咋"
@@ -88,6 +98,10 @@ _EN_STOP = {
     # verbs that follow "going to" / "want to" ("is it going to hail in Denver")
     "hail", "rain", "snow", "storm", "pour", "freeze", "happen", "buy", "eat", "have", "take", "make", "stay",
     "start", "leave", "arrive", "cost", "need", "try", "cancel", "change", "pay", "ask", "know", "find", "check",
+    # what a "from … to …" runs between besides places: classes, seats, ends of a scale, parts of a trip
+    "economy", "business", "premium", "coach", "window", "aisle", "standard", "deluxe", "low", "high", "top",
+    "bottom", "office", "terminal", "gate", "hostel", "north", "south", "east", "west", "end", "finish", "door",
+    "bad", "worse", "better",
 }  # fmt: skip
 
 
@@ -103,6 +117,7 @@ class Phrase:
     text: str
     start: int
     end: int
+    role: str = ""  # "from" / "to": an end of a route ("from Lisbon to Porto"); "" elsewhere
 
 
 _NOT_PLACE_WORDS = re.compile(
@@ -161,30 +176,55 @@ def unknown_phrases(text: str, known: list[Span]) -> list[Phrase]:
         if all(p.start != start for p in found):
             found.append(Phrase(phrase, start, end))
     if re.search(r"[A-Za-z]", text):
+        lowercase = text == text.lower()  # a sentence typed all in lower case names places in lower case
+        for pattern in _EN_ROUTES:  # first, so that an end of a route keeps its role
+            for match in pattern.finditer(text):
+                ends = [_en_route_end(text, match, group, known, lowercase) for group in ("o", "x")]
+                if None in ends:
+                    continue  # "from work to home", "from cheapest to most expensive": no route between places
+                found += [p for p in ends if isinstance(p, Phrase) and all(f.start != p.start for f in found)]
         for pattern in _EN_FRAMES:
             for match in pattern.finditer(text):
-                words = []
-                raw = match.group("x").split()
-                lowercase = text == text.lower()  # a sentence typed all in lower case names places in lower case
-                if raw and raw[0].lower() == "the" and len(raw) > 1 and (raw[1][:1].isupper() or lowercase):
-                    raw = raw[1:]  # "the Alps", "the Great Wall"
-                for word in raw:
-                    if words and not (word[:1].isupper() or lowercase) and word.lower() not in _EN_NAME_WORDS:
-                        break  # a name goes on in capitals ("Rizhao Golden Mountain"), not into "below 2000"
-                    if word.lower() in _EN_STOP and not (words and word.lower() in _EN_NAME_WORDS):
-                        break
-                    words.append(word)
-                if not words:
-                    continue
-                start = text.find(words[0], match.start("x"))
-                end = start + len(" ".join(words))
-                inside = [(s, e) for s, e in known if s < end and e > start]
-                if inside:
-                    # "Rizhao Golden Mountain": a known place followed by words of its own is a phrase of its own.
-                    rest = text[max(e for _, e in inside) : end].split()
-                    if inside[0][0] != start or not rest or all(w.lower() in _EN_GENERIC for w in rest):
-                        continue
-                phrase = " ".join(words)  # as the traveller wrote it (the engine adds a capitalised form)
-                found.append(Phrase(phrase, start, end))
+                phrase = _en_phrase(text, match.start("x"), match.group("x"), known, lowercase)
+                if phrase and all(p.start != phrase.start for p in found):
+                    found.append(phrase)
     found.sort(key=lambda p: p.start)
     return found
+
+
+def _en_route_end(text: str, match: re.Match, group: str, known: list[Span], lowercase: bool) -> Phrase | bool | None:
+    """An end of a route: its phrase, True for a place the gazetteer knows, None for no place ("work", "A")."""
+    start, end = match.span(group)
+    if any(s < end and e > start for s, e in known):
+        return True
+    said = match.group(group)
+    name = re.sub(r"^the\s+", "", said, flags=re.I)
+    if not (lowercase or name[:1].isupper()) or len(name.split()[0]) < 3:
+        return None  # a name is written with a capital, and longer than "A"
+    return _en_phrase(text, start, said, known, lowercase, "from" if group == "o" else "to")
+
+
+def _en_phrase(text: str, at: int, said: str, known: list[Span], lowercase: bool, role: str = "") -> Phrase | None:
+    """The English name a frame's place slot holds from `at` (`said`), as written, or None: its words run on while
+    capitalised ("Rizhao Golden Mountain"), not into "below 2000", and a known place alone is no phrase."""
+    words = []
+    raw = said.split()
+    if raw and raw[0].lower() == "the" and len(raw) > 1 and (raw[1][:1].isupper() or lowercase):
+        raw = raw[1:]  # "the Alps", "the Great Wall"
+    for word in raw:
+        if words and not (word[:1].isupper() or lowercase) and word.lower() not in _EN_NAME_WORDS:
+            break
+        if word.lower() in _EN_STOP and not (words and word.lower() in _EN_NAME_WORDS):
+            break
+        words.append(word)
+    if not words:
+        return None
+    start = text.find(words[0], at)
+    end = start + len(" ".join(words))
+    inside = [(s, e) for s, e in known if s < end and e > start]
+    if inside:
+        # "Rizhao Golden Mountain": a known place followed by words of its own is a phrase of its own.
+        rest = text[max(e for _, e in inside) : end].split()
+        if inside[0][0] != start or not rest or all(w.lower() in _EN_GENERIC for w in rest):
+            return None
+    return Phrase(" ".join(words), start, end, role)  # as written (the engine adds a capitalised form)
