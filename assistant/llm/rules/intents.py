@@ -9,12 +9,13 @@ booking, trip plans, recommendations and activity search. A sentence with no cue
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 Cue = tuple[re.Pattern, float]
 
 
-def _cues(*pairs: tuple[str, float]) -> list[Cue]:
-    return [(re.compile(pattern, re.IGNORECASE), weight) for pattern, weight in pairs]
+def _cues(*pairs: tuple[str, float]) -> tuple[Cue, ...]:
+    return tuple((re.compile(pattern, re.IGNORECASE), weight) for pattern, weight in pairs)
 
 
 OUT_OF_SCOPE_CUES = _cues(
@@ -232,7 +233,10 @@ class Decision:
     alternatives: tuple[str, ...] = ()  # what else the sentence may be, most likely first
 
 
-def _score(cues: list[Cue], text: str) -> float:
+@lru_cache(maxsize=256)
+def _score(cues: tuple[Cue, ...], text: str) -> float:
+    """How loudly a cue list speaks in the text (the decision, the confidence and the scorer's signals each ask the
+    same lists of the same sentence: asked once)."""
     return sum(weight for pattern, weight in cues if pattern.search(text))
 
 
@@ -470,7 +474,7 @@ JOIN_RE = re.compile(
 ASK_CUES = _cues((r"看看|查查?|找找?|搜|有什么|有哪些|有啥|\b(?:show|find|search|what|any)\b", 1))
 
 # How strong a part's own cue must be for it to count as a request of that intent.
-REQUEST_CUES: dict[str, tuple[list[list[Cue]], float]] = {
+REQUEST_CUES: dict[str, tuple[list[tuple[Cue, ...]], float]] = {
     "QUERY_WEATHER": ([WEATHER_CUES], 4),
     "RECOMMEND": ([RECOMMEND_CUES], 3),
     "SEARCH_ACTIVITIES": ([SEARCH_CUES + ASK_CUES, RECOMMEND_CUES], 3),

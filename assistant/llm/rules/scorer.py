@@ -31,6 +31,7 @@ RULES_GUESS_BELOW = 0.5
 # The kinds a span is replaced by in the shape (private-use characters: one token each, never typed by anyone).
 PLACE, DATE, NUMBER, CODE, PERSON, VENDOR = "\ue000", "\ue001", "\ue002", "\ue003", "\ue004", "\ue005"
 KINDS = (PLACE, DATE, NUMBER, CODE, PERSON, VENDOR)
+SLOTS = frozenset((*KINDS, "0"))  # what stands for a slot's value, not a word of the sentence
 _TOKEN = re.compile(r"[\u3400-\u9fff\ue000-\ue005]|[a-z][a-z']*|\d+")
 
 
@@ -89,14 +90,16 @@ class Scorer:
         self.calibration: dict | None = data.get("calibration")
 
     def score(self, shaped: str, signals: list[str]) -> Scores:
-        rows = [self.index[name] for name in features(shaped, signals) if name in self.index]
-        logits = self.bias + self.weights[rows].sum(axis=0)
-        exps = numpy.exp(logits - logits.max())
-        probabilities = exps / exps.sum()
-        ranked = sorted(zip(self.classes, probabilities.tolist(), strict=True), key=lambda pair: -pair[1])
-        words = [token for token in tokens(shaped) if token not in KINDS and token != "0"]
+        index = self.index
+        rows = [index[name] for name in features(shaped, signals) if name in index]
+        logits = (self.bias + self.weights.take(rows, axis=0).sum(axis=0)).tolist()
+        top = max(logits)
+        exps = [math.exp(value - top) for value in logits]
+        total = sum(exps)
+        ranked = sorted(zip(self.classes, (e / total for e in exps), strict=False), key=lambda pair: -pair[1])
+        words = [word for word in tokens(shaped) if word not in SLOTS]
         pairs = [f"b:{a} {b}" for a, b in zip(words, words[1:], strict=False)]
-        unexplained = sum(pair not in self.index for pair in pairs) / len(pairs) if pairs else 0.0
+        unexplained = sum(pair not in index for pair in pairs) / len(pairs) if pairs else 0.0
         return Scores(tuple(ranked), tuple(signals), unexplained)
 
     def settle(self, decision, scores: Scores, text: str, joined: tuple[str, ...] = ()):
