@@ -158,6 +158,49 @@ def test_a_verb_ending_in_xia_does_not_push_the_week_further():
     assert extract_dates("规划一下下周末去黄山", TODAY).start == date(2026, 12, 12)
 
 
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("the weekend after next", "2026-12-19", "2026-12-20"),
+        ("weekend after next", "2026-12-19", "2026-12-20"),
+        ("the week after next", "2026-12-14", "2026-12-20"),
+        ("the month after next", "2027-02-01", "2027-02-28"),
+        ("下下周", "2026-12-14", "2026-12-20"),
+        ("下下周三", "2026-12-16", None),
+        ("下下个周末", "2026-12-19", "2026-12-20"),
+    ],
+)
+def test_after_next_counts_a_week_weekend_or_month_two_ahead(text, start, end):
+    found = extract_dates(text, TODAY)
+    assert (found.start, found.end) == (d(start), d(end) if end else None)
+
+
+@pytest.mark.parametrize("text", ["weather in Beijing tmrw", "weather in Beijing tmr", "weather in Beijing 2moro",
+                                  "weather in Beijing tmw", "weather in Beijing tomorrow"])  # fmt: skip
+def test_short_forms_of_tomorrow_are_tomorrow(llm, text):
+    intent = understand(llm, text)
+    assert (intent.intent, intent.city, intent.date_start, intent.date_end) == (
+        "QUERY_WEATHER", "北京", date(2026, 12, 2), None
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("text", ["anything fun in Shenzhen tonight", "今晚深圳有什么活动"])
+def test_tonight_is_today(llm, text):
+    intent = understand(llm, text)
+    assert (intent.city, intent.date_start, intent.date_end) == ("深圳", TODAY, None)
+
+
+@pytest.mark.parametrize("text", ["things to do in Suzhou this sat+sun", "things to do in Suzhou sat and sun",
+                                  "things to do in Suzhou Saturday & Sunday"])  # fmt: skip
+def test_two_weekdays_joined_are_the_days_between_them(llm, text):
+    intent = understand(llm, text)
+    assert (intent.city, intent.date_start, intent.date_end) == ("苏州", date(2026, 12, 5), date(2026, 12, 6))
+
+
+def test_the_sun_alone_is_no_sunday(llm):
+    assert understand(llm, "things to do in Sanya in the sun").date_start is None
+
+
 # --- places ------------------------------------------------------------------------------------------------------
 
 
