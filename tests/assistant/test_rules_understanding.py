@@ -201,6 +201,22 @@ def test_the_sun_alone_is_no_sunday(llm):
     assert understand(llm, "things to do in Sanya in the sun").date_start is None
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["帮我订大理的酒店，这周五check in，周日check out", "book a hotel in Dali checking in Friday checking out Sunday",
+     "book a hotel in Dali, Friday check-in, Sunday checkout"],
+)  # fmt: skip
+def test_a_hotel_stay_runs_from_the_check_in_day_to_the_check_out_day(llm, text):
+    intent = understand(llm, text)
+    assert (intent.intent, intent.biz_type, intent.city) == ("BOOK", "HOTEL", "大理")
+    assert (intent.date_start, intent.date_end, intent.nights) == (date(2026, 12, 4), date(2026, 12, 6), 2)
+
+
+def test_checking_out_alone_ends_the_hotel_being_booked(llm):
+    intent = understand(llm, "checking out Sunday", pending="BOOK")
+    assert (intent.date_start, intent.date_end) == (None, date(2026, 12, 6))
+
+
 # --- places ------------------------------------------------------------------------------------------------------
 
 

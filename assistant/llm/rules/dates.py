@@ -250,7 +250,7 @@ _RANGE_JOIN_RE = re.compile(
     r"^\s*(?:-|~|到|至|一直到|直到|to|until|till|through|thru|and|,|，)?\s*(?:the\s+)?$", re.IGNORECASE
 )
 _RETURN_AFTER_RE = re.compile(
-    r"^\s*(?:再|就|晚上|下午|上午)?\s*(?:回|返|回来|返回|离店|退房)|^\s*(?:back|return)", re.I
+    r"^\s*(?:再|就|晚上|下午|上午)?\s*(?:回|返|回来|返回|离店|退房)|^\s*(?:back|return|check(?:ing)?[- ]?out)", re.I
 )
 _UNTIL_BEFORE_RE = re.compile(r"(?:到|至|until|till|through|thru)\s*$", re.I)
 _RETURN_BEFORE_RE = re.compile(
@@ -631,8 +631,8 @@ def extract_dates(text: str, today: date) -> DateRange:
     start, end = first.first, first.last
     for nxt in mentions[1:]:
         between = text[first.end : nxt.start]
-        after = text[nxt.end : nxt.end + 6]
-        before = text[max(first.end, nxt.start - 10) : nxt.start]
+        after = text[nxt.end : nxt.end + 14]
+        before = text[first.end : nxt.start]  # (the patterns read its end: "… checking out on" Sunday)
         joined = bool(_RANGE_JOIN_RE.match(between))
         returning = bool(
             _RETURN_AFTER_RE.match(after) or _RETURN_BEFORE_RE.search(before) or _UNTIL_BEFORE_RE.search(before)
