@@ -201,6 +201,18 @@ def test_the_sun_alone_is_no_sunday(llm):
     assert understand(llm, "things to do in Sanya in the sun").date_start is None
 
 
+@pytest.mark.parametrize(("text", "days"), [("plan 48 hours in Chongqing", 2), ("72 hours in Chongqing itinerary", 3),
+                                            ("重庆72小时怎么玩", 3), ("重庆5 days攻略", 5)])  # fmt: skip
+def test_a_trip_length_in_hours_or_in_english_beside_chinese(llm, text, days):
+    intent = understand(llm, text)
+    assert (intent.city, intent.days, intent.date_start, intent.max_price) == ("重庆", days, None, None)
+
+
+@pytest.mark.parametrize("text", ["重庆24小时客服电话", "48小时内能退吗", "flights to Chongqing within 48 hours"])
+def test_hours_round_the_clock_or_within_are_no_trip_length(llm, text):
+    assert understand(llm, text).days is None
+
+
 @pytest.mark.parametrize(
     "text",
     ["帮我订大理的酒店，这周五check in，周日check out", "book a hotel in Dali checking in Friday checking out Sunday",
