@@ -336,6 +336,23 @@ def test_business_types(llm, text, biz_type):
     assert understand(llm, text).biz_type == biz_type
 
 
+@pytest.mark.parametrize(
+    ("text", "biz_type"),
+    [("订明天上海到苏州的城际", "TRAIN"), ("帮我订个下铺去西安", "TRAIN"), ("帮我订一张明晚去西安的卧铺", "TRAIN"),
+     ("随便订间能睡觉的房", "HOTEL"), ("帮我在厦门订一间房", "HOTEL"), ("book me a bed in a hostel in Chengdu", "HOTEL"),
+     ("book a plane to Kunming tomorrow", "FLIGHT"), ("book planes for 2 to Dali", "FLIGHT")],
+)  # fmt: skip
+def test_a_booking_names_its_product_in_everyday_words(llm, text, biz_type):
+    intent = understand(llm, text)
+    assert (intent.intent, intent.biz_type) == ("BOOK", biz_type)
+
+
+@pytest.mark.parametrize("text", ["帮我订一个房车", "帮我订个房子"])
+def test_a_word_that_starts_with_a_room_is_no_hotel(llm, text):
+    intent = understand(llm, text)
+    assert (intent.intent, intent.biz_type) == ("OUT_OF_SCOPE", None)
+
+
 # --- intents -----------------------------------------------------------------------------------------------------
 
 
