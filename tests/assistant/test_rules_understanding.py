@@ -287,6 +287,46 @@ def test_ordinary_words_containing_a_place_are_not_that_place(llm, text):
     assert "大理" not in keywords and "北海" not in keywords and "长城" not in keywords and "北京" not in keywords
 
 
+@pytest.mark.parametrize(
+    ("text", "keywords"),
+    [("东极岛现在还有出海钓鱼的项目不", ["东极岛"]), ("查一下南浔古镇的游船票", ["南浔古镇"]), ("逛南浔古镇", ["南浔古镇"]),
+     ("周末去东极岛有什么活动", ["东极岛"]), ("舟山东极岛有什么好玩的", ["舟山", "东极岛"])],
+)  # fmt: skip
+def test_a_place_no_list_knows_is_read_by_its_ending(llm, text, keywords):
+    intent = understand(llm, text)
+    assert (intent.intent, intent.destination_keywords) == ("SEARCH_ACTIVITIES", keywords)
+
+
+@pytest.mark.parametrize(
+    ("text", "keywords", "city"),
+    [("平潭岛看蓝眼泪", ["平潭", "平潭岛"], None), ("厦门岛有什么好玩的", ["厦门", "厦门岛"], "厦门"),
+     ("青岛有什么好玩的", ["青岛"], "青岛"), ("千岛湖有什么活动", ["千岛湖"], None),
+     ("桂林山水有什么活动", ["桂林"], "桂林")],
+)  # fmt: skip
+def test_a_known_place_said_with_its_ending_keeps_the_words_said_beside_it(llm, text, keywords, city):
+    intent = understand(llm, text)
+    assert (intent.destination_keywords, intent.city) == (keywords, city)
+
+
+def test_a_place_phrase_stops_at_the_place(llm):
+    assert understand(llm, "霞浦滩涂摄影有没有跟拍团").destination_keywords == ["霞浦"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["山上有什么好玩的", "湖边有什么活动", "小镇有什么活动", "村里有什么好玩的", "周末去爬山", "想去爬雪山",
+     "下雨天爬山有什么推荐", "网红古镇推荐"],
+)  # fmt: skip
+def test_ordinary_words_with_a_place_ending_are_no_places(llm, text):
+    assert understand(llm, text).destination_keywords == []
+
+
+@pytest.mark.parametrize(("text", "province"), [("内蒙古大草原有什么活动", "内蒙古"), ("海南岛有什么好玩的", "海南")])
+def test_a_province_with_an_ending_stays_the_province(llm, text, province):
+    intent = understand(llm, text)
+    assert (intent.province, intent.destination_keywords) == (province, [])
+
+
 def test_english_aliases_match_on_word_boundaries(llm):
     assert understand(llm, "I love dalian seafood").destination_keywords == ["大连"]
     assert "大理" not in understand(llm, "Dalian").destination_keywords

@@ -201,7 +201,9 @@ class RulesLLM:
         max_price, price_span = numbers.extract_budget(money_text, travel_context=travel_context)
         if price_span:
             slot_spans.append(price_span)
-        phrases = [p for p in keywords.unknown_phrases(mask(place_text, slot_spans), [(m.start, m.end) for m in matches])
+        known = [(m.start, m.end) for m in matches]
+        regions = [(m.start, m.end) for m in matches if m.place.kind == PROVINCE]  # a province is part of no name
+        phrases = [p for p in keywords.unknown_phrases(mask(place_text, slot_spans), known, regions)
                    if not _overlaps((p.start, p.end), wants.spans + people_spans)]  # fmt: skip
         if phrases:  # "日照金山": the phrase is the keyword, not the city it starts with
             matches = [m for m in matches if not any(p.start <= m.start and m.end <= p.end for p in phrases)]
@@ -640,9 +642,11 @@ def _ends_known_trip(pending: str | None, words: str) -> bool:
 
 
 def _own_spelling(text: str, match: PlaceMatch) -> str | None:
-    """The Latin spelling the traveller gave a place abroad, as written (title case when all lower case)."""
+    """The Latin spelling the traveller gave a place abroad, as written (title case when all lower case), or the
+    place said with the word for its kind ("平潭岛" for 平潭, "丽江古镇")."""
     if match.place.kind != ABROAD:
-        return None
+        said = keywords.with_ending(text, match.start, match.end)
+        return said if said != match.place.name else None
     said = " ".join(text[match.start : match.end].split())
     if not said.isascii() or not re.search(r"[A-Za-z]", said):
         return None
