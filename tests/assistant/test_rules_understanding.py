@@ -158,6 +158,77 @@ def test_a_verb_ending_in_xia_does_not_push_the_week_further():
     assert extract_dates("规划一下下周末去黄山", TODAY).start == date(2026, 12, 12)
 
 
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("the weekend after next", "2026-12-19", "2026-12-20"),
+        ("weekend after next", "2026-12-19", "2026-12-20"),
+        ("the week after next", "2026-12-14", "2026-12-20"),
+        ("the month after next", "2027-02-01", "2027-02-28"),
+        ("下下周", "2026-12-14", "2026-12-20"),
+        ("下下周三", "2026-12-16", None),
+        ("下下个周末", "2026-12-19", "2026-12-20"),
+    ],
+)
+def test_after_next_counts_a_week_weekend_or_month_two_ahead(text, start, end):
+    found = extract_dates(text, TODAY)
+    assert (found.start, found.end) == (d(start), d(end) if end else None)
+
+
+@pytest.mark.parametrize("text", ["weather in Beijing tmrw", "weather in Beijing tmr", "weather in Beijing 2moro",
+                                  "weather in Beijing tmw", "weather in Beijing tomorrow"])  # fmt: skip
+def test_short_forms_of_tomorrow_are_tomorrow(llm, text):
+    intent = understand(llm, text)
+    assert (intent.intent, intent.city, intent.date_start, intent.date_end) == (
+        "QUERY_WEATHER", "北京", date(2026, 12, 2), None
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("text", ["anything fun in Shenzhen tonight", "今晚深圳有什么活动"])
+def test_tonight_is_today(llm, text):
+    intent = understand(llm, text)
+    assert (intent.city, intent.date_start, intent.date_end) == ("深圳", TODAY, None)
+
+
+@pytest.mark.parametrize("text", ["things to do in Suzhou this sat+sun", "things to do in Suzhou sat and sun",
+                                  "things to do in Suzhou Saturday & Sunday"])  # fmt: skip
+def test_two_weekdays_joined_are_the_days_between_them(llm, text):
+    intent = understand(llm, text)
+    assert (intent.city, intent.date_start, intent.date_end) == ("苏州", date(2026, 12, 5), date(2026, 12, 6))
+
+
+def test_the_sun_alone_is_no_sunday(llm):
+    assert understand(llm, "things to do in Sanya in the sun").date_start is None
+
+
+@pytest.mark.parametrize(("text", "days"), [("plan 48 hours in Chongqing", 2), ("72 hours in Chongqing itinerary", 3),
+                                            ("重庆72小时怎么玩", 3), ("重庆5 days攻略", 5)])  # fmt: skip
+def test_a_trip_length_in_hours_or_in_english_beside_chinese(llm, text, days):
+    intent = understand(llm, text)
+    assert (intent.city, intent.days, intent.date_start, intent.max_price) == ("重庆", days, None, None)
+
+
+@pytest.mark.parametrize("text", ["重庆24小时客服电话", "48小时内能退吗", "flights to Chongqing within 48 hours"])
+def test_hours_round_the_clock_or_within_are_no_trip_length(llm, text):
+    assert understand(llm, text).days is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["帮我订大理的酒店，这周五check in，周日check out", "book a hotel in Dali checking in Friday checking out Sunday",
+     "book a hotel in Dali, Friday check-in, Sunday checkout"],
+)  # fmt: skip
+def test_a_hotel_stay_runs_from_the_check_in_day_to_the_check_out_day(llm, text):
+    intent = understand(llm, text)
+    assert (intent.intent, intent.biz_type, intent.city) == ("BOOK", "HOTEL", "大理")
+    assert (intent.date_start, intent.date_end, intent.nights) == (date(2026, 12, 4), date(2026, 12, 6), 2)
+
+
+def test_checking_out_alone_ends_the_hotel_being_booked(llm):
+    intent = understand(llm, "checking out Sunday", pending="BOOK")
+    assert (intent.date_start, intent.date_end) == (None, date(2026, 12, 6))
+
+
 # --- places ------------------------------------------------------------------------------------------------------
 
 
@@ -267,6 +338,46 @@ def test_ordinary_words_containing_a_place_are_not_that_place(llm, text):
     assert "大理" not in keywords and "北海" not in keywords and "长城" not in keywords and "北京" not in keywords
 
 
+@pytest.mark.parametrize(
+    ("text", "keywords"),
+    [("东极岛现在还有出海钓鱼的项目不", ["东极岛"]), ("查一下南浔古镇的游船票", ["南浔古镇"]), ("逛南浔古镇", ["南浔古镇"]),
+     ("周末去东极岛有什么活动", ["东极岛"]), ("舟山东极岛有什么好玩的", ["舟山", "东极岛"])],
+)  # fmt: skip
+def test_a_place_no_list_knows_is_read_by_its_ending(llm, text, keywords):
+    intent = understand(llm, text)
+    assert (intent.intent, intent.destination_keywords) == ("SEARCH_ACTIVITIES", keywords)
+
+
+@pytest.mark.parametrize(
+    ("text", "keywords", "city"),
+    [("平潭岛看蓝眼泪", ["平潭", "平潭岛"], None), ("厦门岛有什么好玩的", ["厦门", "厦门岛"], "厦门"),
+     ("青岛有什么好玩的", ["青岛"], "青岛"), ("千岛湖有什么活动", ["千岛湖"], None),
+     ("桂林山水有什么活动", ["桂林"], "桂林")],
+)  # fmt: skip
+def test_a_known_place_said_with_its_ending_keeps_the_words_said_beside_it(llm, text, keywords, city):
+    intent = understand(llm, text)
+    assert (intent.destination_keywords, intent.city) == (keywords, city)
+
+
+def test_a_place_phrase_stops_at_the_place(llm):
+    assert understand(llm, "霞浦滩涂摄影有没有跟拍团").destination_keywords == ["霞浦"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["山上有什么好玩的", "湖边有什么活动", "小镇有什么活动", "村里有什么好玩的", "周末去爬山", "想去爬雪山",
+     "下雨天爬山有什么推荐", "网红古镇推荐"],
+)  # fmt: skip
+def test_ordinary_words_with_a_place_ending_are_no_places(llm, text):
+    assert understand(llm, text).destination_keywords == []
+
+
+@pytest.mark.parametrize(("text", "province"), [("内蒙古大草原有什么活动", "内蒙古"), ("海南岛有什么好玩的", "海南")])
+def test_a_province_with_an_ending_stays_the_province(llm, text, province):
+    intent = understand(llm, text)
+    assert (intent.province, intent.destination_keywords) == (province, [])
+
+
 def test_english_aliases_match_on_word_boundaries(llm):
     assert understand(llm, "I love dalian seafood").destination_keywords == ["大连"]
     assert "大理" not in understand(llm, "Dalian").destination_keywords
@@ -317,6 +428,23 @@ def test_booking_ids_are_normalised(llm):
 )
 def test_business_types(llm, text, biz_type):
     assert understand(llm, text).biz_type == biz_type
+
+
+@pytest.mark.parametrize(
+    ("text", "biz_type"),
+    [("订明天上海到苏州的城际", "TRAIN"), ("帮我订个下铺去西安", "TRAIN"), ("帮我订一张明晚去西安的卧铺", "TRAIN"),
+     ("随便订间能睡觉的房", "HOTEL"), ("帮我在厦门订一间房", "HOTEL"), ("book me a bed in a hostel in Chengdu", "HOTEL"),
+     ("book a plane to Kunming tomorrow", "FLIGHT"), ("book planes for 2 to Dali", "FLIGHT")],
+)  # fmt: skip
+def test_a_booking_names_its_product_in_everyday_words(llm, text, biz_type):
+    intent = understand(llm, text)
+    assert (intent.intent, intent.biz_type) == ("BOOK", biz_type)
+
+
+@pytest.mark.parametrize("text", ["帮我订一个房车", "帮我订个房子"])
+def test_a_word_that_starts_with_a_room_is_no_hotel(llm, text):
+    intent = understand(llm, text)
+    assert (intent.intent, intent.biz_type) == ("OUT_OF_SCOPE", None)
 
 
 # --- intents -----------------------------------------------------------------------------------------------------

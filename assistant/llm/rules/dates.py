@@ -207,11 +207,26 @@ _EN_DAY_MONTH_RE = re.compile(
 _EN_THE_NTH_RE = re.compile(
     r"\b(?:on\s+)?the\s+(?P<d>\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:" + _EN_MONTHS + "))", re.I
 )
+# Days named from today, short forms included ("tmrw"); "the day after" one of them is the day after it.
+EN_DAY_WORDS = {
+    "today": 0, "tonight": 0, "tonite": 0, "tomorrow": 1, "tmrw": 1, "tmr": 1, "tmw": 1, "2moro": 1, "2morrow": 1,
+}  # fmt: skip
+_EN_DAY_RE = re.compile(
+    r"(?<![A-Za-z0-9])(?P<after>(?:the\s+)?day\s+after\s+)?(?P<w>"
+    + "|".join(sorted(EN_DAY_WORDS, key=len, reverse=True))
+    + r")(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
+# A week, weekend or month counted from this one, as 这/下/下下 count it in Chinese: a modifier ("this", "next",
+# "after next") on a unit, and for a month or the year a part of it ("early next month", "end of the month").
+_EN_UNIT_AHEAD = {"": 0, "this": 0, "the": 0, "over the": 0, "on the": 0, "next": 1}
+_EN_UNIT_RE = re.compile(
+    r"\b(?:(?P<part>early|beginning of|end of|later)\s+)?(?:(?P<p>this|next|the|over the|on the)\s+)?"
+    r"(?P<unit>weekend|week|month|year)(?:\s+(?P<after>after next))?\b",
+    re.IGNORECASE,
+)
 _EN_RELATIVE_RE = re.compile(
-    r"\b(?P<w>the day after tomorrow|day after tomorrow|tomorrow|today|tonight|this weekend|next weekend|"
-    r"the weekend after next|weekend after next|over the weekend|on the weekend|the weekend|weekend|this week|"
-    r"next week|the week after next|week after next|next month|this month|end of (?:the |this )?month|"
-    r"end of next month|early next month|beginning of next month|later this month|end of the year|"
+    r"\b(?P<w>"
     r"christmas eve|christmas(?: day)?|new year'?s? eve|new year'?s?(?: day)?|national day|golden week|chinese new year|"
     r"lunar new year|spring festival|may day|labou?r day|mid[- ]autumn(?: festival)?|dragon boat festival|"
     r"valentine'?s day|lantern festival|qixi(?: festival)?|double ninth festival|winter solstice|"
@@ -220,8 +235,11 @@ _EN_RELATIVE_RE = re.compile(
     r"in (?P<n>\d{1,2}|a|one|two|three|four|five|six|seven|ten) (?P<u>days?|weeks?))\b",
     re.IGNORECASE,
 )
+# A weekday, or two joined as a span of days as 周六日 is ("sat and sun", "this sat+sun").
 _EN_WEEKDAY_RE = re.compile(
-    rf"\b(?:(?P<p>this|next|coming|this coming|on|by|until|till|to)\s+)?(?P<d>{_EN_DAYS})\b(?!\s*\d)", re.IGNORECASE
+    rf"\b(?:(?P<p>this|next|coming|this coming|on|by|until|till|to)\s+)?(?P<d>{_EN_DAYS})\b"
+    rf"(?:\s*(?:\+|&|/|-|and)\s*(?P<d2>{_EN_DAYS})\b)?(?!\s*\d)",
+    re.IGNORECASE,
 )
 _EN_MONTH_ONLY_RE = re.compile(
     rf"\b(?P<p>in|during|for|this|next|early|late|mid|end of|the end of)\s+(?P<mon>{_EN_MONTHS})\b(?!\s*\d)",
@@ -246,7 +264,7 @@ _RANGE_JOIN_RE = re.compile(
     r"^\s*(?:-|~|到|至|一直到|直到|to|until|till|through|thru|and|,|，)?\s*(?:the\s+)?$", re.IGNORECASE
 )
 _RETURN_AFTER_RE = re.compile(
-    r"^\s*(?:再|就|晚上|下午|上午)?\s*(?:回|返|回来|返回|离店|退房)|^\s*(?:back|return)", re.I
+    r"^\s*(?:再|就|晚上|下午|上午)?\s*(?:回|返|回来|返回|离店|退房)|^\s*(?:back|return|check(?:ing)?[- ]?out)", re.I
 )
 _UNTIL_BEFORE_RE = re.compile(r"(?:到|至|until|till|through|thru)\s*$", re.I)
 _RETURN_BEFORE_RE = re.compile(
@@ -464,10 +482,15 @@ def _with_english(text: str, today: date, found: list[Mention], add) -> list[Men
             add(Mention(m.start(), m.end(), day))
     for m in _EN_RELATIVE_RE.finditer(text):
         add(_en_relative(m, today))
+    for m in _EN_DAY_RE.finditer(text):
+        ahead = EN_DAY_WORDS[m.group("w").lower()] + (1 if m.group("after") else 0)
+        add(Mention(m.start(), m.end(), today + timedelta(days=ahead)))
+    for m in _EN_UNIT_RE.finditer(text):
+        add(_en_unit(m, today))
     for m in _EN_WEEKDAY_RE.finditer(text):
         weekday = WEEKDAY_EN[m.group("d").lower()]
-        if m.group("d").lower() in ("sun", "sat", "wed", "mar") and not m.group("p"):
-            continue  # "sun" (the sun), "sat" (sat down): only with a preposition
+        if m.group("d").lower() in ("sun", "sat", "wed", "mar") and not (m.group("p") or m.group("d2")):
+            continue  # "sun" (the sun), "sat" (sat down): only with a preposition or beside another day
         prefix = (m.group("p") or "").lower()
         monday = _monday(today)
         if prefix == "next":
@@ -476,8 +499,12 @@ def _with_english(text: str, today: date, found: list[Mention], add) -> list[Men
             day = monday + timedelta(days=weekday)
             if day < today:
                 day += timedelta(days=7)
-        relative = "weekday" if prefix in ("", "on", "by", "until", "till", "to") else None
         start = m.start() if prefix not in ("on", "by", "until", "till", "to") else m.start("d")
+        if m.group("d2"):
+            last = day + timedelta(days=(WEEKDAY_EN[m.group("d2").lower()] - weekday) % 7 or 7)
+            add(Mention(start, m.end(), day, last))
+            continue
+        relative = "weekday" if prefix in ("", "on", "by", "until", "till", "to") else None
         add(Mention(start, m.end(), day, relative=relative, value=weekday))
     for m in _EN_MONTH_ONLY_RE.finditer(text):
         month = MONTH_EN[m.group("mon").lower()]
@@ -508,45 +535,40 @@ def _int(raw: str | None) -> int | None:
     return int(raw) if raw else None
 
 
+def _en_unit(m: re.Match, today: date) -> Mention | None:
+    """A week, weekend or month counted from this one ("the week after next"), or a part of it ("end of the month")."""
+    unit, part = m.group("unit").lower(), (m.group("part") or "").lower()
+    prefix = re.sub(r"\s+", " ", (m.group("p") or "").lower())
+    ahead = 2 if m.group("after") else _EN_UNIT_AHEAD[prefix]
+    monday = _monday(today) + timedelta(days=7 * ahead)
+    if unit == "weekend":
+        saturday = monday + timedelta(days=5)
+        return Mention(m.start(), m.end(), max(saturday, today), saturday + timedelta(days=1))
+    if unit == "week":
+        if not (prefix in ("this", "next") or m.group("after")):
+            return None  # "a week", "the week": a length or no date
+        return Mention(m.start(), m.end(), max(monday, today), monday + timedelta(days=6))
+    if unit == "year":
+        if part != "end of" or ahead:
+            return None
+        return Mention(m.start(), m.end(), max(today, date(today.year, 12, 20)), date(today.year, 12, 31))
+    if not (prefix or part or m.group("after")):
+        return None  # "a month": a length
+    year, month = today.year, today.month
+    for _ in range(ahead):
+        year, month = _next_month(date(year, month, 1))
+    first, last = date(year, month, 1), _month_end(year, month)
+    if part in ("early", "beginning of"):
+        last = date(year, month, 10)
+    elif part == "end of":
+        first = last - timedelta(days=6)
+    return Mention(m.start(), m.end(), max(first, today), last) if last >= today else None
+
+
 def _en_relative(m: re.Match, today: date) -> Mention | None:
     word = re.sub(r"\s+", " ", m.group("w").lower())
-    monday = _monday(today)
-    saturday, sunday = monday + timedelta(days=5), monday + timedelta(days=6)
     span: tuple[date, date | None] | None = None
-    if word in ("today", "tonight"):
-        span = (today, None)
-    elif word == "tomorrow":
-        span = (today + timedelta(days=1), None)
-    elif "day after tomorrow" in word:
-        span = (today + timedelta(days=2), None)
-    elif word in ("this weekend", "over the weekend", "on the weekend", "the weekend", "weekend"):
-        span = (max(saturday, today), sunday)
-    elif word == "next weekend":
-        span = (saturday + timedelta(days=7), sunday + timedelta(days=7))
-    elif "weekend after next" in word:
-        span = (saturday + timedelta(days=14), sunday + timedelta(days=14))
-    elif word == "this week":
-        span = (today, sunday)
-    elif word == "next week":
-        span = (monday + timedelta(days=7), sunday + timedelta(days=7))
-    elif "week after next" in word:
-        span = (monday + timedelta(days=14), sunday + timedelta(days=14))
-    elif word in ("next month", "early next month", "beginning of next month", "end of next month"):
-        year, month = _next_month(today)
-        first, last = date(year, month, 1), _month_end(year, month)
-        if word.startswith(("early", "beginning")):
-            last = date(year, month, 10)
-        elif word.startswith("end"):
-            first = last - timedelta(days=6)
-        span = (first, last)
-    elif word in ("this month", "later this month"):
-        span = (today, _month_end(today.year, today.month))
-    elif word.startswith("end of") and word.endswith("month"):
-        last = _month_end(today.year, today.month)
-        span = (max(today, last - timedelta(days=6)), last)
-    elif word == "end of the year":
-        span = (max(today, date(today.year, 12, 20)), date(today.year, 12, 31))
-    elif name := _EN_FESTIVAL.get(key := re.sub(r"^new years?", "new years", word.replace("'", ""))):
+    if name := _EN_FESTIVAL.get(key := re.sub(r"^new years?", "new years", word.replace("'", ""))):
         found = festival(name, today)
         if found:
             # "New Year's Day" is the one day, not the days off around it
@@ -620,8 +642,8 @@ def extract_dates(text: str, today: date) -> DateRange:
     start, end = first.first, first.last
     for nxt in mentions[1:]:
         between = text[first.end : nxt.start]
-        after = text[nxt.end : nxt.end + 6]
-        before = text[max(first.end, nxt.start - 10) : nxt.start]
+        after = text[nxt.end : nxt.end + 14]
+        before = text[first.end : nxt.start]  # (the patterns read its end: "… checking out on" Sunday)
         joined = bool(_RANGE_JOIN_RE.match(between))
         returning = bool(
             _RETURN_AFTER_RE.match(after) or _RETURN_BEFORE_RE.search(before) or _UNTIL_BEFORE_RE.search(before)

@@ -36,6 +36,7 @@ from assistant.llm.rules import (
     numbers,
     people,
     policy,
+    products,
     scorer,
     spelling,
 )
@@ -48,32 +49,8 @@ from assistant.llm.verdict import VerdictRequest, VerdictResult
 
 logger = logging.getLogger(__name__)
 
-BIZ_PATTERNS = (
-    (
-        "FLIGHT",
-        re.compile(
-            r"机票|航班|飞机|直飞|飞往|飞到|坐飞机|航空|乘机|登机|\b(?:flights?|fly|flying|plane|airfare|air tickets?|airline)\b",
-            re.I,
-        ),
-    ),
-    (
-        "HOTEL",
-        re.compile(
-            r"酒店|住宿|宾馆|旅馆|民宿|客栈|青旅|订房|开房|房间|入住|住(?:一|两|三|四|五|六|七|几|\d{1,2})\s*个?\s*晚|"
-            r"\b(?:hotels?|rooms?|accommodation|hostel|inn|b&b|airbnb|guesthouse|guest house|check[- ]in|"
-            r"(?:\d{1,2}|one|two|three|four|five|six|seven) nights?)\b",
-            re.I,
-        ),
-    ),
-    (
-        "TRAIN",
-        re.compile(
-            r"高铁|火车|动车|列车|车票|卧铺|硬卧|软卧|二等座|一等座|12306|(?<![A-Za-z])[GD]\d{2,4}(?!\d)|"
-            r"\b(?:trains?|rail|railway|high[- ]speed|bullet train)\b",
-            re.I,
-        ),
-    ),
-)
+# What a booking is for (flight, hotel, train), from the lexicon of products (`products.json`).
+BIZ_PATTERNS = products.PATTERNS
 _ZH_ROUTE_BETWEEN = re.compile(
     r"(?:东|西|南|北|虹桥|浦东|首都|大兴|白云|宝安|双流|天府|萧山|禄口|江北|咸阳|长水|高崎|美兰|凤凰|天河|滨海|地窝堡|太平|贡嘎)?"
     r"(?:火车站|高铁站|站|机场|国际机场)?\s*(?:出发)?\s*(?:坐|乘|搭)?\s*(?:飞机|高铁|火车|动车)?\s*(?:到|去|至|飞|飞往|飞到|前往|开往|往返|来回|往|回|→|->|-|~|—|－)\s*(?:的)?\s*$"
@@ -227,7 +204,9 @@ class RulesLLM:
         max_price, price_span = numbers.extract_budget(money_text, travel_context=travel_context)
         if price_span:
             slot_spans.append(price_span)
-        phrases = [p for p in keywords.unknown_phrases(mask(place_text, slot_spans), [(m.start, m.end) for m in matches])
+        known = [(m.start, m.end) for m in matches]
+        regions = [(m.start, m.end) for m in matches if m.place.kind == PROVINCE]  # a province is part of no name
+        phrases = [p for p in keywords.unknown_phrases(mask(place_text, slot_spans), known, regions)
                    if not _overlaps((p.start, p.end), wants.spans + people_spans)]  # fmt: skip
         if phrases:  # "日照金山": the phrase is the keyword, not the city it starts with
             matches = [m for m in matches if not any(p.start <= m.start and m.end <= p.end for p in phrases)]
@@ -688,9 +667,11 @@ def _ends_known_trip(pending: str | None, words: str) -> bool:
 
 
 def _own_spelling(text: str, match: PlaceMatch) -> str | None:
-    """The Latin spelling the traveller gave a place abroad, as written (title case when all lower case)."""
+    """The Latin spelling the traveller gave a place abroad, as written (title case when all lower case), or the
+    place said with the word for its kind ("平潭岛" for 平潭, "丽江古镇")."""
     if match.place.kind != ABROAD:
-        return None
+        said = keywords.with_ending(text, match.start, match.end)
+        return said if said != match.place.name else None
     said = " ".join(text[match.start : match.end].split())
     if not said.isascii() or not re.search(r"[A-Za-z]", said):
         return None

@@ -1,11 +1,16 @@
-"""Place phrases the gazetteer does not know, read from the place slot of a travel frame.
+"""Place phrases the gazetteer does not know, read from the place slot of a travel frame or by their ending.
 
 "日照金山有什么活动", "火星上有什么活动", "去呀诺达玩", "things to do on Mars": the words in the place slot of a
 frame ("X有什么活动", "去X玩", "things to do in X") are kept whole as a keyword when the gazetteer does not cover
 them. A known place at the front of an unknown phrase is not the destination ("日照金山" is not the city 日照); a
-known place followed by a generic word ("三亚海边", "成都周边") stays the place. The two ends of an English route
-("from Lisbon to Porto", "to Porto from Lisbon") are read the same way, each marked with its `role`: where the route
-starts is an origin, not a destination.
+known place followed by other words stays the place ("三亚海边", "成都周边", "霞浦滩涂摄影": 霞浦). The two ends of
+an English route ("from Lisbon to Porto", "to Porto from Lisbon") are read the same way, each marked with its
+`role`: where the route starts is an origin, not a destination.
+
+Anywhere in a Chinese sentence, a name followed by the word for a kind of place (岛, 古镇, 湖, 山, 草原 …) is a
+place: "东极岛现在还有出海钓鱼的项目不", "查一下南浔古镇的游船票". The ending alone ("小镇", "山上"), after a
+verb ("爬山") or after a province ("内蒙古大草原") names none; a known place with its ending ("平潭岛") is the known
+place, said as written (`with_ending`).
 """
 
 import re
@@ -72,7 +77,8 @@ _GENERIC = re.compile(
     r"孩子|学生|公司|团建|户外|室内|免费|便宜|城市|山里|山上|海边|岛上|乡下|农村|北方|南方|东北|西北|西南|华东|华南|华北|"
     r"其他|别的|另外|一般|这里|那里|这儿|那儿|家里|家附近|旅游|旅行|活动|景点|项目|套餐|行程|攻略|天气|温泉|滑雪|徒步|露营|"
     r"爬山|登山|潜水|冲浪|骑行|自驾|看雪|赏雪|看海|赏花|赏枫|漂流|观星|摄影|拍照|看日出|游船|骑马|草原|古镇|海岛|沙漠|"
-    r"雪山|湖边|江边|河边|森林|公园|博物馆|乐园|游乐园|动物园|年底|月底|下周|本周|这周|下个月|元旦|春节|国庆|五一|圣诞|跨年)$"
+    r"雪山|湖边|江边|河边|森林|公园|博物馆|乐园|游乐园|动物园|年底|月底|下周|本周|这周|下个月|元旦|春节|国庆|五一|圣诞|跨年|"
+    r"度假|网红|小众|热门|著名|有名|出名|美丽|漂亮|特色)$"
 )
 # After a known place, a generic word keeps the place ("三亚海边", "成都周边", "杭州西湖边").
 _GENERIC_AFTER_PLACE = re.compile(
@@ -120,6 +126,23 @@ class Phrase:
     role: str = ""  # "from" / "to": an end of a route ("from Lisbon to Porto"); "" elsewhere
 
 
+# A Chinese place no list knows, read by its ending: a name followed by the word for the kind of place it is
+# ("东极岛", "南浔古镇", "梅里雪山"). Longest ending first; an ending that holds a generic word (雪山, 小镇, 海岛)
+# still needs a name before it, so "爬雪山", "小镇", "山上" alone are no places.
+_ZH_ENDINGS = (
+    "大峡谷", "大草原", "古镇", "小镇", "古村", "乡村", "山村", "渔村", "雪山", "火山", "海岛", "小岛", "群岛",
+    "景区", "草原", "峡谷", "岛", "镇", "村", "湖", "山",
+)  # fmt: skip
+_ENDING_RE = re.compile("|".join(sorted(_ZH_ENDINGS, key=len, reverse=True)))
+_ENDS_AS_PLACE = re.compile(f"(?:{_ENDING_RE.pattern})$")
+# Words that start with an ending and are no ending ("桂林山水", "山区", "村民", "黄山山顶").
+_NOT_ENDINGS = (
+    "山水", "山区", "山庄", "山寨", "山顶", "山脚", "山腰", "湖水", "湖畔", "湖滨", "村民", "岛民", "岛国", "镇长",
+)  # fmt: skip
+# Verbs of going to or about a place: before an ending they make no name ("爬山", "登岛", "游湖", "逛古镇").
+_VERBS_BEFORE_PLACE = frozenset("爬登游逛环绕上下进出看拍赏玩")
+
+
 _NOT_PLACE_WORDS = re.compile(
     r"^[一二两三四五六七八九十几半]|夜|顺便|顺带|顺道|另外|同时|然后|帮忙|麻烦|查|问|告诉|了解|知道|推荐|介绍|以内|以下|之内|左右|"
     r"预算|块钱|元|人均|价格|便宜|贵|星级|适合|孩子|小孩|宝宝|老人|情侣|亲子|学生|家庭|朋友|同事|一家|全家|带娃"
@@ -136,10 +159,56 @@ def _zh_ok(phrase: str) -> bool:
     )
 
 
-def unknown_phrases(text: str, known: list[Span]) -> list[Phrase]:
-    """Phrases in a place slot that the gazetteer does not cover (`known` = spans of its matches); a phrase that
-    starts with a known place and goes on with a word of its own is returned whole."""
+def _ending_phrases(text: str, known: list[Span], regions: list[Span]) -> list[Phrase]:
+    """Chinese places no list knows, read by their ending ("东极岛", "南浔古镇", "日照金山")."""
     found: list[Phrase] = []
+    for match in _ENDING_RE.finditer(text):
+        at, end = match.span()
+        if text.startswith(_NOT_ENDINGS, at) or any(s < end and e > at for s, e in known):
+            continue
+        start = at
+        while start > 0 and re.match(_CJK, text[start - 1]):
+            start -= 1
+        run = text[start:at]
+        cuts = [start + i + 1 for i, ch in enumerate(run) if ch in _FUNCTION_CHARS]
+        cuts += [start + m.end() for m in _NOT_PLACE_WORDS.finditer(run)]
+        cuts += [e for s, e in regions if start <= s and e <= at]  # "内蒙古大草原": the province is no name
+        # (never inside a known place: "三亚" starts with a numeral, "都江堰" with a function word)
+        name_start = max((c for c in cuts if not any(s < c < e for s, e in known)), default=start)
+        place = max(((s, e) for s, e in known if name_start <= s and e <= at), key=lambda span: span[1], default=None)
+        if place is not None and (place[1] == at or text[place[1]] in _VERBS_BEFORE_PLACE):
+            continue  # a known place with its ending ("厦门岛": the place, as said, `with_ending`) or a verb ("黄山爬山")
+        if place is not None and at - place[1] == 1:
+            name = text[place[0] : at]  # "日照金山": the place and one word of its own make one name
+        else:
+            name = text[place[1] if place else name_start : at]  # "舟山东极岛": 舟山, then the name 东极
+            lead = _LEADING_WORDS.match(name)
+            name = name[lead.end() :] if lead else name
+            while len(name) > 2 and name[0] in _VERBS_BEFORE_PLACE:  # "逛南浔古镇"
+                name = name[1:]
+            if not 2 <= len(name) <= 4 or name[-1] in _VERBS_BEFORE_PLACE or _GENERIC.match(name):
+                continue
+        if _zh_ok(name + match.group()):
+            found.append(Phrase(name + match.group(), at - len(name), end))
+    return found
+
+
+def with_ending(text: str, start: int, end: int) -> str | None:
+    """A known place as said with the word for its kind, when it is ("平潭岛" for 平潭, "厦门岛", "丽江古镇")."""
+    said = text[start:end]
+    match = _ENDING_RE.match(text, end)
+    if match and not text.startswith(_NOT_ENDINGS, end):
+        said += match.group()
+    return said if _ENDS_AS_PLACE.search(said) else None
+
+
+def unknown_phrases(text: str, known: list[Span], regions: list[Span] = ()) -> list[Phrase]:
+    """Phrases in a place slot that the gazetteer does not cover (`known` = spans of its matches, `regions` those
+    of them that are provinces), and places read by their ending anywhere; a phrase that starts with a known place
+    and goes on with a word of its own is returned whole when it ends as a place ("日照金山"), else it stops at the
+    place ("霞浦滩涂摄影": 霞浦)."""
+    found = _ending_phrases(text, known, list(regions))
+    endings = [(p.start, p.end) for p in found]
     slots: list[tuple[int, int]] = []
     for match in _ZH_TAIL.finditer(text):
         start = end = match.start()
@@ -162,9 +231,13 @@ def unknown_phrases(text: str, known: list[Span]) -> list[Phrase]:
             end -= len(run) - tail.start()
             run = run[: tail.start()]
         start = end - len(run)
+        if any(start <= s and e <= end for s, e in endings):
+            continue  # read by its ending ("东极岛出海钓鱼"), the places in it are read
+        stop = max((min(e, end) for s, e in known if start <= s < end), default=end)
+        end, run = stop, text[start:stop]  # "霞浦滩涂摄影": the phrase stops at the place
         phrase = run
-        if not _zh_ok(phrase):
-            continue
+        if not _zh_ok(phrase) or _ENDS_AS_PLACE.search(phrase):
+            continue  # a phrase that ends as a place is the ending's to read ("小镇", "雨天爬山" are none)
         inside = [(s, e) for s, e in known if s < end and e > start]
         if inside:
             covered = sum(min(e, end) - max(s, start) for s, e in inside)

@@ -218,10 +218,15 @@ _NOT_DAYS_AFTER_RE = re.compile(r"^(?:以后|之后|以前|之前|以内|之内|
 _WEEK_ZH_RE = re.compile(r"(?<![这本下上])(?P<n>[一两二三1-3])\s*(?:个)?\s*(?:周|星期|礼拜)(?![一二三四五六日天末])")
 _HALF_MONTH_RE = re.compile(r"半个月")
 _DAYS_EN_RE = re.compile(
-    r"\b(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|a couple of|"
-    r"couple of|a few)[\s-]*(?:full\s+)?days?\b(?!\s+(?:later|from now|ago|before|after))",
+    r"(?<![A-Za-z0-9])(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|fifteen|a couple of|"
+    r"couple of|a few)[\s-]*(?:full\s+)?days?(?![A-Za-z])(?!\s+(?:later|from now|ago|before|after))",
     re.IGNORECASE,
 )
+# Whole days said in hours ("48 hours in Chongqing", "72小时"); not "24小时" (round the clock) nor "48小时内".
+_HOURS_RE = re.compile(
+    r"(?<![A-Za-z0-9])(?P<n>\d{2,3})[\s-]*(?:hours?|hrs?|小时)(?![A-Za-z]|\s*(?:以内|之内|内|以后|之后|后))", re.I
+)
+_IN_BEFORE = re.compile(r"\b(?:in|within)\s*$", re.I)  # "in 3 days", "within 48 hours": a date or a deadline
 _WEEK_EN_RE = re.compile(
     r"\b(?:(?P<n>a|one|1|two|2)[\s-]*weeks?\b|week[\s-]long|fortnight)(?!\s+(?:later|from now|ago))", re.I
 )
@@ -258,12 +263,15 @@ def extract_days(text: str) -> Days | None:
         return Days(7 * weeks, match.start(), match.end())
     for match in _DAYS_EN_RE.finditer(text):
         raw = match.group("n").lower()
-        before = text[max(0, match.start() - 12) : match.start()]
-        if re.search(r"\b(in|within)\s*$", before, re.I):
+        if _IN_BEFORE.search(text[: match.start()]):
             continue  # "in 3 days" is a date
         value = int(raw) if raw.isdigit() else EN_NUMBER.get(raw, 2 if "couple" in raw else None)
         if value and 0 < value <= 60:
             return Days(value, match.start(), match.end())
+    for match in _HOURS_RE.finditer(text):
+        hours = int(match.group("n"))
+        if hours % 24 == 0 and 48 <= hours <= 24 * 60 and not _IN_BEFORE.search(text[: match.start()]):
+            return Days(hours // 24, match.start(), match.end())
     match = _WEEK_EN_RE.search(text)
     if match:
         raw = (match.group("n") or "a").lower()

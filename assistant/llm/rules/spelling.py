@@ -152,6 +152,8 @@ class Speller:
     def _lookup(self, typed: str) -> str | None:
         if typed in self.lexicon or typed in pinyin_syllables():
             return None
+        if any(stem in self.lexicon for stem in _stems(typed)):
+            return None  # a lexicon word with an ending of English ("airplanes"), not a slip for it
         distance = 2 if len(typed) >= LONG_WORD else 1
         found = self._symspell.lookup(typed, Verbosity.CLOSEST, max_edit_distance=distance)
         if not found:
