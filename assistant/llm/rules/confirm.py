@@ -68,6 +68,12 @@ def _lexicon() -> dict[tuple[str, ...], str]:
     return lexicon
 
 
+@cache
+def _longest() -> int:
+    """The most tokens a lexicon phrase has."""
+    return max(len(phrase) for phrase in _lexicon())
+
+
 def _phrases(line: str) -> list[str]:
     """The phrases of one lexicon line: Chinese phrases are space-separated; an English phrase is a run of latin
     words between two Chinese/latin boundaries, so multi-word English phrases are listed one per known entry."""
@@ -121,7 +127,7 @@ def confirmation_answer(text: object) -> str | None:
 def _read(tokens: tuple[str, ...]) -> list[str] | None:
     """The kinds of the fewest lexicon phrases that make up all of `tokens`, or None when they cannot."""
     lexicon = _lexicon()
-    longest = max(len(phrase) for phrase in lexicon)
+    longest = _longest()
     best: list[list[str] | None] = [None] * (len(tokens) + 1)
     best[0] = []
     for end in range(1, len(tokens) + 1):

@@ -44,10 +44,13 @@ class SoundIndex:
 
     def find(self, text: str, taken: list[tuple[int, int]] = ()) -> list[Sounded]:
         """Runs of `text` (outside the `taken` spans) that sound like an indexed place and are no word."""
+        usable = [_CJK_FIRST <= ch <= _CJK_LAST for ch in text]  # a Chinese character no other reader took
+        for start, end in taken:
+            usable[max(start, 0) : max(end, 0)] = [False] * len(usable[max(start, 0) : max(end, 0)])
         found: list[Sounded] = []
         i, n = 0, len(text)
         while i < n:
-            hit = self._at(text, i, taken) if self._usable(text[i], i, taken) else None
+            hit = self._at(text, i, usable) if usable[i] else None
             if hit is None:
                 i += 1
                 continue
@@ -55,12 +58,12 @@ class SoundIndex:
             i = hit.end
         return found
 
-    def _at(self, text: str, i: int, taken) -> Sounded | None:
+    def _at(self, text: str, i: int, usable: list[bool]) -> Sounded | None:
         if not self._first.intersection(_readings(text[i])):
             return None
         for length in range(MAX_CHARS, MIN_CHARS - 1, -1):
             window = text[i : i + length]
-            if len(window) < length or not all(self._usable(ch, i + k, taken) for k, ch in enumerate(window)):
+            if len(window) < length or not all(usable[i : i + length]):
                 continue
             if window in PHRASES_DICT or window in self.names:
                 continue  # a word of its own ("程度"), or the place spelled right (the gazetteer has it)
@@ -82,10 +85,6 @@ class SoundIndex:
             if sum(a != b for a, b in zip(window, name, strict=True)) == 1
         }
         return next(iter(near)) if len(near) == 1 else None
-
-    @staticmethod
-    def _usable(ch: str, position: int, taken) -> bool:
-        return _CJK_FIRST <= ch <= _CJK_LAST and not any(s <= position < e for s, e in taken)
 
 
 @lru_cache(maxsize=4096)
