@@ -53,6 +53,8 @@ def test_a_place_typed_with_a_wrong_character_of_the_same_sound_is_that_place(ru
         "这样会不会伤害膝盖",  # 伤害 sounds like 上海
         "第一次出国玩，去哪比较合适",  # 较合适 sounds like 蛟河市 but misses it by every character
         "哪里适合周末带狗狗去玩",  # 合周 sounds like 贺州
+        "下周去伊宁的航班帮我订",  # 宁的 sounds like 宁德, but 的 is meant: a particle is never the slip
+        "每天去哪给安排一下",  # 给安 sounds like 吉安
     ],
 )
 def test_words_that_sound_like_a_place_are_not_that_place(rules_port, text):

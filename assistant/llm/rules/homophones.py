@@ -74,17 +74,23 @@ class SoundIndex:
 
     def _sounds_like(self, window: str) -> str | None:
         """The one place that sounds like `window` and differs from it in one character (苏洲 is 苏州, not 宿州 of the
-        same sound; "合周" (he zhou) is no 贺州 and "较合适" no 蛟河市: none of their characters is right)."""
+        same sound; "合周" (he zhou) is no 贺州 and "较合适" no 蛟河市: none of their characters is right), which is
+        no particle: in "去伊宁的航班" the 的 of "宁的" is meant, not a slip for 宁德."""
         keys: list[tuple[str, ...]] = [()]
         for ch in window:
             keys = [key + (r,) for key in keys for r in _readings(ch)][:64]
-        near = {
-            name
-            for key in keys
-            for name in self._by_sound.get(key, ())
-            if sum(a != b for a, b in zip(window, name, strict=True)) == 1
-        }
+        near = {name for key in keys for name in self._by_sound.get(key, ()) if _one_slip(window, name)}
         return next(iter(near)) if len(near) == 1 else None
+
+
+def _one_slip(window: str, name: str) -> bool:
+    """Whether `window` is `name` with one character wrong, and that character no particle."""
+    slips = [typed for typed, meant in zip(window, name, strict=True) if typed != meant]
+    return len(slips) == 1 and slips[0] not in _PARTICLES
+
+
+# Words of grammar a pinyin keyboard gives on purpose: never the slip in a place's name.
+_PARTICLES = frozenset("的了着过是在和与跟把被给也都就还又很太更最么吗呢吧啊呀哦嘛")
 
 
 @lru_cache(maxsize=4096)
