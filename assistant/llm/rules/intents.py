@@ -15,7 +15,13 @@ Cue = tuple[re.Pattern, float]
 
 
 def _cues(*pairs: tuple[str, float]) -> tuple[Cue, ...]:
-    return tuple((re.compile(pattern, re.IGNORECASE), weight) for pattern, weight in pairs)
+    cues = tuple((re.compile(pattern, re.IGNORECASE), weight) for pattern, weight in pairs)
+    _CUE_LISTS[id(cues)] = cues
+    return cues
+
+
+# The module's cue lists by identity: a compiled pattern hashes its whole program, too slow for a cache key.
+_CUE_LISTS: dict[int, tuple[Cue, ...]] = {}
 
 
 OUT_OF_SCOPE_CUES = _cues(
@@ -233,10 +239,19 @@ class Decision:
     alternatives: tuple[str, ...] = ()  # what else the sentence may be, most likely first
 
 
-@lru_cache(maxsize=256)
 def _score(cues: tuple[Cue, ...], text: str) -> float:
     """How loudly a cue list speaks in the text (the decision, the confidence and the scorer's signals each ask the
-    same lists of the same sentence: asked once)."""
+    module's lists of the same sentence: asked once)."""
+    key = id(cues)
+    return _score_of(key, text) if _CUE_LISTS.get(key) is cues else _loudness(cues, text)
+
+
+@lru_cache(maxsize=512)
+def _score_of(key: int, text: str) -> float:
+    return _loudness(_CUE_LISTS[key], text)
+
+
+def _loudness(cues: tuple[Cue, ...], text: str) -> float:
     return sum(weight for pattern, weight in cues if pattern.search(text))
 
 
