@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 
 from assistant.llm.rules.numbers import cn_to_int
-from core.vendors import Vendor, vendors
+from core.vendors import Vendor, airline_codes, vendors
 
 Span = tuple[int, int]
 
@@ -204,10 +204,8 @@ NUMBER_RE = re.compile(
     r"(?<![A-Za-z0-9-])(?:(?P<air>[A-Za-z][A-Za-z0-9]|[0-9][A-Za-z])\s?(?P<fn>\d{3,4})|(?P<tr>[GDCZTKYLgdcztkyl])(?P<tn>\d{1,5}))"
     r"(?![A-Za-z0-9])"
 )
-AIRLINE_CODES = {
-    "mu", "ca", "cz", "hu", "3u", "mf", "9c", "ho", "zh", "sc", "fm", "kn", "gs", "jd", "pn", "8l", "eu", "tv",
-    "g5", "bk", "dz", "a6", "gj", "qw", "y8", "nx", "hx", "cx", "ka", "nh", "jl", "ke", "oz", "sq",
-}  # fmt: skip
+# A code in lower case or led by a digit is a flight's only if the vendor lexicon knows it (mu 5101, 3U8888; not 2B1234).
+AIRLINE_CODES = frozenset(code.lower() for code in airline_codes())
 _NOT_CODE_AFTER = re.compile(
     r"^\s*(?:航站楼|号航站楼|terminal|号线|线|路|次|年|层|楼|米|km|公里|分钟|小时|人|天|晚|元|块)", re.I
 )
