@@ -16,8 +16,8 @@ The rules (both channels and every caller use these; nothing else ranks options)
 - A hotel star is exact unless `star_or_above`; with no hotel of that star the nearest star is offered ("四星左右"
   in a city without 4★ hotels shows the 3★ and 5★ ones).
 - An avoided vendor ("不要东航的") is the same match, the other way round; it weighs more than a price cap.
-- The vendor is a case-insensitive substring of the airline or hotel name, after the vendor lexicon (core/vendors.json:
-  东航, China Eastern, MU → 东方航空).
+- The vendor is a case-insensitive substring of the airline or hotel name: an airline's after the vendor lexicon
+  (core/vendors.json: 东航, China Eastern, MU → 东方航空), a hotel's as said.
 - When nothing meets every want, the options are the nearest ones and `unmet` names what could not be met: an option
   is judged first by the most important wants it misses (WANT_IMPORTANCE, most important first), then by how far it
   misses them, then by the sort. So the least important wants are the first to be given up.
@@ -471,10 +471,13 @@ def band_distance(minute: int | None, band: str) -> int:
     return min(min(abs(minute - edge), 24 * 60 - abs(minute - edge)) for edge in (first, last))
 
 
-def vendor_names(vendor: str) -> list[str]:
-    """What a vendor want matches: the names of the airlines said in it (the vendor lexicon's words, the longest
-    first, so 南航 is not read inside 海南航空) or named by its code, else the words given."""
+def vendor_names(vendor: str, biz_type: str = "FLIGHT") -> list[str]:
+    """What a vendor want matches in an option's name: for a flight, the names of the airlines said in it (the vendor
+    lexicon's words, the longest first, so 南航 is not read inside 海南航空) or named by its code; else, and for a
+    hotel or a train, the words given (东方大酒店 is a hotel, not 东方航空's)."""
     text = vendor.strip().casefold()
+    if biz_type != "FLIGHT":
+        return [text]
     names = [airline.name.casefold() for airline in vendors_named_in(text, "FLIGHT")]
     airline = airline_by_code(vendor.strip().upper())
     if airline:
@@ -488,7 +491,7 @@ def _vendor_ok(option: dict, vendor: str) -> bool:
     airline = airline_by_code(vendor.strip().upper())
     if option["biz_type"] == "FLIGHT" and airline and number.startswith(airline.iata):
         return True
-    return any(n and n in name for n in vendor_names(vendor))
+    return any(n and n in name for n in vendor_names(vendor, option["biz_type"]))
 
 
 def _misses(option: dict, wants: BookingWants) -> dict[str, float]:

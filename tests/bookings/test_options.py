@@ -214,6 +214,25 @@ def test_an_airline_named_in_full_is_that_airline_not_the_one_whose_short_name_i
     assert ranked.matched and [option["number"] for option in ranked.options] == [number]
 
 
+@pytest.mark.parametrize(
+    ("vendor", "number"), [("东方大酒店", "H001"), ("海航大酒店", "H002"), ("Hainan Resort", "H003")]
+)
+def test_a_hotel_named_with_an_airlines_word_is_that_hotel(vendor, number):
+    offered = [
+        {"biz_type": "HOTEL", "name": name, "number": hotel, "total": "600", "unit_price": "300"}
+        for hotel, name in (
+            ("H001", "东方大酒店"),
+            ("H002", "海航大酒店"),
+            ("H003", "Hainan Resort"),
+            ("H004", "东方航空酒店"),
+        )
+    ]
+
+    ranked = rank_options("HOTEL", offered, BookingWants(vendor=vendor))
+
+    assert ranked.matched and [option["number"] for option in ranked.options] == [number]
+
+
 @pytest.mark.parametrize(("code", "name"), inventory.AIRLINES)
 def test_every_word_the_lexicon_has_for_an_airline_the_supplier_sells_finds_it(code, name):
     airline = airline_by_code(code)
