@@ -94,7 +94,7 @@ class Scorer:
         exps = numpy.exp(logits - logits.max())
         probabilities = exps / exps.sum()
         ranked = sorted(zip(self.classes, probabilities.tolist(), strict=True), key=lambda pair: -pair[1])
-        words = [token for token in tokens(shaped) if token not in KINDS and token != "0"]
+        words = [word for word in tokens(shaped) if word not in KINDS and word != "0"]
         pairs = [f"b:{a} {b}" for a, b in zip(words, words[1:], strict=False)]
         unexplained = sum(pair not in self.index for pair in pairs) / len(pairs) if pairs else 0.0
         return Scores(tuple(ranked), tuple(signals), unexplained)
