@@ -65,27 +65,33 @@ def vendors(kind: str | None = None) -> tuple[Vendor, ...]:
 
 
 @cache
+def _airlines_by_code() -> dict[str, Vendor]:
+    return {vendor.iata: vendor for vendor in vendors("FLIGHT") if vendor.iata}
+
+
 def airline_by_code(code: str) -> Vendor | None:
     """The airline whose IATA code this is (upper case, "MU"); None for a code the lexicon has no name for."""
-    return next((vendor for vendor in vendors("FLIGHT") if vendor.iata == code), None)
+    return _airlines_by_code().get(code)
 
 
 @cache
 def airline_codes() -> frozenset[str]:
     """Every airline code the lexicon holds, upper case: those of its airlines and of the others."""
-    return frozenset(vendor.iata for vendor in vendors("FLIGHT") if vendor.iata) | _lexicon()[1]
+    return frozenset(_airlines_by_code()) | _lexicon()[1]
 
 
 @cache
-def _words_of(kind: str) -> tuple[re.Pattern, dict[str, Vendor]]:
+def _words_of(kind: str) -> tuple[re.Pattern | None, dict[str, Vendor]]:
     by_word = {word.casefold(): vendor for vendor in vendors(kind) for word in vendor.words}
     alternatives = sorted(by_word, key=len, reverse=True)
-    return re.compile("|".join(re.escape(word) for word in alternatives)), by_word
+    return (re.compile("|".join(re.escape(word) for word in alternatives)) if by_word else None), by_word
 
 
 def vendors_named_in(name: str, kind: str) -> list[Vendor]:
     """The vendors of `kind` whose words a vendor's name holds, each once, in the order said; the longest word wins
     where two overlap, so 海南航空 is 海南航空 and not the 南航 inside it."""
     pattern, by_word = _words_of(kind)
+    if pattern is None:  # a kind without vendors (TRAIN)
+        return []
     found = [by_word[match.group()] for match in pattern.finditer(name.casefold())]
     return list(dict.fromkeys(found))

@@ -63,3 +63,7 @@ def test_the_airlines_a_vendor_name_says_are_found_longest_word_first(name, foun
 def test_a_hotel_brand_is_found_among_hotels_only():
     assert [vendor.name for vendor in vendors_named_in("Hilton", "HOTEL")] == ["希尔顿"]
     assert vendors_named_in("Hilton", "FLIGHT") == []
+
+
+def test_a_kind_without_vendors_finds_none():
+    assert vendors_named_in("G101 高铁", "TRAIN") == []
