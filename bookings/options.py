@@ -16,7 +16,8 @@ The rules (both channels and every caller use these; nothing else ranks options)
 - A hotel star is exact unless `star_or_above`; with no hotel of that star the nearest star is offered ("四星左右"
   in a city without 4★ hotels shows the 3★ and 5★ ones).
 - An avoided vendor ("不要东航的") is the same match, the other way round; it weighs more than a price cap.
-- The vendor is a case-insensitive substring of the airline or hotel name, after a small alias table (东航 → 东方航空).
+- The vendor is a case-insensitive substring of the airline or hotel name: an airline's after the vendor lexicon
+  (core/vendors.json: 东航, China Eastern, MU → 东方航空), a hotel's as said.
 - When nothing meets every want, the options are the nearest ones and `unmet` names what could not be met: an option
   is judged first by the most important wants it misses (WANT_IMPORTANCE, most important first), then by how far it
   misses them, then by the sort. So the least important wants are the first to be given up.
@@ -26,6 +27,8 @@ import datetime as dt
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from typing import Any
+
+from core.vendors import airline_by_code, vendors_named_in
 
 BIZ_TYPES = ("FLIGHT", "HOTEL", "TRAIN")
 REF_SEPARATOR = "|"
@@ -60,31 +63,6 @@ SEAT_LABELS: dict[str, dict[str, tuple[str, ...]]] = {
 }
 # The seat a train option gets when no class was asked for (the one most travellers buy).
 DEFAULT_TRAIN_SEATS = ("二等座", "硬座", "一等座")
-# Short names travellers use → the supplier's airline names.
-VENDOR_ALIASES: dict[str, str] = {
-    "东航": "东方航空",
-    "东方": "东方航空",
-    "china eastern": "东方航空",
-    "国航": "中国国际航空",
-    "air china": "中国国际航空",
-    "南航": "南方航空",
-    "china southern": "南方航空",
-    "海航": "海南航空",
-    "hainan": "海南航空",
-    "川航": "四川航空",
-    "sichuan": "四川航空",
-    "厦航": "厦门航空",
-    "xiamen": "厦门航空",
-}
-# Airline codes also name their airline ("MU 的航班").
-AIRLINE_CODES = {
-    "MU": "东方航空",
-    "CA": "中国国际航空",
-    "CZ": "南方航空",
-    "HU": "海南航空",
-    "3U": "四川航空",
-    "MF": "厦门航空",
-}
 # Wants in order of importance: an option missing a want earlier in the list is worse than one missing any number
 # of later ones. A named flight or train comes first; a direct flight is the first thing given up.
 WANT_IMPORTANCE = (
@@ -493,24 +471,27 @@ def band_distance(minute: int | None, band: str) -> int:
     return min(min(abs(minute - edge), 24 * 60 - abs(minute - edge)) for edge in (first, last))
 
 
-def vendor_names(vendor: str) -> list[str]:
-    """What a vendor want matches: the full names of known short names or airline codes in it (so 南航 is not
-    read inside 海南航空), else the words given."""
+def vendor_names(vendor: str, biz_type: str = "FLIGHT") -> list[str]:
+    """What a vendor want matches in an option's name: for a flight, the names of the airlines said in it (the vendor
+    lexicon's words, the longest first, so 南航 is not read inside 海南航空) or named by its code; else, and for a
+    hotel or a train, the words given (东方大酒店 is a hotel, not 东方航空's)."""
     text = vendor.strip().casefold()
-    names = [full.casefold() for alias, full in VENDOR_ALIASES.items() if alias in text]
-    code = vendor.strip().upper()
-    if code in AIRLINE_CODES:
-        names.append(AIRLINE_CODES[code].casefold())
+    if biz_type != "FLIGHT":
+        return [text]
+    names = [airline.name.casefold() for airline in vendors_named_in(text, "FLIGHT")]
+    airline = airline_by_code(vendor.strip().upper())
+    if airline:
+        names.append(airline.name.casefold())
     return list(dict.fromkeys(names)) or [text]
 
 
 def _vendor_ok(option: dict, vendor: str) -> bool:
     name = str(option.get("name") or "").casefold()
     number = str(option.get("number") or "").upper()
-    code = vendor.strip().upper()
-    if option["biz_type"] == "FLIGHT" and code in AIRLINE_CODES and number.startswith(code):
+    airline = airline_by_code(vendor.strip().upper())
+    if option["biz_type"] == "FLIGHT" and airline and number.startswith(airline.iata):
         return True
-    return any(n and n in name for n in vendor_names(vendor))
+    return any(n and n in name for n in vendor_names(vendor, option["biz_type"]))
 
 
 def _misses(option: dict, wants: BookingWants) -> dict[str, float]:

@@ -66,7 +66,8 @@ ASSISTANT_AGENT_MAX_ITERATIONS = _int("ASSISTANT_AGENT_MAX_ITERATIONS", 6)
 ASSISTANT_AGENT_MAX_WRITES_PER_TURN = _int("ASSISTANT_AGENT_MAX_WRITES_PER_TURN", 2)
 ASSISTANT_DAILY_TURN_LIMIT = _int("ASSISTANT_DAILY_TURN_LIMIT", 200)
 ASSISTANT_SESSION_TTL = _int("ASSISTANT_SESSION_TTL", 1800)
-ASSISTANT_CLARIFY_BELOW = _float("ASSISTANT_CLARIFY_BELOW", 0.8)  # an understanding less sure than this asks first (issue 27)
+# An understanding less sure than this asks first (issue 27).
+ASSISTANT_CLARIFY_BELOW = _float("ASSISTANT_CLARIFY_BELOW", 0.8)
 ASSISTANT_PENDING_ACTION_TTL = _int("ASSISTANT_PENDING_ACTION_TTL", 900)  # seconds a confirmation card stays valid
 # How often the beat settles pending actions left in flight by a process that died mid-confirmation.
 ASSISTANT_ACTION_SWEEP_SECONDS = _int("ASSISTANT_ACTION_SWEEP_SECONDS", 60)

@@ -13,11 +13,14 @@ from bookings.options import (
     in_band,
     option_ref,
     parse_option_ref,
+    rank_options,
     vendor_names,
 )
+from bookings.sandbox import inventory
 from bookings.services import BookingError, booking_options
 from bookings.tools import find_booking_options
 from core.tools import ToolContext
+from core.vendors import airline_by_code
 
 pytestmark = pytest.mark.django_db
 
@@ -189,6 +192,56 @@ def test_bad_wants_are_dropped_and_vendor_aliases_expand():
 
     assert (wants.time_band, wants.star, wants.max_price, wants.number) == (None, None, None, "MU5101")
     assert "中国国际航空" in vendor_names("国航") and "东方航空" in vendor_names("China Eastern")
+
+
+def _flight(name: str, number: str, total: str = "800") -> dict:
+    return {"biz_type": "FLIGHT", "name": name, "number": number, "total": total, "unit_price": total}
+
+
+@pytest.mark.parametrize(("vendor", "number"), [("海南航空", "HU7777"), ("上海航空", "FM9001"), ("山东航空", "SC4444")])
+def test_an_airline_named_in_full_is_that_airline_not_the_one_whose_short_name_its_name_holds(vendor, number):
+    # 海南航空 holds 南航, 上海航空 海航, 山东航空 东航
+    offered = [
+        _flight("南方航空", "CZ5927", "500"),
+        _flight("海南航空", "HU7777"),
+        _flight("上海航空", "FM9001"),
+        _flight("东方航空", "MU5101", "500"),
+        _flight("山东航空", "SC4444"),
+    ]
+
+    ranked = rank_options("FLIGHT", offered, BookingWants(vendor=vendor))
+
+    assert ranked.matched and [option["number"] for option in ranked.options] == [number]
+
+
+@pytest.mark.parametrize(
+    ("vendor", "number"), [("东方大酒店", "H001"), ("海航大酒店", "H002"), ("Hainan Resort", "H003")]
+)
+def test_a_hotel_named_with_an_airlines_word_is_that_hotel(vendor, number):
+    offered = [
+        {"biz_type": "HOTEL", "name": name, "number": hotel, "total": "600", "unit_price": "300"}
+        for hotel, name in (
+            ("H001", "东方大酒店"),
+            ("H002", "海航大酒店"),
+            ("H003", "Hainan Resort"),
+            ("H004", "东方航空酒店"),
+        )
+    ]
+
+    ranked = rank_options("HOTEL", offered, BookingWants(vendor=vendor))
+
+    assert ranked.matched and [option["number"] for option in ranked.options] == [number]
+
+
+@pytest.mark.parametrize(("code", "name"), inventory.AIRLINES)
+def test_every_word_the_lexicon_has_for_an_airline_the_supplier_sells_finds_it(code, name):
+    airline = airline_by_code(code)
+    offered = [_flight(other, f"{other_code}1234") for other_code, other in inventory.AIRLINES]
+
+    assert airline.name == name
+    for word in (*airline.words, code, code.lower()):
+        ranked = rank_options("FLIGHT", offered, BookingWants(vendor=word.title() if word.isascii() else word))
+        assert [option["name"] for option in ranked.options] == [name], word
 
 
 def test_the_options_reply_says_what_could_not_be_met_and_offers_the_refs_in_order(alice, supplier_sandbox):

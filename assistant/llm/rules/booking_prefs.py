@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 
 from assistant.llm.rules.numbers import cn_to_int
+from core.vendors import Vendor, airline_codes, vendors
 
 Span = tuple[int, int]
 
@@ -146,81 +147,12 @@ STAR_EN_RE = re.compile(
     re.I,
 )
 
-# -- vendors: airlines and hotel brands ---------------------------------------------------------------------------
-
-AIRLINES = {
-    "东方航空": ["东航", "东方航空", "中国东方", "中国东方航空", "china eastern", "eastern airlines"],
-    "中国国际航空": ["国航", "中国国航", "中国国际航空", "国际航空", "air china"],
-    "南方航空": ["南航", "南方航空", "中国南方", "中国南方航空", "china southern"],
-    "海南航空": ["海航", "海南航空", "hainan airlines", "hainan air"],
-    "四川航空": ["川航", "四川航空", "sichuan airlines", "sichuan air"],
-    "厦门航空": ["厦航", "厦门航空", "xiamen airlines", "xiamen air", "xiamenair"],
-    "春秋航空": ["春秋航空", "spring airlines"],
-    "吉祥航空": ["吉祥航空", "juneyao", "juneyao airlines"],
-    "深圳航空": ["深航", "深圳航空", "shenzhen airlines"],
-    "山东航空": ["山航", "山东航空", "shandong airlines"],
-    "上海航空": ["上航", "上海航空", "shanghai airlines"],
-    "首都航空": ["首都航空", "首航", "capital airlines"],
-    "天津航空": ["天津航空", "天航", "tianjin airlines"],
-    "西藏航空": ["西藏航空", "藏航", "tibet airlines"],
-}
-# Short forms that are ordinary words too: a vendor only in a flight sentence.
-AIRLINES_IN_FLIGHT_CONTEXT = {"春秋": "春秋航空", "吉祥": "吉祥航空"}
-HOTEL_BRANDS = {
-    "如家": ["如家", "home inn", "home inns"],
-    "汉庭": ["汉庭", "hanting"],
-    "全季": ["全季", "ji hotel"],
-    "亚朵": ["亚朵", "atour"],
-    "希尔顿": ["希尔顿", "hilton"],
-    "希尔顿欢朋": ["希尔顿欢朋", "欢朋", "hampton"],
-    "万豪": ["万豪", "marriott"],
-    "万怡": ["万怡", "courtyard"],
-    "洲际": ["洲际", "intercontinental"],
-    "喜来登": ["喜来登", "sheraton"],
-    "威斯汀": ["威斯汀", "westin"],
-    "香格里拉": ["香格里拉酒店", "香格里拉大酒店", "shangri-la hotel", "shangri la hotel"],
-    "凯悦": ["凯悦", "hyatt"],
-    "君悦": ["君悦", "grand hyatt"],
-    "柏悦": ["柏悦", "park hyatt"],
-    "丽思卡尔顿": ["丽思卡尔顿", "丽思", "ritz-carlton", "ritz carlton", "ritz"],
-    "四季酒店": ["四季酒店", "four seasons"],
-    "皇冠假日": ["皇冠假日", "crowne plaza"],
-    "智选假日": ["智选假日", "holiday inn express"],
-    "假日酒店": ["假日酒店", "holiday inn"],
-    "锦江之星": ["锦江之星", "jinjiang inn"],
-    "7天": ["7天酒店", "7天连锁", "7天优品", "七天酒店", "七天连锁", "7 days inn"],
-    "维也纳": ["维也纳酒店", "维也纳国际", "vienna hotel"],
-    "桔子": ["桔子酒店", "桔子水晶", "orange hotel"],
-    "丽枫": ["丽枫"],
-    "城市便捷": ["城市便捷"],
-    "格林豪泰": ["格林豪泰", "greentree"],
-    "速8": ["速8", "super 8"],
-    "莫泰": ["莫泰", "motel 168"],
-    "宜必思": ["宜必思", "ibis"],
-    "诺富特": ["诺富特", "novotel"],
-    "美居": ["美居酒店", "mercure"],
-    "索菲特": ["索菲特", "sofitel"],
-    "温德姆": ["温德姆", "wyndham"],
-    "华美达": ["华美达", "ramada"],
-    "康莱德": ["康莱德", "conrad"],
-    "华尔道夫": ["华尔道夫", "waldorf"],
-    "瑞吉": ["瑞吉", "st. regis", "st regis"],
-    "文华东方": ["文华东方", "mandarin oriental"],
-    "半岛酒店": ["半岛酒店", "peninsula hotel"],
-    "悦榕庄": ["悦榕庄", "banyan tree"],
-    "安缦": ["安缦", "aman"],
-    "艾美": ["艾美酒店", "le meridien"],
-    "万丽": ["万丽", "renaissance hotel"],
-    "福朋": ["福朋", "four points"],
-    "开元": ["开元酒店", "开元名都"],
-    "雅诗阁": ["雅诗阁", "ascott"],
-    "喜达屋": ["喜达屋"],
-}
+# -- vendors: airlines and hotel brands (their words: the vendor lexicon, core/vendors.json) ---------------------
 
 
-def _alias_pattern(table: dict[str, list[str]]) -> re.Pattern:
-    """Every name of the table, longest first (English ones on word boundaries, spaces or hyphens between words)."""
-    aliases = {alias.lower() for words in table.values() for alias in words}
+def _alias_pattern(entries: tuple[Vendor, ...]) -> re.Pattern:
+    """Every alias of the vendors, longest first (English ones on word boundaries, spaces or hyphens between words)."""
+    aliases = {alias.lower() for vendor in entries for alias in vendor.aliases}
     parts = []
     for alias in sorted(aliases, key=len, reverse=True):
         escaped = re.escape(alias).replace(r"\ ", r"[\s-]+")
@@ -228,10 +160,14 @@ def _alias_pattern(table: dict[str, list[str]]) -> re.Pattern:
     return re.compile("|".join(parts), re.I)
 
 
-# The tables' keys are the full names (`bookings` keeps its own map of short names); the vendor is reported as said.
-_AIRLINE_RE = _alias_pattern(AIRLINES)
-_HOTEL_RE = _alias_pattern(HOTEL_BRANDS)
-_AIRLINE_CONTEXT_RE = re.compile("|".join(AIRLINES_IN_FLIGHT_CONTEXT))
+# The lexicon's aliases, compiled here so the speller learns their English words; the vendor is reported as said
+# (`bookings` finds the supplier's name for it in the same lexicon).
+_AIRLINE_RE = _alias_pattern(vendors("FLIGHT"))
+_HOTEL_RE = _alias_pattern(vendors("HOTEL"))
+# Aliases that are ordinary words too (春秋, 吉祥): a vendor only in a flight sentence.
+_AIRLINE_CONTEXT_RE = re.compile(
+    "|".join(re.escape(w) for vendor in vendors("FLIGHT") for w in vendor.with_flight_words)
+)
 _FLIGHT_WORDS = re.compile(r"机票|航班|飞机|飞|\b(?:flights?|fly|airline)\b", re.I)
 
 # "X航空" / "X Airlines": any airline; "X酒店" / "X Hotel": any hotel with a name of its own.
@@ -268,10 +204,8 @@ NUMBER_RE = re.compile(
     r"(?<![A-Za-z0-9-])(?:(?P<air>[A-Za-z][A-Za-z0-9]|[0-9][A-Za-z])\s?(?P<fn>\d{3,4})|(?P<tr>[GDCZTKYLgdcztkyl])(?P<tn>\d{1,5}))"
     r"(?![A-Za-z0-9])"
 )
-AIRLINE_CODES = {
-    "mu", "ca", "cz", "hu", "3u", "mf", "9c", "ho", "zh", "sc", "fm", "kn", "gs", "jd", "pn", "8l", "eu", "tv",
-    "g5", "bk", "dz", "a6", "gj", "qw", "y8", "nx", "hx", "cx", "ka", "nh", "jl", "ke", "oz", "sq",
-}  # fmt: skip
+# A code in lower case or led by a digit is a flight's only if the vendor lexicon knows it (mu 5101, 3U8888; not 2B1234).
+AIRLINE_CODES = frozenset(code.lower() for code in airline_codes())
 _NOT_CODE_AFTER = re.compile(
     r"^\s*(?:航站楼|号航站楼|terminal|号线|线|路|次|年|层|楼|米|km|公里|分钟|小时|人|天|晚|元|块)", re.I
 )
