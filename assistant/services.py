@@ -284,7 +284,9 @@ def _answer(
 
     # The dialogue's rules (assistant.dialogue): which task this sentence continues, resumes or starts, its slots.
     step = next_state(memory, understood, text)
-    if _unsure(understood, step, memory):
+    if _unsure(understood, step, memory) and not (
+        understood.intent == memory.task and pending_action_awaiting(user=user, conversation_id=str(conversation.pk))
+    ):  # a word more on the card at hand ("其实是因为生病了") is no new request
         # Too unsure to act or refuse: one "did you mean …?" with chips; the conversation stays where it was.
         unsure = step.intent.model_copy(
             update={"confidence": understood.confidence, "alternatives": understood.alternatives}
