@@ -48,12 +48,30 @@ class BookingWants:
     booking_id: str | None = None
     rebook: bool = False
     original_date: dt.date | None = None
+    ordinal: str | None = None  # NEWEST / OLDEST: which of the traveller's bookings, by when it was made
 
     @property
     def booking_day(self) -> dt.date | None:
         """The day of a booking the traveller already has, when named: a rebooking's original date, a cancel's or a
         payment's date ("取消27号那张")."""
         return self.original_date if self.rebook else self.date_start
+
+    @property
+    def booking_days(self) -> tuple[dt.date, dt.date] | None:
+        """The days a booking the traveller already has falls on, when named: its day, or a cancel's or a payment's
+        span of days ("下周的火车": Monday to Sunday). A rebooking's dates are the new trip's, only its original day
+        is the booking's."""
+        day = self.booking_day
+        if day is None:
+            return None
+        end = self.date_end if not self.rebook and self.date_end and self.date_end > day else day
+        return day, end
+
+    @property
+    def booking_places(self) -> tuple[str, ...]:
+        """The places named of a booking the traveller already has (where to, or the city, in every spelling said);
+        where from is `origin`."""
+        return tuple(dict.fromkeys(p for p in (self.city, *self.places) if p and p != self.origin))
 
 
 @dataclass(frozen=True)

@@ -86,3 +86,56 @@ def test_a_payment_means_the_only_booking_waiting_for_payment_of_the_type_and_da
     assert payment_target(ALL, BookingWants(biz_type="HOTEL")) == (HOTEL_28, [HOTEL_28])
     assert payment_target(ALL, BookingWants(date_start=DEC_27)) == (FLIGHT_27, [FLIGHT_27])
     assert payment_target(ALL, BookingWants(biz_type="TRAIN")) == (None, [])  # trains here are paid already
+
+
+# -- places, a span of days, and which one by when it was made ---------------------------------------------------
+
+TO_BEIJING = listed("BK20261201011", "FLIGHT", date="2026-12-08", origin="上海", destination="北京")
+TO_SHANGHAI = listed("BK20261201012", "FLIGHT", date="2026-12-10", origin="北京", destination="上海")
+SANYA_HOTEL = listed("BK20261201013", "HOTEL", "PENDING_PAYMENT", city="三亚", check_in="2026-12-20")
+DALI_HOTEL = listed("BK20261201014", "HOTEL", "PENDING_PAYMENT", city="大理", check_in="2026-12-21")
+TWO_FLIGHTS = [TO_BEIJING, TO_SHANGHAI]
+
+
+@pytest.mark.parametrize(
+    ("wants", "meant"),
+    [
+        (BookingWants(biz_type="FLIGHT", city="北京", places=("北京",)), TO_BEIJING),
+        (BookingWants(places=("上海",)), TO_SHANGHAI),
+        (BookingWants(origin="北京"), TO_SHANGHAI),
+        (BookingWants(origin="上海", city="北京"), TO_BEIJING),
+    ],
+    ids=["where to", "where to, no type", "where from", "the route"],
+)
+def test_the_only_booking_going_to_the_place_named_is_the_one_meant(wants, meant):
+    assert booking_target(TWO_FLIGHTS, wants) == (meant, [meant])
+
+
+def test_a_place_a_booking_only_leaves_from_is_it_when_none_goes_there():
+    home = listed("BK20261201015", "FLIGHT", date="2026-12-10", origin="北京", destination="上海")
+    hotel = listed("BK20261201016", "HOTEL", city="成都")
+
+    assert booking_target([home, hotel], BookingWants(city="北京")) == (home, [home])
+
+
+def test_a_place_that_fits_no_booking_picks_nothing_and_shows_them_all():
+    assert booking_target(TWO_FLIGHTS, BookingWants(biz_type="FLIGHT", city="广州")) == (None, TWO_FLIGHTS)
+
+
+def test_a_span_of_days_means_the_booking_inside_it():
+    next_week = BookingWants(date_start=dt.date(2026, 12, 7), date_end=dt.date(2026, 12, 9))
+
+    assert booking_target(TWO_FLIGHTS, next_week) == (TO_BEIJING, [TO_BEIJING])
+
+
+def test_the_newest_or_the_oldest_booking_made_is_the_one_meant_among_those_that_fit():
+    older = {**TO_SHANGHAI, "created_at": "2026-12-01T09:00:00+08:00"}
+    newer = {**TO_BEIJING, "created_at": "2026-12-01T10:00:00+08:00"}
+
+    assert booking_target([newer, older], BookingWants(ordinal="NEWEST")) == (newer, [newer])
+    assert booking_target([newer, older], BookingWants(ordinal="OLDEST")) == (older, [older])
+
+
+def test_a_payment_is_narrowed_by_the_place_and_by_which_one_was_made_last():
+    assert payment_target([DALI_HOTEL, SANYA_HOTEL], BookingWants(city="三亚")) == (SANYA_HOTEL, [SANYA_HOTEL])
+    assert payment_target([DALI_HOTEL, SANYA_HOTEL], BookingWants(ordinal="NEWEST")) == (DALI_HOTEL, [DALI_HOTEL])
