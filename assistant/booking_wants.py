@@ -27,6 +27,7 @@ def booking_wants(intent: Intent) -> BookingWants:
         booking_id=intent.booking_id,
         rebook=bool(intent.rebook),
         original_date=intent.original_date,
+        ordinal=intent.booking_ordinal,
     )
 
 

@@ -44,7 +44,7 @@ PROGRESS = IntentName.QUERY_PROGRESS.value
 CANCEL = IntentName.CANCEL_BOOKING.value
 
 # Facts of a task that are not slots of the schema but belong to the task while it lasts.
-TASK_FLAGS = ("rebook", "original_date", "aftersale_reason", "aftersale_words", "pick")
+TASK_FLAGS = ("rebook", "original_date", "booking_ordinal", "aftersale_reason", "aftersale_words", "pick")
 DATES = ("date_start", "date_end")
 BOOKING_FACTS = ("biz_type", "origin", *PLACE_SLOTS, *DATES, "nights", "max_price", "passengers", "booking_id")
 
@@ -55,8 +55,8 @@ TASK_TAKES: dict[str, frozenset[str]] = {
     RECOMMEND: frozenset((*PLACE_SLOTS, *DATES, "max_price", "sort", "exclude_places")),
     TRAVEL_PLAN: frozenset((*PLACE_SLOTS, *DATES, "days", "max_price", "sort", "exclude_places")),
     ROUND_TRIP: frozenset(("origin", *PLACE_SLOTS, *DATES, "max_price", "biz_type", *PREFERENCE_SLOTS)),
-    BOOK: frozenset((*BOOKING_FACTS, *PREFERENCE_SLOTS, "pick", "rebook", "original_date")),
-    CANCEL: frozenset(("booking_id", "biz_type", *DATES)),
+    BOOK: frozenset((*BOOKING_FACTS, *PREFERENCE_SLOTS, "pick", "rebook", "original_date", "booking_ordinal")),
+    CANCEL: frozenset(("booking_id", "biz_type", *DATES, "booking_ordinal")),
     AFTERSALE: frozenset(("order_id", "aftersale_action", "aftersale_reason", "aftersale_words")),
     PROGRESS: frozenset(("order_id", "aftersale_action")),
 }
@@ -296,7 +296,8 @@ def _new_request(memory: Memory, understood: Intent, new: dict, text: str) -> St
     """A request of its own: fresh when it names a place (no stale dates, budget or keywords); without one, the
     place and time of the conversation. An after-sale question keeps its order."""
     name = understood.intent
-    fresh = _names_a_place(new) or not memory.task
+    # Which booking a cancel means is told by its own sentence: a place or a date of an earlier task is no hint.
+    fresh = _names_a_place(new) or not memory.task or name == CANCEL
     carried = {} if fresh else {k: v for k, v in memory.slots.items() if k in PLACE_AND_TIME_SLOTS}
     if name in (PROGRESS, AFTERSALE) and memory.task in (AFTERSALE, PROGRESS) and "order_id" not in new:
         carried.update({k: v for k, v in memory.slots.items() if k in ("order_id", "aftersale_action")})

@@ -52,6 +52,13 @@ class SortName(StrEnum):
     LATEST = "LATEST"  # 最晚 / latest
 
 
+class BookingOrdinalName(StrEnum):
+    """Which of the traveller's own bookings, by when they were made (not when they travel)."""
+
+    NEWEST = "NEWEST"  # 最新的 / 最近订的 / the latest / the last one
+    OLDEST = "OLDEST"  # 第一个订的 / 最早订的 / the first one I booked
+
+
 class SeatClassName(StrEnum):
     """The words' class; `bookings` maps it to the supplier's seat or cabin of each product."""
 
@@ -208,6 +215,9 @@ class Intent(BaseModel):
     # QUERY_PROGRESS: 我的订单付款了吗 / my booking status: how the traveller's bookings stand (not an after-sale request)
     booking_status: bool = False
     original_date: date | None = None  # the date of the booking being changed, when named (12月19号的机票改签到20号)
+    # A cancel, a rebooking or a payment names one of the traveller's bookings by when it was made (最新的那个订单 /
+    # the latest one / 第一个订的): the newest or the oldest of those that fit the other hints.
+    booking_ordinal: BookingOrdinalName | None = None
     social: SocialName | None = None  # greeting, thanks, help (answered by the OUT_OF_SCOPE handler)
     aftersale_reason: AftersaleReasonName | None = None
     # AFTERSALE: the traveller's own words for why (行程有变, it arrived broken), read by code from their messages
@@ -317,6 +327,7 @@ class Intent(BaseModel):
         "date_start",
         "date_end",
         "original_date",
+        "booking_ordinal",
         "biz_type",
         "aftersale_action",
         "time_band",

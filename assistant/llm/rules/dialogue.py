@@ -364,6 +364,44 @@ PAY_RE = re.compile(
     r"make (?:a |the )?payment|complete (?:the |my )?payment|check ?out (?:now|please|my booking))\b",
     re.I,
 )
+# Which of the traveller's own bookings, by when it was made: "最新的那个三亚酒店订单", "the last one I booked". A
+# word of time alone ("最晚的航班", "the last train") is how to order options (`booking_prefs.SORTS`), not this.
+_BOOKED = r"(?:订的|预订的|预定的|下的|买的)"
+_A_BOOKING = r"(?:订单|预订|预定|那(?:个|张|单|笔)|一(?:个|张|单|笔))"
+BOOKING_ORDINALS = (
+    ("NEWEST", re.compile(
+        rf"最新(?:的)?(?:一|那)?(?:个|张|单|笔)?|最近(?:一次)?{_BOOKED}|最近的?{_A_BOOKING}|刚(?:才|刚)?{_BOOKED}|"
+        rf"最后(?:一次|一个|一张|一单)?{_BOOKED}|最后(?:的)?{_A_BOOKING}|"
+        r"\b(?:(?:the )?(?:latest|newest|most recent)(?: one| booking| order| reservation)?|"
+        r"(?:the )?last (?:one|booking|order|reservation)(?: i (?:made|booked))?|(?:the )?one i (?:just|last) booked|"
+        r"(?:i )?(?:just|most recently) booked)\b", re.I)),
+    ("OLDEST", re.compile(
+        rf"(?:第一|最早|最先|最开始)(?:个|张|单|次)?{_BOOKED}|最早的?{_A_BOOKING}|最旧的|"
+        r"\b(?:(?:the )?(?:oldest|earliest|first) (?:booking|order|reservation)|"
+        r"(?:the )?first one i (?:made|booked)|(?:the )?one i booked first)\b", re.I)),
+)  # fmt: skip
+# A sentence that points at a booking the traveller has (not a new trip): "我的三亚酒店", "那个订单", "my booking".
+NAMES_A_BOOKING = re.compile(
+    r"订单|我的|我订的|那(?:个|张|单|笔)(?:订单|预订|酒店|机票|火车票|车票)|\b(?:my|our) |\b(?:booking|reservation)s?\b",
+    re.I,
+)
+
+
+def read_booking_ordinal(text: str) -> tuple[str | None, Span | None]:
+    """ "最新的那个订单" → NEWEST, "第一个订的" → OLDEST: which of the traveller's bookings, by when it was made."""
+    for name, pattern in BOOKING_ORDINALS:
+        match = pattern.search(text)
+        if match:
+            return name, match.span()
+    return None, None
+
+
+def names_a_booking(text: str) -> bool:
+    """Whether the sentence is about a booking the traveller already has ("支付我的三亚酒店订单", "pay for my Sanya
+    hotel booking"): a place in it is that booking's, not a new trip's."""
+    return bool(NAMES_A_BOOKING.search(text)) or read_booking_ordinal(text)[0] is not None
+
+
 # Money back: a refund's or a return's progress is not a booking's state.
 MONEY_BACK = re.compile(r"退款|退货|退钱|退费|售后|工单|\b(?:refund|return|claim)", re.I)
 _PRICE_QUESTION = re.compile(r"多少钱|how much|价格|price|cost", re.I)

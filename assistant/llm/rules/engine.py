@@ -376,6 +376,8 @@ class RulesLLM:
             data["nights"] = _nights(date_text, date_range, biz_types)
         if payment is not None:
             data["pay" if name == "BOOK" else "booking_status"] = True
+        if name == "CANCEL_BOOKING" or (name == "BOOK" and (rebook or payment is not None)):
+            data.update(_booking_ordinal(work, data))
         if rebook and name == "BOOK":
             data["rebook"] = True
             new, original = _rebook_dates(date_text, today)
@@ -412,10 +414,26 @@ def _payment(text: str, decision: intents.Decision, ev: intents.Evidence) -> int
         return None
     if dialogue.asks_booking_status(text):
         return intents.Decision("QUERY_PROGRESS", confidence=0.9)
-    new_trip = ev.destination or ev.route or (ev.date and not ev.booking_id)
+    # "支付我的三亚酒店订单", "pay for my Sanya hotel booking": the place and the date are that booking's.
+    new_trip = (ev.destination or ev.route or (ev.date and not ev.booking_id)) and not dialogue.names_a_booking(text)
     if dialogue.wants_to_pay(text) and not new_trip:
         return intents.Decision("BOOK", confidence=0.9)
     return None
+
+
+def _booking_ordinal(text: str, data: dict) -> dict:
+    """Which of the traveller's bookings a cancel, a rebooking or a payment names by when it was made ("最新的那个订单",
+    "the last one I booked"); its words are no order of options ("latest") nor a pick ("第一个") there."""
+    ordinal, span = dialogue.read_booking_ordinal(text)
+    if ordinal is None or span is None:
+        return {}
+    said = text[span[0] : span[1]]
+    found = {"booking_ordinal": ordinal}
+    if data.get("sort") and booking_prefs.read_wants(said).sort == data["sort"]:
+        found["sort"] = None
+    if data.get("pick") and dialogue.read_pick(said)[0] == data["pick"]:
+        found["pick"] = None
+    return found
 
 
 def _requests(
