@@ -1,4 +1,4 @@
-""""What have I booked?" through the chat API in both channels, with the real sandbox supplier: the traveller's
+""" "What have I booked?" through the chat API in both channels, with the real sandbox supplier: the traveller's
 bookings as cards, those still to travel on first, or, with none, that there are none and chips to book one; in
 either language and in its short forms; nothing is written (no pending action, no booking row changed)."""
 
