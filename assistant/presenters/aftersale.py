@@ -85,7 +85,7 @@ def _open_progress(data: dict, ticket_cards: list[dict], context: TurnContext) -
     latest = cards.ticket_card(data["latest"]) if isinstance(data.get("latest"), dict) else None
     text = compose("progress", language, open=True, count=len(ticket_cards), tickets=ticket_cards, latest=latest)
     if not ticket_cards:
-        return Reply(text, "EMPTY", cards=[latest] if latest else [])
+        return Reply(text, "ANSWERED" if latest else "EMPTY", cards=[latest] if latest else [])  # how it ended
     with translation.override(language):
         orders = dict.fromkeys(card["entity"] for card in ticket_cards)
         chips = [chip(_(PROGRESS_OF) % {"order": order_id}) for order_id in orders]
