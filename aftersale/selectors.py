@@ -7,12 +7,14 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from aftersale.models import AftersaleNotice, BizOrder, HitlTicket
+from aftersale.models import AftersaleNotice, BizOrder, HitlTicket, TicketStatus
 from aftersale.services.transitions import AftersaleError
 from core.envelope import Code
 from core.ids import normalise_order_id
 
 PROGRESS_LIMIT = 20
+# Requests the traveller still waits on: not yet decided, approved and not yet carried out, or failed and retried.
+OPEN_TICKET_STATUSES = (TicketStatus.PENDING, TicketStatus.APPROVED, TicketStatus.EXECUTING, TicketStatus.FAILED)
 # The ways a traveller confirms a request (`aftersale.services.workflow` records one on every ticket it files).
 CONFIRMATION_CHANNELS = ("chat", "page", "api")
 # What a traveller hears about an order number that is not theirs, unknown or someone else's alike: the same code
@@ -117,6 +119,24 @@ def aftersale_progress(*, user, order_id: str | None = None, limit: int = PROGRE
         raise AftersaleError(Code.PERMISSION_DENIED, _("Sign in to see your requests."))
     if order_id is None or (isinstance(order_id, str) and not order_id.strip()):
         return list(tickets_for_user(user=user)[:limit])
+    return _order_progress(user=user, order_id=order_id, limit=limit)
+
+
+def aftersale_open_progress(*, user, limit: int = PROGRESS_LIMIT) -> tuple[list[HitlTicket], HitlTicket | None]:
+    """Where the user's requests stand when they name no order ("我的退款怎么样了"): the requests still open, newest
+    first (one is the answer; several are for the traveller to choose from), and, when none is open, the latest
+    decided one (so "has my refund gone through?" hears how it ended), else None.
+
+    Raises AftersaleError PERMISSION_DENIED (nobody signed in).
+    """
+    if user is None or not getattr(user, "is_authenticated", False):
+        raise AftersaleError(Code.PERMISSION_DENIED, _("Sign in to see your requests."))
+    tickets = tickets_for_user(user=user)
+    open_ones = list(tickets.filter(status__in=OPEN_TICKET_STATUSES)[:limit])
+    return open_ones, None if open_ones else tickets.first()
+
+
+def _order_progress(*, user, order_id: str, limit: int) -> list[HitlTicket]:
     normalised = normalise_order_id(order_id)
     if normalised is None:
         raise AftersaleError(Code.INVALID_PARAM, _("Give an order number like ORD-001."), {"order_id": None})

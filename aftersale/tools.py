@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 from django.utils import translation
 from pydantic import Field
 
-from aftersale.selectors import aftersale_progress, ticket_facts
+from aftersale.selectors import aftersale_open_progress, aftersale_progress, ticket_facts
 from aftersale.services.transitions import AftersaleError
 from aftersale.services.workflow import CONFIRMED_IN_CHAT, aftersale_request_preview, aftersale_request_submit
 from core.envelope import Code, fail, ok
@@ -126,15 +126,22 @@ def query_progress(
         str | None, Field(max_length=32, description="Only the tickets of this order, like ORD-001")
     ] = None,
 ) -> dict:
-    """List the traveller's own after-sale tickets (refunds, returns, paused cancellations) with their status,
-    newest first, optionally only those of one order."""
+    """Where the traveller's own after-sale requests (refunds, returns, paused cancellations) stand, newest first:
+    all the tickets of one order; with no order, the requests still open (`open`), and when none is, the latest
+    decided one (`latest`)."""
     try:
         with translation.override(context.language):
-            tickets = aftersale_progress(user=context.user, order_id=order_id)
+            if order_id:
+                tickets, latest = aftersale_progress(user=context.user, order_id=order_id), None
+            else:
+                tickets, latest = aftersale_open_progress(user=context.user)
     except AftersaleError as exc:
         return fail(exc.code, exc.message, {"kind": PROGRESS_KIND, "order_id": None, "tickets": []})
-    wanted = normalise_order_id(order_id) if order_id else None
-    return ok({"kind": PROGRESS_KIND, "order_id": wanted, "tickets": [ticket_facts(t) for t in tickets]})
+    data = {"kind": PROGRESS_KIND, "order_id": normalise_order_id(order_id) if order_id else None}
+    data["tickets"] = [ticket_facts(t) for t in tickets]
+    if not order_id:
+        data |= {"open": True, "latest": ticket_facts(latest) if latest else None}
+    return ok(data)
 
 
 TOOLS = [request_aftersale, query_progress]

@@ -3,7 +3,7 @@
 from functools import cache
 from pathlib import Path
 
-from django.db.models import QuerySet
+from django.db.models import Case, IntegerField, QuerySet, Value, When
 from django.utils import timezone
 
 from bookings.facts import details_facts
@@ -18,6 +18,17 @@ def bookings_for_user(*, user, biz_type: str | None = None, status: str | None =
     if status:
         bookings = bookings.filter(status=status)
     return bookings.order_by("-created_at", "-id")
+
+
+# Bookings still to be travelled on: listed before those that ended (cancelled, expired).
+ACTIVE_STATUSES = (BookingStatus.PENDING_PAYMENT, BookingStatus.CONFIRMED)
+
+
+def bookings_active_first(*, user, biz_type: str | None = None) -> QuerySet[BookingRecord]:
+    """The user's own bookings as "what have I booked" answers: those waiting for payment or confirmed first, then
+    the cancelled and expired ones, each newest first."""
+    ended = Case(When(status__in=ACTIVE_STATUSES, then=Value(0)), default=Value(1), output_field=IntegerField())
+    return bookings_for_user(user=user, biz_type=biz_type).order_by(ended, "-created_at", "-id")
 
 
 def bookings_cancellable(*, user, biz_type: str | None = None) -> QuerySet[BookingRecord]:

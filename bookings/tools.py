@@ -13,7 +13,7 @@ from bookings.hooks import BookingPersistenceHook
 from bookings.options import BookingWants
 from bookings.payment import booking_pay, booking_pay_preview
 from bookings.platform import READ_ACTIONS, PlatformError, parse_command
-from bookings.selectors import booking_facts, bookings_for_user
+from bookings.selectors import booking_facts, bookings_active_first, bookings_for_user
 from bookings.services import (
     BookingError,
     booking_cancel,
@@ -358,10 +358,11 @@ def check_my_bookings(
     booking_id: Annotated[str | None, Field(max_length=32, description="One booking, like BK20261201001")] = None,
 ) -> dict:
     """The traveller's bookings as they stand on the supplier now (paid, waiting for payment and until when,
-    expired, cancelled by the supplier, schedule changed): asks the supplier first and records what changed. For
-    questions like "我的订单付款了吗" or "my booking status". Changes nothing the traveller did."""
+    expired, cancelled by the supplier, schedule changed), those still to travel on first: asks the supplier first and
+    records what changed. For questions like "我的订单付款了吗", "my booking status" or "what have I booked". Changes
+    nothing the traveller did."""
     report = bookings_refresh_for_user(user=context.user)
-    bookings = bookings_for_user(user=context.user, biz_type=biz_type)
+    bookings = bookings_active_first(user=context.user, biz_type=biz_type)
     asked = normalise_booking_id(booking_id) if booking_id else None
     if booking_id and not asked:
         return fail(Code.INVALID_PARAM, "that is not a booking id (like BK20261201001)", {"kind": KIND_BOOKINGS})

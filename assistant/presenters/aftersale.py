@@ -5,18 +5,22 @@ service read), never from model text; both channels show the same.
 """
 
 from django.utils import translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from aftersale.services.workflow import MISSING_REASON
 from assistant import cards
 from assistant.presenters.base import Presenter, merge_replies
 from assistant.replies import compose
-from assistant.turn import Reply, TurnContext
+from assistant.turn import Reply, TurnContext, chip
 from core.envelope import Code
 from core.languages import bilingual
 
 ACTIONS = ("REFUND", "RETURN")
 ANSWERED_BY_TICKET = ("REUSED", "ALREADY_DONE")
 PROGRESS_CARDS = 10
+# What a traveller would type to ask about one order's requests (chips, read by the engine as typed).
+PROGRESS_OF = gettext_noop("progress of order %(order)s")
 
 
 def present_aftersale(envelopes: list[dict], context: TurnContext) -> Reply:
@@ -62,10 +66,30 @@ def present_progress(envelopes: list[dict], context: TurnContext) -> Reply:
         text = compose("progress", context.language, invalid=True, code=envelope.get("code"))
         return Reply(text, "REJECTED")
     ticket_cards = [cards.ticket_card(facts) for facts in (data.get("tickets") or [])[:PROGRESS_CARDS]]
+    if data.get("open"):
+        return _open_progress(data, ticket_cards, context)
     text = compose(
         "progress", context.language, count=len(ticket_cards), tickets=ticket_cards, order_id=data.get("order_id")
     )
     return Reply(text, "ANSWERED" if ticket_cards else "EMPTY", cards=ticket_cards)
+
+
+def _open_progress(data: dict, ticket_cards: list[dict], context: TurnContext) -> Reply:
+    """Progress asked with no order: one open request is the answer, as if its order had been named; several are
+    listed to choose from (a chip each); with none, that none is open, and how the latest one ended."""
+    language = context.language
+    if len(ticket_cards) == 1:
+        order_id = ticket_cards[0]["entity"]
+        text = compose("progress", language, count=1, tickets=ticket_cards, order_id=order_id)
+        return Reply(text, "ANSWERED", cards=ticket_cards)
+    latest = cards.ticket_card(data["latest"]) if isinstance(data.get("latest"), dict) else None
+    text = compose("progress", language, open=True, count=len(ticket_cards), tickets=ticket_cards, latest=latest)
+    if not ticket_cards:
+        return Reply(text, "ANSWERED" if latest else "EMPTY", cards=[latest] if latest else [])  # how it ended
+    with translation.override(language):
+        orders = dict.fromkeys(card["entity"] for card in ticket_cards)
+        chips = [chip(_(PROGRESS_OF) % {"order": order_id}) for order_id in orders]
+    return Reply(text, "CLARIFY", cards=ticket_cards, suggestions=chips)
 
 
 PRESENTERS: dict[str, Presenter] = {"aftersale": present_aftersale, "progress": present_progress}

@@ -8,8 +8,10 @@ what was done (product, action, order number), so no command string is read here
 
 import datetime as dt
 
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from aftersale.selectors import ticket_for_user
 from assistant import cards
@@ -20,6 +22,12 @@ from bookings.selectors import bookings_for_user, bookings_of_platform_orders
 from core.envelope import Code
 
 BIZ_TYPES = ("FLIGHT", "HOTEL", "TRAIN")
+# With no bookings to list: what the traveller would type to book one (chips, read by the engine as typed).
+BOOK_CHIPS = {
+    "FLIGHT": gettext_noop("Book a flight"),
+    "HOTEL": gettext_noop("Book a hotel"),
+    "TRAIN": gettext_noop("Book a train ticket"),
+}
 # What the traveller searched, as the reply names it (the supplier's argument names).
 SEARCH_CONDITIONS = ("from", "to", "city", "date", "checkInDate", "checkOutDate")
 CANCEL_OUTCOMES = {
@@ -153,7 +161,15 @@ def present_bookings(envelopes: list[dict], context: TurnContext) -> Reply:
     outcome = "ANSWERED" if booking_cards else "EMPTY"
     if data.get("checked") and data.get("supplier_answered") is False:
         outcome = "DEGRADED"
-    return Reply(text, outcome, cards=booking_cards)
+    return Reply(text, outcome, cards=booking_cards, suggestions=[] if booking_cards else _book_chips(context))
+
+
+def _book_chips(context: TurnContext) -> list[dict]:
+    """Nothing booked (of the kind asked): a chip to book each kind, the one asked about first."""
+    asked = getattr(context.intent, "biz_type", None)
+    kinds = sorted(BIZ_TYPES, key=lambda kind: kind != asked)
+    with translation.override(context.language):
+        return [chip(_(BOOK_CHIPS[kind]), fresh=True) for kind in kinds]
 
 
 PAY_OUTCOMES = {Code.OK: "ANSWERED", Code.PAYMENT_FAILED: "DEGRADED", Code.PLATFORM_UNAVAILABLE: "DEGRADED"}

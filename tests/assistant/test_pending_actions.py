@@ -621,6 +621,8 @@ def test_short_negatives_decline(text):
         "",
         "   ",
         "好" * 80,
+        "我的预订",  # a confirmation word after 的 names a thing: the traveller's bookings
+        "你的订单",
     ],
 )
 def test_anything_with_new_content_or_a_question_is_no_answer(text):

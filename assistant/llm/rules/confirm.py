@@ -114,8 +114,11 @@ def confirmation_answer(text: object) -> str | None:
     tokens = _tokens(normalised)
     if not tokens or len(tokens) > MAX_TOKENS:
         return None
-    kinds = _read(tuple(tokens))
-    if kinds is None or UNSURE in kinds:
+    read = _read(tuple(tokens))
+    if read is None or _names_a_thing(read):
+        return None
+    kinds = [kind for kind, _ in read]
+    if UNSURE in kinds:
         return None
     if NO in kinds:
         return NO
@@ -124,11 +127,16 @@ def confirmation_answer(text: object) -> str | None:
     return None
 
 
-def _read(tokens: tuple[str, ...]) -> list[str] | None:
-    """The kinds of the fewest lexicon phrases that make up all of `tokens`, or None when they cannot."""
+def _names_a_thing(read: list[tuple[str, tuple[str, ...]]]) -> bool:
+    """A confirmation word after a lone "的" is a noun, not an answer: "我的预订", "你的订单确认" name a thing."""
+    return any(kind == YES and before == ("的",) for (_, before), (kind, _) in zip(read, read[1:], strict=False))
+
+
+def _read(tokens: tuple[str, ...]) -> list[tuple[str, tuple[str, ...]]] | None:
+    """The fewest lexicon phrases (kind, tokens) that make up all of `tokens`, or None when they cannot."""
     lexicon = _lexicon()
     longest = _longest()
-    best: list[list[str] | None] = [None] * (len(tokens) + 1)
+    best: list[list[tuple[str, tuple[str, ...]]] | None] = [None] * (len(tokens) + 1)
     best[0] = []
     for end in range(1, len(tokens) + 1):
         for size in range(1, min(longest, end) + 1):
@@ -136,7 +144,7 @@ def _read(tokens: tuple[str, ...]) -> list[str] | None:
             kind = lexicon.get(tokens[start:end])
             if kind is None or best[start] is None:
                 continue
-            candidate = [*best[start], kind]
+            candidate = [*best[start], (kind, tokens[start:end])]
             if best[end] is None or len(candidate) < len(best[end]):
                 best[end] = candidate
     return best[len(tokens)]

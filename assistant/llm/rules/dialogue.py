@@ -407,9 +407,35 @@ MONEY_BACK = re.compile(r"退款|退货|退钱|退费|售后|工单|\b(?:refund|
 _PRICE_QUESTION = re.compile(r"多少钱|how much|价格|price|cost", re.I)
 
 
+# What the traveller has booked, asked in any of its short forms: who (我 / I), an adverb or two, a verb of booking in
+# the past (订了, 买过, booked), and what is asked (什么, 哪些, 几张 / what, which); or who has what (我有哪些订单,
+# do I have any bookings); or a bare show-me of the traveller's bookings (看看我的订单, list my trips).
+_WE = r"(?:我|我们|咱们?)"
+_SO_FAR = r"(?:都|一共|总共|已经|之前|以前|最近|刚才?|现在|目前|到底|究竟)"
+_BOOKED_PAST = r"(?:订|定|预订|预定|买|下单)(?:了|过)+"
+_WHICH = r"(?:什么|啥|哪些|哪几|几|多少|些什么|些啥)"
+_LISTED = r"(?:订单|预订|预定|行程|票|机票|车票|火车票|酒店)"
+_SHOW = r"(?:帮我|给我|请|麻烦)?(?:看看|看一下|查查?|查一下|查询|列出|列一下|显示|瞧瞧|找找)?(?:一下)?"
+_EN_BOOKED = r"(?:booked|book|reserved|reserve|bought|buy)"
+_EN_MINE = r"(?:bookings|reservations|trips|booked trips|tickets)"
+BOOKINGS_ASKED_RE = re.compile(
+    rf"{_WE}{_SO_FAR}*{_BOOKED_PAST}(?:些|哪)?{_WHICH}|"
+    rf"{_WE}{_SO_FAR}*(?:订|定|预订|预定|买)(?:了|过)?的(?:所有的?|全部的?)?{_LISTED}?(?:都|一共)?(?:有|是)(?:哪些|什么|啥|几)|"
+    rf"{_WE}{_SO_FAR}*(?:有|还有)(?:哪些|什么|几个|几张|几单|多少)(?:个|张|单)?{_LISTED}|"
+    rf"{_WE}{_SO_FAR}*(?:有没有|是不是|是否)(?:订|定|预订|预定|买)过|"
+    rf"^{_SHOW}{_WE}(?:的|订的|定的|买的)(?:所有的?|全部的?)?{_LISTED}(?:呢|都有哪些|有哪些|列表|都有啥)?[?？。!！\s]*$|"
+    rf"\b(?:what|which)(?: \w+){{0,2}} (?:have|did|do) (?:i|we)(?: got| have)? (?:already |just |ever )?{_EN_BOOKED}\b|"
+    rf"\b(?:do|did|have) (?:i|we) (?:have any {_EN_MINE}|(?:booked|reserved) anything)\b|"
+    rf"\b(?:show|list|see|check|view|display|give|tell)(?: me)? (?:all |all of )?(?:my|our) {_EN_MINE}\b|"
+    rf"^(?:all )?(?:my|our) {_EN_MINE}\W*$",
+    re.I,
+)
+
+
 def asks_booking_status(text: str) -> bool:
-    """ "我的订单付款了吗", "my booking status", "机票出票了吗": how the traveller's bookings stand."""
-    return bool(BOOKING_STATUS_RE.search(text))
+    """ "我的订单付款了吗", "my booking status", "机票出票了吗", "我订了什么", "list my trips": how the traveller's
+    bookings stand, or which they have."""
+    return bool(BOOKING_STATUS_RE.search(text) or BOOKINGS_ASKED_RE.search(text))
 
 
 def wants_to_pay(text: str) -> bool:

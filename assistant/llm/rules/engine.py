@@ -295,6 +295,8 @@ class RulesLLM:
             + [(*span, scorer.VENDOR) for span in vendor_spans]
         )  # fmt: skip
         shaped, signals = scorer.shape(lowered, kinds), intents.signals(lowered, evidence)
+        if dialogue.asks_booking_status(lowered):  # "我订了什么": the bookings reader's finding, for the scorer too
+            signals.append("booking_status")
         if shapes is not None:  # the scorer's build reads the shapes of its labelled sentences
             shapes.append((shaped, signals))
         requests = _requests(lowered, evidence, kept, origin)
