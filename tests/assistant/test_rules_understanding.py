@@ -332,6 +332,13 @@ def test_ordinary_english_words_are_no_places_of_a_route(llm, text):
     assert (got.origin, got.destination_keywords) == (None, [])
 
 
+@pytest.mark.parametrize(
+    ("text", "destinations"), [("Cheap flights to Tromsø", ["Tromsø"]), ("weather in Zürich this weekend", ["Zürich"])]
+)
+def test_a_name_with_letters_beyond_english_is_read_whole(llm, text, destinations):
+    assert understand(llm, text).destination_keywords == destinations
+
+
 @pytest.mark.parametrize("text", ["大理石地板多少钱一平", "北海道的温泉", "长城宽带怎么样", "张三说北京时间几点"])
 def test_ordinary_words_containing_a_place_are_not_that_place(llm, text):
     keywords = understand(llm, text).destination_keywords

@@ -16,6 +16,8 @@ place, said as written (`with_ending`).
 import re
 from dataclasses import dataclass
 
+from assistant.llm.rules.text import LATIN
+
 Span = tuple[int, int]
 
 _CJK = r"[\u3400-\u9fff]"
@@ -31,7 +33,7 @@ _LEADING_WORDS = re.compile(
     r"^(?:看看|看下|看一下|查查|查一下|查下|问问|问一下|请问|想知道|知道|推荐|推荐一下|介绍|介绍一下|告诉|说说|了解|了解一下|"
     r"搜|搜索|搜一下|找|找找|帮忙|麻烦|请|关于|听说|据说|去|到|在|想去)+"
 )
-_EN_PLACE = r"(?P<x>(?:the\s+)?[A-Za-z][A-Za-z'.-]*(?:\s+[A-Za-z][A-Za-z'.-]*){0,2})"
+_EN_PLACE = rf"(?P<x>(?:the\s+)?[{LATIN}][{LATIN}'.-]*(?:\s+[{LATIN}][{LATIN}'.-]*){{0,2}})"
 _EN_FRAMES = (
     re.compile(
         r"\b(?:things to do|what to do|activities|tours?|trips?|fun|weather|places to visit|what'?s there to do|"
@@ -55,17 +57,17 @@ _EN_FRAMES = (
     ),
     re.compile(
         r"\b(?:go|going|travel|travell?ing|fly|flying|head|heading|trip|vacation|holiday)\s+to\s+"
-        r"(?P<x>[A-Za-z][A-Za-z'-]*(?:\s+[A-Za-z][A-Za-z'-]*){0,2})",
+        rf"(?P<x>[{LATIN}][{LATIN}'-]*(?:\s+[{LATIN}][{LATIN}'-]*){{0,2}})",
         re.I,
     ),
 )
 # The two ends of a route ("from Lisbon to Porto", "to Porto from Lisbon"), each a name that starts with a capital
 # (or any word, in a sentence typed all in lower case): "from work to home", "from economy to business" are no route.
-_EN_END_WORD = r"(?!(?:to|from)\b)[A-Za-z][A-Za-z'.-]*"
+_EN_END_WORD = rf"(?!(?:to|from)\b)[{LATIN}][{LATIN}'.-]*"
 _EN_END = rf"(?:the\s+)?{_EN_END_WORD}(?:\s+{_EN_END_WORD}){{0,2}}?"
 _EN_ROUTES = (
-    re.compile(rf"\bfrom\s+(?P<o>{_EN_END})\s+(?:to|->|→)\s+(?P<x>{_EN_END})(?![A-Za-z'.-])", re.I),
-    re.compile(rf"\bto\s+(?P<x>{_EN_END})\s+from\s+(?P<o>{_EN_END})(?![A-Za-z'.-])", re.I),
+    re.compile(rf"\bfrom\s+(?P<o>{_EN_END})\s+(?:to|->|→)\s+(?P<x>{_EN_END})(?![{LATIN}'.-])", re.I),
+    re.compile(rf"\bto\s+(?P<x>{_EN_END})\s+from\s+(?P<o>{_EN_END})(?![{LATIN}'.-])", re.I),
 )
 # A phrase made of these is not a place of its own.
 _FUNCTION_CHARS = set(
