@@ -339,6 +339,12 @@ def test_a_name_with_letters_beyond_english_is_read_whole(llm, text, destination
     assert understand(llm, text).destination_keywords == destinations
 
 
+def test_a_name_holding_the_letters_of_a_word_of_another_kind_is_a_place_still(llm):
+    got = understand(llm, "trip to Ulaanbaatar")  # "ulaaNBAatar" is no basketball
+    assert (got.intent, got.destination_keywords) == ("SEARCH_ACTIVITIES", ["Ulaanbaatar"])
+    assert understand(llm, "今晚nba谁赢了").intent == "OUT_OF_SCOPE"
+
+
 @pytest.mark.parametrize("text", ["大理石地板多少钱一平", "北海道的温泉", "长城宽带怎么样", "张三说北京时间几点"])
 def test_ordinary_words_containing_a_place_are_not_that_place(llm, text):
     keywords = understand(llm, text).destination_keywords
