@@ -345,6 +345,18 @@ def test_a_name_holding_the_letters_of_a_word_of_another_kind_is_a_place_still(l
     assert understand(llm, "今晚nba谁赢了").intent == "OUT_OF_SCOPE"
 
 
+@pytest.mark.parametrize(
+    ("text", "destinations"),
+    [
+        ("Is there an overnight train to Kunming I can still get on tonight", ["昆明"]),
+        ("Draft me a day-by-day for Chengdu. I arrive Thursday", ["成都"]),
+        ("is it cold in xiamen rn", ["厦门"]),
+    ],
+)
+def test_a_place_phrase_ends_with_its_sentence_and_before_the_words_after_it(llm, text, destinations):
+    assert understand(llm, text).destination_keywords == destinations
+
+
 @pytest.mark.parametrize("text", ["大理石地板多少钱一平", "北海道的温泉", "长城宽带怎么样", "张三说北京时间几点"])
 def test_ordinary_words_containing_a_place_are_not_that_place(llm, text):
     keywords = understand(llm, text).destination_keywords

@@ -102,7 +102,8 @@ _EN_STOP = {
     "in", "on", "at", "to", "of", "about", "around", "near", "by", "now", "then", "also", "too", "again",
     "was", "were", "has", "had", "got", "been", "tonight", "morning", "afternoon", "evening", "right", "soon",
     "later", "early", "late", "cheapest", "best", "good", "nice", "fun", "first", "back", "home", "work", "school",
-    "outside", "dinner", "lunch", "breakfast", "over", "during", "tmrw", "tmr", "tonite", "asap", "pls", "plz",
+    "outside", "dinner", "lunch", "breakfast", "over", "during", "tmrw", "tmr", "tonite", "asap", "pls", "plz", "rn",
+    "btw", "thx",
     # verbs that follow "going to" / "want to" ("is it going to hail in Denver")
     "hail", "rain", "snow", "storm", "pour", "freeze", "happen", "buy", "eat", "have", "take", "make", "stay",
     "start", "leave", "arrive", "cost", "need", "try", "cancel", "change", "pay", "ask", "know", "find", "check",
@@ -289,7 +290,10 @@ def _en_phrase(text: str, at: int, said: str, known: list[Span], lowercase: bool
     for word in raw:
         if words and not (word[:1].isupper() or lowercase) and word.lower() not in _EN_NAME_WORDS:
             break
-        if word.lower() in _EN_STOP and not (words and word.lower() in _EN_NAME_WORDS):
+        if word.lower() in _EN_STOP and not (words and word.lower() in _EN_NAME_WORDS) or word == "I":
+            break  # "train to Kunming I can still get on"
+        if word.endswith(".") and len(word) > 4:
+            words.append(word[:-1])  # "a day-by-day for Chengdu. I arrive Thursday": the sentence ends
             break
         words.append(word)
     if not words:
