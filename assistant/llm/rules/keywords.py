@@ -11,11 +11,19 @@ Anywhere in a Chinese sentence, a name followed by the word for a kind of place 
 place: "东极岛现在还有出海钓鱼的项目不", "查一下南浔古镇的游船票". The ending alone ("小镇", "山上"), after a
 verb ("爬山") or after a province ("内蒙古大草原") names none; a known place with its ending ("平潭岛") is the known
 place, said as written (`with_ending`).
+
+A name in Latin letters is a place by the grammar of where it stands and by not being English (`_latin_names`): a
+capitalised word or run of them ("Hoi An", "Tromsø") after "in / at / around / near / to", "visit / explore", "what's
+on in"; first in a sentence before what is asked of it ("Zermatt hotel for 2 nights"); in a Chinese place slot
+("去Rovaniemi", "Tbilisi有什么…", "Nara一日游"); at either end of a route ("从Lisbon到Porto", "上海到Lisbon"). A
+word English has (`spelling.english_word`: "Friday", "Best", "Christmas"), a word of the readers' lexicons (a
+product, a vendor) and a word typed in lower case are no names there.
 """
 
 import re
 from dataclasses import dataclass
 
+from assistant.llm.rules import booking_prefs, dates, dialogue, intents, products, spelling
 from assistant.llm.rules.text import LATIN
 
 Span = tuple[int, int]
@@ -114,7 +122,9 @@ _EN_STOP = {
 }  # fmt: skip
 
 
-_EN_NAME_WORDS = {"mountain", "mountains", "lake", "beach", "island", "park", "river", "valley", "town", "city"}
+_EN_NAME_WORDS = {
+    "mountain", "mountains", "lake", "beach", "island", "islands", "park", "river", "valley", "town", "city", "bay",
+}  # fmt: skip
 _EN_GENERIC = {
     "area", "city", "centre", "center", "downtown", "district", "region", "province", "old", "town", "county",
     "suburbs", "outskirts", "nearby", "surroundings", "side", "coast", "beach", "lake", "park",
@@ -205,11 +215,12 @@ def with_ending(text: str, start: int, end: int) -> str | None:
     return said if _ENDS_AS_PLACE.search(said) else None
 
 
-def unknown_phrases(text: str, known: list[Span], regions: list[Span] = ()) -> list[Phrase]:
+def unknown_phrases(text: str, known: list[Span], regions: list[Span] = (), said: str | None = None) -> list[Phrase]:
     """Phrases in a place slot that the gazetteer does not cover (`known` = spans of its matches, `regions` those
     of them that are provinces), and places read by their ending anywhere; a phrase that starts with a known place
     and goes on with a word of its own is returned whole when it ends as a place ("日照金山"), else it stops at the
-    place ("霞浦滩涂摄影": 霞浦)."""
+    place ("霞浦滩涂摄影": 霞浦). `text` has the other readers' slots masked; `said` (the same offsets) keeps them, for
+    what stands after a name ("Nara一日游": a trip length, and what a place has)."""
     found = _ending_phrases(text, known, list(regions))
     endings = [(p.start, p.end) for p in found]
     slots: list[tuple[int, int]] = []
@@ -264,6 +275,7 @@ def unknown_phrases(text: str, known: list[Span], regions: list[Span] = ()) -> l
                 phrase = _en_phrase(text, match.start("x"), match.group("x"), known, lowercase)
                 if phrase and all(p.start != phrase.start for p in found):
                     found.append(phrase)
+        found += _latin_names(text, known, found, said or text)
     found.sort(key=lambda p: p.start)
     return found
 
@@ -300,10 +312,162 @@ def _en_phrase(text: str, at: int, said: str, known: list[Span], lowercase: bool
         return None
     start = text.find(words[0], at)
     end = start + len(" ".join(words))
-    inside = [(s, e) for s, e in known if s < end and e > start]
-    if inside:
-        # "Rizhao Golden Mountain": a known place followed by words of its own is a phrase of its own.
-        rest = text[max(e for _, e in inside) : end].split()
-        if inside[0][0] != start or not rest or all(w.lower() in _EN_GENERIC for w in rest):
-            return None
+    if _known_alone(text, start, end, known):
+        return None
     return Phrase(" ".join(words), start, end, role)  # as written (the engine adds a capitalised form)
+
+
+def _known_alone(text: str, start: int, end: int, known: list[Span]) -> bool:
+    """Whether a phrase is only a known place, maybe with generic words ("Beijing city"), or holds one it does not
+    start with: "Rizhao Golden Mountain", a known place followed by words of its own, is a phrase of its own."""
+    inside = [(s, e) for s, e in known if s < end and e > start]
+    if not inside:
+        return False
+    rest = text[max(e for _, e in inside) : end].split()
+    return inside[0][0] != start or not rest or all(w.lower() in _EN_GENERIC for w in rest)
+
+
+# --- names in Latin letters -------------------------------------------------------------------------------------
+# A capitalised word no list knows is a place where a place stands and English has no word for it (`_latin_names`).
+_LATIN_WORD = re.compile(rf"(?<![{LATIN}0-9'’-])[{LATIN}]+(?:['’-][{LATIN}]+)*")
+# Words that stand before a name and belong to it ("Lake Tahoe", "Mount Kailash", "Old Tbilisi").
+_EN_NAME_HEADS = {"lake", "mount", "mt", "san", "santa", "saint", "st", "port", "fort", "cape", "isle", "new", "old"}
+# Where a place stands in English: "in / at / around / near / to X", "visit / explore X", "what's on in X" …
+_EN_BEFORE_NAME = re.compile(
+    r"(?:\b(?:in|at|around|near|to|visit|visiting|explore|exploring)|\bwhat'?s on in)\s+(?:the\s+)?$", re.I
+)
+# … but after "to" a word that takes a person or a thing names no place ("talk to Emily", "send it to Lisa").
+_TO_NO_PLACE = re.compile(
+    r"\b(?:talk(?:ing)?|speak(?:ing)?|say|said|send|sent|give|gave|given|write|wrote|reply|replied|explain|"
+    r"introduce|listen|belongs?|email|text|message|forward|pass|married|thanks|sorry|similar|compared|due|"
+    r"according|prefer|switch|change|upgrade)\s+(?:(?:it|them|this|that|me|us|him|her)\s+)?to\s+(?:the\s+)?$",
+    re.I,
+)
+# … and in Chinese: after a verb of going or being ("去Rovaniemi", "在Nara"), before what a place has ("Tbilisi有什么",
+# "Nara一日游", "Porto的天气", "Zermatt酒店").
+_ZH_BEFORE_NAME = re.compile(r"(?:去|到|在|飞|飞往|飞到|前往|回到|来|从|由|至)\s*$")
+_ZH_AFTER_NAME = re.compile(
+    rf"^\s*(?:{_ZH_TAIL.pattern}|{_GENERIC_AFTER_PLACE.pattern[1:-1]}|玩|旅游|旅行|度假|看看|逛逛|走走|转转|游玩|"
+    r"(?:的)?(?:酒店|民宿|机票|航班|火车|高铁|景点|活动|攻略|行程))"
+)
+# A route between two places: "从Lisbon到Porto", "上海到Lisbon", "Lisbon to Porto".
+_ORIGIN_MARK = re.compile(r"(?:从|由)\s*$|\bfrom\s+$", re.I)
+_ROUTE_ON = re.compile(r"\s*(?:到|至|飞|去|->|→|\bto\b)\s*", re.I)
+_ROUTE_TO = re.compile(r"(?:到|至|飞|去|飞往|飞到|前往|->|→|\bto)\s*$", re.I)
+_CLAUSE_END = re.compile(r"[,.!?;:，。！？；：]")
+
+
+def _capitalised(word: str) -> bool:
+    return word[:1].isupper() and not word.isupper()  # not a code ("SFO", "ORD"), nor "I"
+
+
+def _name_word(word: str, first: bool) -> bool:
+    """A word that can be (part of) a name: none of English (the dictionary), of the readers' lexicons (products,
+    vendors, cue words) or of the words that are never a place."""
+    lowered = word.lower()
+    lexicon = spelling.cue_words((intents, products, booking_prefs, dialogue, dates))  # read once
+    return not (lowered in _EN_STOP or lowered in lexicon or spelling.english_word(word, first=first))
+
+
+def _name_at(text: str, at: int, first: bool = False) -> tuple[int, int] | None:
+    """The name a run of capitalised words from `at` spells ("Hoi An", "Lake Tahoe", "Tromsø"), or None when the run
+    starts with a word of English ("Friday"; with `first`, first in an English sentence where every word has a
+    capital, with any word about as common as "Sushi": "Best hikes", "Cheap flights"). A name goes on over capitalised
+    words English has not, syllables ("Hoi An", "Chiang Mai") and the words for a kind of place ("Halong Bay"), never
+    over "I"."""
+    words = []
+    for match in _LATIN_WORD.finditer(text, at):
+        if match.start() != (words[-1].end() + 1 if words else at) or not _capitalised(match.group()):
+            break
+        words.append(match)
+    heads = 0
+    while heads < len(words) and words[heads].group().lower() in _EN_NAME_HEADS:
+        heads += 1
+    if (
+        heads == len(words)
+        or len(words[heads].group()) < 3
+        or not _name_word(words[heads].group(), first and not heads)
+    ):
+        return None
+    end = heads + 1
+    while end < len(words):
+        word = words[end].group()
+        lowered = word.lower()
+        if not (_name_word(word, False) or lowered in spelling.pinyin_syllables() or lowered in _EN_NAME_WORDS):
+            break
+        end += 1
+    last = words[end - 1]
+    return words[0].start(), last.end() - (2 if re.search("['’]s$", last.group()) else 0)  # "Nara's deer park"
+
+
+def _request_follows(text: str, end: int) -> bool:
+    """Whether the words after a name ask for an activity or a product ("Hoi An lantern-making workshops?", "Tromsø
+    husky sledding", "Zermatt hotel for 2 nights"): one of the next three, in lower case, is a word of the search,
+    plan, weather or product cues, or an activity (a verb's -ing form)."""
+    rest = text[end:]
+    cut = _CLAUSE_END.search(rest)
+    words = (rest[: cut.start()] if cut else rest).split()[:3]
+    if not words or not words[0][:1].islower():
+        return False
+    said = " ".join(words)
+    cues = [pattern for _, pattern in products.PATTERNS]
+    cues += [
+        pattern
+        for cue_list in (intents.SEARCH_CUES, intents.PLAN_CUES, intents.WEATHER_CUES)
+        for pattern, _ in cue_list
+    ]
+    if any(pattern.search(said) for pattern in cues):
+        return True
+    return any(w.endswith("ing") and spelling.english_word(w) for w in re.findall(f"[{LATIN}]+", said))
+
+
+def _starts_sentence(text: str, at: int) -> bool:
+    head = text[:at].rstrip()
+    return not head or head[-1] in ".!?;。！？；"
+
+
+def _place_follows(text: str, end: int, taken: list[Span]) -> bool:
+    """Whether a route goes on from `end` to a place: "Lisbon到上海", "Lisbon to Porto"."""
+    step = _ROUTE_ON.match(text, end)
+    return step is not None and (any(s == step.end() for s, _ in taken) or _name_at(text, step.end()) is not None)
+
+
+def _place_ends_at(text: str, start: int, ends: list[int]) -> bool:
+    """Whether a place ends right before the route's word that leads to `start`: "上海到Lisbon"."""
+    step = _ROUTE_TO.search(text, max(0, start - 12), start)
+    if step is None:
+        return False
+    return len(text[: step.start()].rstrip()) in ends
+
+
+def _latin_names(text: str, known: list[Span], found: list[Phrase], said: str) -> list[Phrase]:
+    """Names in Latin letters that stand where a place stands: after "in / at / around / near / to", "visit /
+    explore", "what's on in"; in a Chinese place slot ("去Rovaniemi", "Tbilisi有什么…", "Nara一日游"); at either end
+    of a route ("从Lisbon到Porto", "上海到Lisbon", "Lisbon to Porto"); first in a sentence that names no other place,
+    before what it asks of it ("Zermatt hotel for 2 nights"). Kept as written; a capitalised word English has, or a
+    word in lower case, is none.
+    """
+    names: list[Phrase] = []
+    leading: list[Phrase] = []
+    taken = [(p.start, p.end) for p in found] + list(known)
+    for match in _LATIN_WORD.finditer(text):
+        at = match.start()
+        if not _capitalised(match.group()) or any(s <= at < e for s, e in taken):
+            continue
+        span = _name_at(text, at)
+        if span is None or _known_alone(text, *span, known):
+            continue
+        start, end = span
+        before, after = text[max(0, start - 40) : start], said[end : end + 40]
+        route_to = bool(_ROUTE_TO.search(before)) and _place_ends_at(text, start, [e for _, e in taken])
+        role = "from" if _ORIGIN_MARK.search(before) or _place_follows(text, end, taken) else "to" if route_to else ""
+        english_slot = _EN_BEFORE_NAME.search(before) and not _TO_NO_PLACE.search(before)
+        on_a_site = before.rstrip().endswith("在") and after.lstrip().startswith("上")  # "在Agoda上订的"
+        chinese_slot = (_ZH_BEFORE_NAME.search(before) or _ZH_AFTER_NAME.match(after)) and not on_a_site
+        if role or english_slot or chinese_slot:
+            names.append(Phrase(text[start:end], start, end, role))
+            taken.append((start, end))
+        elif _starts_sentence(text, start) and _name_at(text, at, first=True) and _request_follows(text, end):
+            leading.append(Phrase(text[start:end], start, end))
+    # A request names one place: beside another, a word leading it is what it is about ("Ramen tours in Tokyo").
+    return names if names or known or found else leading[:1]
