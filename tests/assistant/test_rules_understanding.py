@@ -408,6 +408,11 @@ def test_a_latin_name_before_a_trip_length_is_the_place_of_the_trip(llm):
     assert (got.destination_keywords, got.days) == (["Nara"], 1)
 
 
+def test_a_latin_name_before_a_date_and_what_a_place_has_is_the_place(llm):
+    got = understand(llm, "Dubrovnik下周天气怎么样")
+    assert (got.intent, got.destination_keywords, got.date_start) == ("QUERY_WEATHER", ["Dubrovnik"], d("2026-12-07"))
+
+
 def test_a_latin_name_after_going_tomorrow_is_where_the_weather_is_asked(llm):
     got = understand(llm, "明天去Rovaniemi，temperature大概多少")
     assert (got.intent, got.destination_keywords, got.date_start) == ("QUERY_WEATHER", ["Rovaniemi"], d("2026-12-02"))

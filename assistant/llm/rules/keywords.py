@@ -347,7 +347,7 @@ _TO_NO_PLACE = re.compile(
 # "Nara一日游", "Porto的天气", "Zermatt酒店").
 _ZH_BEFORE_NAME = re.compile(r"(?:去|到|在|飞|飞往|飞到|前往|回到|来|从|由|至)\s*$")
 _ZH_AFTER_NAME = re.compile(
-    rf"^\s*(?:{_ZH_TAIL.pattern}|{_GENERIC_AFTER_PLACE.pattern[1:-1]}|玩|旅游|旅行|度假|看看|逛逛|走走|转转|游玩|"
+    rf"\s*(?:{_ZH_TAIL.pattern}|{_GENERIC_AFTER_PLACE.pattern[1:-1]}|玩|旅游|旅行|度假|看看|逛逛|走走|转转|游玩|"
     r"(?:的)?(?:酒店|民宿|机票|航班|火车|高铁|景点|活动|攻略|行程))"
 )
 # A route between two places: "从Lisbon到Porto", "上海到Lisbon", "Lisbon to Porto".
@@ -459,11 +459,13 @@ def _latin_names(text: str, known: list[Span], found: list[Phrase], said: str) -
             continue
         start, end = span
         before, after = text[max(0, start - 40) : start], said[end : end + 40]
+        # what a place has, said after the name itself or after a slot between ("Dubrovnik下周天气", "Nara一日游")
+        has_after = _ZH_AFTER_NAME.match(after) or _ZH_AFTER_NAME.match(text, end)
         route_to = bool(_ROUTE_TO.search(before)) and _place_ends_at(text, start, [e for _, e in taken])
         role = "from" if _ORIGIN_MARK.search(before) or _place_follows(text, end, taken) else "to" if route_to else ""
         english_slot = _EN_BEFORE_NAME.search(before) and not _TO_NO_PLACE.search(before)
         on_a_site = before.rstrip().endswith("在") and after.lstrip().startswith("上")  # "在Agoda上订的"
-        chinese_slot = (_ZH_BEFORE_NAME.search(before) or _ZH_AFTER_NAME.match(after)) and not on_a_site
+        chinese_slot = (_ZH_BEFORE_NAME.search(before) or has_after) and not on_a_site
         if role or english_slot or chinese_slot:
             names.append(Phrase(text[start:end], start, end, role))
             taken.append((start, end))
