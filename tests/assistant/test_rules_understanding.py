@@ -460,6 +460,14 @@ def test_ordinary_english_words_where_a_place_stands_are_no_places(llm, text, in
     assert {name: getattr(got, name) for name in slots} == slots
 
 
+@pytest.mark.parametrize(
+    "text", ["收到Emily的消息了吗", "我看到Tbilisi的照片很美", "在Emily家住一晚", "在Agoda上订的酒店能退吗"]
+)
+def test_a_latin_name_after_a_verb_completed_by_dao_on_a_site_or_at_home_is_no_place(llm, text):
+    got = understand(llm, text)
+    assert (got.destination_keywords, got.origin) == ([], None)
+
+
 @pytest.mark.parametrize("text", ["cooking classes in hoi an", "去rovaniemi"])
 def test_a_word_no_list_knows_typed_in_lower_case_stays_a_word_outside_the_place_frames(llm, text):
     assert understand(llm, text).destination_keywords == []

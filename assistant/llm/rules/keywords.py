@@ -343,13 +343,16 @@ _TO_NO_PLACE = re.compile(
     r"according|prefer|switch|change|upgrade)\s+(?:(?:it|them|this|that|me|us|him|her)\s+)?to\s+(?:the\s+)?$",
     re.I,
 )
+# 到 goes to a place, but completes another verb ("收到Emily的消息", "看到", "找到", "遇到": received, saw, found, met).
+_ARRIVE = "(?<![收看见遇碰找拿得听想办做买用等感受提说])到"
 # … and in Chinese: after a verb of going or being ("去Rovaniemi", "在Nara"), before what a place has ("Tbilisi有什么",
 # "Nara一日游", "Porto的天气", "Zermatt酒店").
-_ZH_BEFORE_NAME = re.compile(r"(?:去|到|在|飞|飞往|飞到|前往|回到|来|从|由|至)\s*$")
+_ZH_BEFORE_NAME = re.compile(rf"(?:去|{_ARRIVE}|在|飞|飞往|飞到|前往|回到|来|从|由|至)\s*$")
 _ZH_AFTER_NAME = re.compile(
     rf"\s*(?:{_ZH_TAIL.pattern}|{_GENERIC_AFTER_PLACE.pattern[1:-1]}|玩|旅游|旅行|度假|看看|逛逛|走走|转转|游玩|"
     r"(?:的)?(?:酒店|民宿|机票|航班|火车|高铁|景点|活动|攻略|行程))"
 )
+_ON_OR_HOME = re.compile(r"\s*(?:上(?!海)|家)")
 # A route between two places: "从Lisbon到Porto", "上海到Lisbon", "Lisbon to Porto".
 _ORIGIN_MARK = re.compile(r"(?:从|由)\s*$|\bfrom\s+$", re.I)
 _ROUTE_ON = re.compile(r"\s*(?:到|至|飞|去|->|→|\bto\b)\s*", re.I)
@@ -464,8 +467,8 @@ def _latin_names(text: str, known: list[Span], found: list[Phrase], said: str) -
         route_to = bool(_ROUTE_TO.search(before)) and _place_ends_at(text, start, [e for _, e in taken])
         role = "from" if _ORIGIN_MARK.search(before) or _place_follows(text, end, taken) else "to" if route_to else ""
         english_slot = _EN_BEFORE_NAME.search(before) and not _TO_NO_PLACE.search(before)
-        on_a_site = before.rstrip().endswith("在") and after.lstrip().startswith("上")  # "在Agoda上订的"
-        chinese_slot = (_ZH_BEFORE_NAME.search(before) or has_after) and not on_a_site
+        on_or_at_home = _ON_OR_HOME.match(after)  # "在Agoda上订的", "在Emily家": a site, a person's home
+        chinese_slot = (_ZH_BEFORE_NAME.search(before) and not on_or_at_home) or has_after
         if role or english_slot or chinese_slot:
             names.append(Phrase(text[start:end], start, end, role))
             taken.append((start, end))
