@@ -77,5 +77,6 @@ def test_a_sentence_the_scorer_cannot_place_is_asked_back_with_chips_and_nothing
 
     assert asked["outcome"] == "CLARIFY" and asked["cards"] == []
     assert "不太确定" in asked["reply"]
-    assert len(asked["suggestions"]) >= 2 and all("丽江" in s["message"] for s in asked["suggestions"][:2])
+    # the chips are built from the slots understood; which reading leads is the calibrated confidence's to say
+    assert sum("丽江" in s["message"] for s in asked["suggestions"]) >= 2
     assert supplier_sandbox.stats()["orders"]["total"] == 0 and not BookingRecord.objects.exists()

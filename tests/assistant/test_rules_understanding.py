@@ -332,6 +332,159 @@ def test_ordinary_english_words_are_no_places_of_a_route(llm, text):
     assert (got.origin, got.destination_keywords) == (None, [])
 
 
+@pytest.mark.parametrize(
+    ("text", "destinations"), [("Cheap flights to Tromsø", ["Tromsø"]), ("weather in Zürich this weekend", ["Zürich"])]
+)
+def test_a_name_with_letters_beyond_english_is_read_whole(llm, text, destinations):
+    assert understand(llm, text).destination_keywords == destinations
+
+
+def test_a_name_holding_the_letters_of_a_word_of_another_kind_is_a_place_still(llm):
+    got = understand(llm, "trip to Ulaanbaatar")  # "ulaaNBAatar" is no basketball
+    assert (got.intent, got.destination_keywords) == ("SEARCH_ACTIVITIES", ["Ulaanbaatar"])
+    assert understand(llm, "今晚nba谁赢了").intent == "OUT_OF_SCOPE"
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "destinations"),
+    [
+        ("what's on in Hoi An this weekend", "SEARCH_ACTIVITIES", ["Hoi An"]),
+        ("Show me cooking classes in Hoi An", "SEARCH_ACTIVITIES", ["Hoi An"]),
+        ("anything around Anxi", "SEARCH_ACTIVITIES", ["Anxi"]),
+        ("tea tours at Pudacuo", "SEARCH_ACTIVITIES", ["Pudacuo"]),
+        ("explore Rovaniemi in December", "SEARCH_ACTIVITIES", ["Rovaniemi"]),
+        ("visit Nara", "SEARCH_ACTIVITIES", ["Nara"]),
+        ("kayaking in Halong Bay next week??", "SEARCH_ACTIVITIES", ["Halong Bay"]),
+        ("reserve a hostel bed in Kathmandu for the 9th", "BOOK", ["Kathmandu"]),
+        ("how would you split 72 hours in Lisbon", "MAKE_TRAVEL_PLAN", ["Lisbon"]),
+        ("hows the weather looking in Melbourne for christmas", "QUERY_WEATHER", ["Melbourne"]),
+    ],
+)
+def test_a_capitalised_name_where_a_place_stands_is_the_destination_as_written(llm, text, intent, destinations):
+    got = understand(llm, text)
+    assert (got.intent, got.destination_keywords, got.origin) == (intent, destinations, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "biz_type", "destinations"),
+    [
+        ("Hoi An lantern-making workshops?", "SEARCH_ACTIVITIES", None, ["Hoi An"]),
+        ("Tromsø husky sledding, budget 2.8k", "SEARCH_ACTIVITIES", None, ["Tromsø"]),
+        ("Queenstown bungee jumping", "SEARCH_ACTIVITIES", None, ["Queenstown"]),
+        ("Zermatt hotel for 2 nights", "BOOK", "HOTEL", ["Zermatt"]),
+    ],
+)
+def test_a_name_leading_a_request_for_an_activity_or_a_product_is_the_destination(
+    llm, text, intent, biz_type, destinations
+):
+    got = understand(llm, text)
+    assert (got.intent, got.biz_type, got.destination_keywords) == (intent, biz_type, destinations)
+
+
+def test_a_name_leading_a_request_keeps_the_request_s_other_slots(llm):
+    assert understand(llm, "Tromsø husky sledding, budget 2.8k").max_price == 2800
+    assert understand(llm, "Zermatt hotel for 2 nights").nights == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "destinations"),
+    [
+        ("去Rovaniemi", "SEARCH_ACTIVITIES", ["Rovaniemi"]),
+        ("到Porto", "SEARCH_ACTIVITIES", ["Porto"]),
+        ("在Nara", "SEARCH_ACTIVITIES", ["Nara"]),
+        ("Tbilisi有什么free walking tour吗", "SEARCH_ACTIVITIES", ["Tbilisi"]),
+        ("Tromsø有什么好玩的", "SEARCH_ACTIVITIES", ["Tromsø"]),
+        ("Queenstown 有啥 bungee 项目，一千以内的", "SEARCH_ACTIVITIES", ["Queenstown"]),
+        ("去 Reykjavik 穿什么比较合适", "QUERY_WEATHER", ["Reykjavik"]),
+    ],
+)
+def test_a_latin_name_in_a_chinese_place_slot_is_the_place(llm, text, intent, destinations):
+    got = understand(llm, text)
+    assert (got.intent, got.destination_keywords, got.origin) == (intent, destinations, None)
+
+
+def test_a_latin_name_before_a_trip_length_is_the_place_of_the_trip(llm):
+    got = understand(llm, "Nara一日游怎么走")
+    assert (got.destination_keywords, got.days) == (["Nara"], 1)
+
+
+def test_a_latin_name_before_a_date_and_what_a_place_has_is_the_place(llm):
+    got = understand(llm, "Dubrovnik下周天气怎么样")
+    assert (got.intent, got.destination_keywords, got.date_start) == ("QUERY_WEATHER", ["Dubrovnik"], d("2026-12-07"))
+
+
+def test_a_latin_name_after_going_tomorrow_is_where_the_weather_is_asked(llm):
+    got = understand(llm, "明天去Rovaniemi，temperature大概多少")
+    assert (got.intent, got.destination_keywords, got.date_start) == ("QUERY_WEATHER", ["Rovaniemi"], d("2026-12-02"))
+
+
+@pytest.mark.parametrize(
+    ("text", "biz_type", "origin", "destinations"),
+    [
+        ("从Lisbon到Porto的机票", "FLIGHT", "Lisbon", ["Porto"]),
+        ("上海到Lisbon的机票", "FLIGHT", "上海", ["Lisbon"]),
+        ("Lisbon到上海的机票", "FLIGHT", "Lisbon", ["上海"]),
+        ("Lisbon to Porto by train", "TRAIN", "Lisbon", ["Porto"]),
+        ("Beijing to Porto flights", "FLIGHT", "北京", ["Porto"]),
+    ],
+)
+def test_a_route_with_a_latin_name_at_an_end_goes_from_its_start_to_its_end(llm, text, biz_type, origin, destinations):
+    got = understand(llm, text)
+    assert (got.intent, got.biz_type, got.origin, got.destination_keywords) == ("BOOK", biz_type, origin, destinations)
+
+
+@pytest.mark.parametrize(
+    ("text", "intent", "destinations", "slots"),
+    [
+        ("things to do in the morning", "SEARCH_ACTIVITIES", [], {"time_band": "MORNING"}),
+        ("hotel near the station", "OUT_OF_SCOPE", [], {}),
+        ("book a table at Hilton", "BOOK", [], {"vendor": "Hilton", "biz_type": "HOTEL"}),
+        ("Friday to Sunday", "SEARCH_ACTIVITIES", [], {"date_start": d("2026-12-04"), "date_end": d("2026-12-06")}),
+        ("Best hikes near me", "OUT_OF_SCOPE", [], {}),
+        ("I love Paris", "SEARCH_ACTIVITIES", ["巴黎", "Paris"], {}),
+        ("Any tours on Christmas Day?", "SEARCH_ACTIVITIES", [], {"date_start": d("2026-12-25")}),
+        ("Cheap hotels in December", "BOOK", [], {"sort": "CHEAPEST", "date_start": d("2026-12-01")}),
+        ("Happy Halloween", "OUT_OF_SCOPE", [], {}),
+        ("Can I talk to Emily about my booking", "OUT_OF_SCOPE", [], {}),
+        ("I'm feeling under the weather today", "OUT_OF_SCOPE", [], {}),
+        ("Sushi making class", "OUT_OF_SCOPE", [], {}),
+        ("Check-in at Noon", "BOOK", [], {"time_band": "NOON"}),
+        ("Upgrade to Premium Economy", "BOOK", [], {"seat_class": "ECONOMY"}),
+        ("Ramen tours in Tokyo", "SEARCH_ACTIVITIES", ["东京", "Tokyo"], {}),
+        ("在Agoda上订的酒店能退吗", "CANCEL_BOOKING", [], {"biz_type": "HOTEL"}),
+    ],
+)
+def test_ordinary_english_words_where_a_place_stands_are_no_places(llm, text, intent, destinations, slots):
+    got = understand(llm, text)
+    assert (got.intent, got.destination_keywords, got.origin) == (intent, destinations, None)
+    assert {name: getattr(got, name) for name in slots} == slots
+
+
+@pytest.mark.parametrize(
+    "text", ["收到Emily的消息了吗", "我看到Tbilisi的照片很美", "在Emily家住一晚", "在Agoda上订的酒店能退吗"]
+)
+def test_a_latin_name_after_a_verb_completed_by_dao_on_a_site_or_at_home_is_no_place(llm, text):
+    got = understand(llm, text)
+    assert (got.destination_keywords, got.origin) == ([], None)
+
+
+@pytest.mark.parametrize("text", ["cooking classes in hoi an", "去rovaniemi"])
+def test_a_word_no_list_knows_typed_in_lower_case_stays_a_word_outside_the_place_frames(llm, text):
+    assert understand(llm, text).destination_keywords == []
+
+
+@pytest.mark.parametrize(
+    ("text", "destinations"),
+    [
+        ("Is there an overnight train to Kunming I can still get on tonight", ["昆明"]),
+        ("Draft me a day-by-day for Chengdu. I arrive Thursday", ["成都"]),
+        ("is it cold in xiamen rn", ["厦门"]),
+    ],
+)
+def test_a_place_phrase_ends_with_its_sentence_and_before_the_words_after_it(llm, text, destinations):
+    assert understand(llm, text).destination_keywords == destinations
+
+
 @pytest.mark.parametrize("text", ["大理石地板多少钱一平", "北海道的温泉", "长城宽带怎么样", "张三说北京时间几点"])
 def test_ordinary_words_containing_a_place_are_not_that_place(llm, text):
     keywords = understand(llm, text).destination_keywords

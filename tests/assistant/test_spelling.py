@@ -155,3 +155,36 @@ def test_a_slip_whose_rest_has_no_stem_is_read_without_failing_the_reading(text,
     # "tommorow" splits into "tom" + "morow", which has no stem: the compound check once raised on it, and the whole
     # sentence was read as out of scope
     assert word in re.findall(r"[a-z]+", correct(text))
+
+
+# --- names and words ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "word",
+    ["Friday", "December", "Christmas", "The", "Best", "Hiking", "Hikes", "Kayaking", "Paragliding", "Huskies",
+     "Lanterns", "Spanish", "Portuguese", "I'm", "Check-in"],
+)  # fmt: skip
+def test_a_capitalised_word_of_english_is_a_word(word):
+    assert spelling.english_word(word)
+
+
+@pytest.mark.parametrize(
+    "word",
+    ["Tbilisi", "Queenstown", "Rovaniemi", "Ulaanbaatar", "Anxi", "Pudacuo", "Nara", "Kathmandu", "Melbourne",
+     "Nanning", "Baden-Baden"],
+)  # fmt: skip
+def test_a_name_the_word_list_holds_without_forms_of_english_is_a_name(word):
+    assert not spelling.english_word(word)
+
+
+def test_a_letter_beyond_english_makes_a_name_and_an_accent_does_not():
+    assert not spelling.english_word("Tromsø")
+    assert spelling.english_word("Café")
+
+
+def test_first_in_a_sentence_a_word_as_common_as_sushi_is_a_word_and_a_rare_name_stays_a_name():
+    assert spelling.english_word("Sushi", first=True) and not spelling.english_word("Sushi")
+    assert spelling.english_word("Lisbon", first=True) and not spelling.english_word("Lisbon")
+    assert not spelling.english_word("Zermatt", first=True)
+    assert not spelling.english_word("Queenstown", first=True)

@@ -206,7 +206,7 @@ class RulesLLM:
             slot_spans.append(price_span)
         known = [(m.start, m.end) for m in matches]
         regions = [(m.start, m.end) for m in matches if m.place.kind == PROVINCE]  # a province is part of no name
-        phrases = [p for p in keywords.unknown_phrases(mask(place_text, slot_spans), known, regions)
+        phrases = [p for p in keywords.unknown_phrases(mask(place_text, slot_spans), known, regions, place_text)
                    if not _overlaps((p.start, p.end), wants.spans + people_spans)]  # fmt: skip
         if phrases:  # "日照金山": the phrase is the keyword, not the city it starts with
             matches = [m for m in matches if not any(p.start <= m.start and m.end <= p.end for p in phrases)]
@@ -230,6 +230,8 @@ class RulesLLM:
         )
 
         origin, destinations, province = _places(work, kept, travelling=pending in ("BOOK", "PLAN_ITINERARY"))
+        if origin is None and (origin := _route_start(work, kept, kept_phrases)) is not None:
+            destinations = [m for m in destinations if m.place.name != origin.place.name]
         # "from Lisbon to Porto": an end of a route no list knows is kept as written; its start is the origin.
         origin_name = origin.place.name if origin else next((p.text for p in kept_phrases if p.role == "from"), None)
         kept_phrases = [p for p in kept_phrases if p.role != "from"]
@@ -538,6 +540,19 @@ def _places(
         destinations.remove(route_destination)
         destinations.insert(0, route_destination)
     return origin, destinations, province
+
+
+def _route_start(text: str, matches: list[PlaceMatch], phrases: list[keywords.Phrase]) -> PlaceMatch | None:
+    """The known place a route to a place no list knows starts from: "上海到Lisbon", "Beijing to Porto"."""
+    for phrase in phrases:
+        if phrase.role == "to":
+            for m in matches:
+                between = text[m.end : phrase.start]
+                if m.end <= phrase.start and (
+                    _ZH_ROUTE_BETWEEN.fullmatch(between) or _EN_ROUTE_BETWEEN.fullmatch(between)
+                ):
+                    return m
+    return None
 
 
 def _biz_types(text: str, matches: list[PlaceMatch]) -> list[str]:

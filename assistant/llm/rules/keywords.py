@@ -11,10 +11,20 @@ Anywhere in a Chinese sentence, a name followed by the word for a kind of place 
 place: "东极岛现在还有出海钓鱼的项目不", "查一下南浔古镇的游船票". The ending alone ("小镇", "山上"), after a
 verb ("爬山") or after a province ("内蒙古大草原") names none; a known place with its ending ("平潭岛") is the known
 place, said as written (`with_ending`).
+
+A name in Latin letters is a place by the grammar of where it stands and by not being English (`_latin_names`): a
+capitalised word or run of them ("Hoi An", "Tromsø") after "in / at / around / near / to", "visit / explore", "what's
+on in"; first in a sentence before what is asked of it ("Zermatt hotel for 2 nights"); in a Chinese place slot
+("去Rovaniemi", "Tbilisi有什么…", "Nara一日游"); at either end of a route ("从Lisbon到Porto", "上海到Lisbon"). A
+word English has (`spelling.english_word`: "Friday", "Best", "Christmas"), a word of the readers' lexicons (a
+product, a vendor) and a word typed in lower case are no names there.
 """
 
 import re
 from dataclasses import dataclass
+
+from assistant.llm.rules import booking_prefs, dates, dialogue, intents, products, spelling
+from assistant.llm.rules.text import LATIN
 
 Span = tuple[int, int]
 
@@ -31,7 +41,7 @@ _LEADING_WORDS = re.compile(
     r"^(?:看看|看下|看一下|查查|查一下|查下|问问|问一下|请问|想知道|知道|推荐|推荐一下|介绍|介绍一下|告诉|说说|了解|了解一下|"
     r"搜|搜索|搜一下|找|找找|帮忙|麻烦|请|关于|听说|据说|去|到|在|想去)+"
 )
-_EN_PLACE = r"(?P<x>(?:the\s+)?[A-Za-z][A-Za-z'.-]*(?:\s+[A-Za-z][A-Za-z'.-]*){0,2})"
+_EN_PLACE = rf"(?P<x>(?:the\s+)?[{LATIN}][{LATIN}'.-]*(?:\s+[{LATIN}][{LATIN}'.-]*){{0,2}})"
 _EN_FRAMES = (
     re.compile(
         r"\b(?:things to do|what to do|activities|tours?|trips?|fun|weather|places to visit|what'?s there to do|"
@@ -55,17 +65,17 @@ _EN_FRAMES = (
     ),
     re.compile(
         r"\b(?:go|going|travel|travell?ing|fly|flying|head|heading|trip|vacation|holiday)\s+to\s+"
-        r"(?P<x>[A-Za-z][A-Za-z'-]*(?:\s+[A-Za-z][A-Za-z'-]*){0,2})",
+        rf"(?P<x>[{LATIN}][{LATIN}'-]*(?:\s+[{LATIN}][{LATIN}'-]*){{0,2}})",
         re.I,
     ),
 )
 # The two ends of a route ("from Lisbon to Porto", "to Porto from Lisbon"), each a name that starts with a capital
 # (or any word, in a sentence typed all in lower case): "from work to home", "from economy to business" are no route.
-_EN_END_WORD = r"(?!(?:to|from)\b)[A-Za-z][A-Za-z'.-]*"
+_EN_END_WORD = rf"(?!(?:to|from)\b)[{LATIN}][{LATIN}'.-]*"
 _EN_END = rf"(?:the\s+)?{_EN_END_WORD}(?:\s+{_EN_END_WORD}){{0,2}}?"
 _EN_ROUTES = (
-    re.compile(rf"\bfrom\s+(?P<o>{_EN_END})\s+(?:to|->|→)\s+(?P<x>{_EN_END})(?![A-Za-z'.-])", re.I),
-    re.compile(rf"\bto\s+(?P<x>{_EN_END})\s+from\s+(?P<o>{_EN_END})(?![A-Za-z'.-])", re.I),
+    re.compile(rf"\bfrom\s+(?P<o>{_EN_END})\s+(?:to|->|→)\s+(?P<x>{_EN_END})(?![{LATIN}'.-])", re.I),
+    re.compile(rf"\bto\s+(?P<x>{_EN_END})\s+from\s+(?P<o>{_EN_END})(?![{LATIN}'.-])", re.I),
 )
 # A phrase made of these is not a place of its own.
 _FUNCTION_CHARS = set(
@@ -100,7 +110,8 @@ _EN_STOP = {
     "in", "on", "at", "to", "of", "about", "around", "near", "by", "now", "then", "also", "too", "again",
     "was", "were", "has", "had", "got", "been", "tonight", "morning", "afternoon", "evening", "right", "soon",
     "later", "early", "late", "cheapest", "best", "good", "nice", "fun", "first", "back", "home", "work", "school",
-    "outside", "dinner", "lunch", "breakfast", "over", "during", "tmrw", "tmr", "tonite", "asap", "pls", "plz",
+    "outside", "dinner", "lunch", "breakfast", "over", "during", "tmrw", "tmr", "tonite", "asap", "pls", "plz", "rn",
+    "btw", "thx",
     # verbs that follow "going to" / "want to" ("is it going to hail in Denver")
     "hail", "rain", "snow", "storm", "pour", "freeze", "happen", "buy", "eat", "have", "take", "make", "stay",
     "start", "leave", "arrive", "cost", "need", "try", "cancel", "change", "pay", "ask", "know", "find", "check",
@@ -111,7 +122,9 @@ _EN_STOP = {
 }  # fmt: skip
 
 
-_EN_NAME_WORDS = {"mountain", "mountains", "lake", "beach", "island", "park", "river", "valley", "town", "city"}
+_EN_NAME_WORDS = {
+    "mountain", "mountains", "lake", "beach", "island", "islands", "park", "river", "valley", "town", "city", "bay",
+}  # fmt: skip
 _EN_GENERIC = {
     "area", "city", "centre", "center", "downtown", "district", "region", "province", "old", "town", "county",
     "suburbs", "outskirts", "nearby", "surroundings", "side", "coast", "beach", "lake", "park",
@@ -202,11 +215,12 @@ def with_ending(text: str, start: int, end: int) -> str | None:
     return said if _ENDS_AS_PLACE.search(said) else None
 
 
-def unknown_phrases(text: str, known: list[Span], regions: list[Span] = ()) -> list[Phrase]:
+def unknown_phrases(text: str, known: list[Span], regions: list[Span] = (), said: str | None = None) -> list[Phrase]:
     """Phrases in a place slot that the gazetteer does not cover (`known` = spans of its matches, `regions` those
     of them that are provinces), and places read by their ending anywhere; a phrase that starts with a known place
     and goes on with a word of its own is returned whole when it ends as a place ("日照金山"), else it stops at the
-    place ("霞浦滩涂摄影": 霞浦)."""
+    place ("霞浦滩涂摄影": 霞浦). `text` has the other readers' slots masked; `said` (the same offsets) keeps them, for
+    what stands after a name ("Nara一日游": a trip length, and what a place has)."""
     found = _ending_phrases(text, known, list(regions))
     endings = [(p.start, p.end) for p in found]
     slots: list[tuple[int, int]] = []
@@ -261,6 +275,7 @@ def unknown_phrases(text: str, known: list[Span], regions: list[Span] = ()) -> l
                 phrase = _en_phrase(text, match.start("x"), match.group("x"), known, lowercase)
                 if phrase and all(p.start != phrase.start for p in found):
                     found.append(phrase)
+        found += _latin_names(text, known, found, said or text)
     found.sort(key=lambda p: p.start)
     return found
 
@@ -287,17 +302,177 @@ def _en_phrase(text: str, at: int, said: str, known: list[Span], lowercase: bool
     for word in raw:
         if words and not (word[:1].isupper() or lowercase) and word.lower() not in _EN_NAME_WORDS:
             break
-        if word.lower() in _EN_STOP and not (words and word.lower() in _EN_NAME_WORDS):
+        if word.lower() in _EN_STOP and not (words and word.lower() in _EN_NAME_WORDS) or word == "I":
+            break  # "train to Kunming I can still get on"
+        if word.endswith(".") and len(word) > 4:
+            words.append(word[:-1])  # "a day-by-day for Chengdu. I arrive Thursday": the sentence ends
             break
         words.append(word)
     if not words:
         return None
     start = text.find(words[0], at)
     end = start + len(" ".join(words))
-    inside = [(s, e) for s, e in known if s < end and e > start]
-    if inside:
-        # "Rizhao Golden Mountain": a known place followed by words of its own is a phrase of its own.
-        rest = text[max(e for _, e in inside) : end].split()
-        if inside[0][0] != start or not rest or all(w.lower() in _EN_GENERIC for w in rest):
-            return None
+    if _known_alone(text, start, end, known):
+        return None
     return Phrase(" ".join(words), start, end, role)  # as written (the engine adds a capitalised form)
+
+
+def _known_alone(text: str, start: int, end: int, known: list[Span]) -> bool:
+    """Whether a phrase is only a known place, maybe with generic words ("Beijing city"), or holds one it does not
+    start with: "Rizhao Golden Mountain", a known place followed by words of its own, is a phrase of its own."""
+    inside = [(s, e) for s, e in known if s < end and e > start]
+    if not inside:
+        return False
+    rest = text[max(e for _, e in inside) : end].split()
+    return inside[0][0] != start or not rest or all(w.lower() in _EN_GENERIC for w in rest)
+
+
+# --- names in Latin letters -------------------------------------------------------------------------------------
+# A capitalised word no list knows is a place where a place stands and English has no word for it (`_latin_names`).
+_LATIN_WORD = re.compile(rf"(?<![{LATIN}0-9'’-])[{LATIN}]+(?:['’-][{LATIN}]+)*")
+# Words that stand before a name and belong to it ("Lake Tahoe", "Mount Kailash", "Old Tbilisi").
+_EN_NAME_HEADS = {"lake", "mount", "mt", "san", "santa", "saint", "st", "port", "fort", "cape", "isle", "new", "old"}
+# Where a place stands in English: "in / at / around / near / to X", "visit / explore X", "what's on in X" …
+_EN_BEFORE_NAME = re.compile(
+    r"(?:\b(?:in|at|around|near|to|visit|visiting|explore|exploring)|\bwhat'?s on in)\s+(?:the\s+)?$", re.I
+)
+# … but after "to" a word that takes a person or a thing names no place ("talk to Emily", "send it to Lisa").
+_TO_NO_PLACE = re.compile(
+    r"\b(?:talk(?:ing)?|speak(?:ing)?|say|said|send|sent|give|gave|given|write|wrote|reply|replied|explain|"
+    r"introduce|listen|belongs?|email|text|message|forward|pass|married|thanks|sorry|similar|compared|due|"
+    r"according|prefer|switch|change|upgrade)\s+(?:(?:it|them|this|that|me|us|him|her)\s+)?to\s+(?:the\s+)?$",
+    re.I,
+)
+# 到 goes to a place, but completes another verb ("收到Emily的消息", "看到", "找到", "遇到": received, saw, found, met).
+_ARRIVE = "(?<![收看见遇碰找拿得听想办做买用等感受提说])到"
+# … and in Chinese: after a verb of going or being ("去Rovaniemi", "在Nara"), before what a place has ("Tbilisi有什么",
+# "Nara一日游", "Porto的天气", "Zermatt酒店").
+_ZH_BEFORE_NAME = re.compile(rf"(?:去|{_ARRIVE}|在|飞|飞往|飞到|前往|回到|来|从|由|至)\s*$")
+_ZH_AFTER_NAME = re.compile(
+    rf"\s*(?:{_ZH_TAIL.pattern}|{_GENERIC_AFTER_PLACE.pattern[1:-1]}|玩|旅游|旅行|度假|看看|逛逛|走走|转转|游玩|"
+    r"(?:的)?(?:酒店|民宿|机票|航班|火车|高铁|景点|活动|攻略|行程))"
+)
+_ON_OR_HOME = re.compile(r"\s*(?:上(?!海)|家)")
+# A route between two places: "从Lisbon到Porto", "上海到Lisbon", "Lisbon to Porto".
+_ORIGIN_MARK = re.compile(r"(?:从|由)\s*$|\bfrom\s+$", re.I)
+_ROUTE_ON = re.compile(r"\s*(?:到|至|飞|去|->|→|\bto\b)\s*", re.I)
+_ROUTE_TO = re.compile(r"(?:到|至|飞|去|飞往|飞到|前往|->|→|\bto)\s*$", re.I)
+_CLAUSE_END = re.compile(r"[,.!?;:，。！？；：]")
+
+
+def _capitalised(word: str) -> bool:
+    return word[:1].isupper() and not word.isupper()  # not a code ("SFO", "ORD"), nor "I"
+
+
+def _name_word(word: str, first: bool) -> bool:
+    """A word that can be (part of) a name: none of English (the dictionary), of the readers' lexicons (products,
+    vendors, cue words) or of the words that are never a place."""
+    lowered = word.lower()
+    lexicon = spelling.cue_words((intents, products, booking_prefs, dialogue, dates))  # read once
+    return not (lowered in _EN_STOP or lowered in lexicon or spelling.english_word(word, first=first))
+
+
+def _name_at(text: str, at: int, first: bool = False) -> tuple[int, int] | None:
+    """The name a run of capitalised words from `at` spells ("Hoi An", "Lake Tahoe", "Tromsø"), or None when the run
+    starts with a word of English ("Friday"; with `first`, first in an English sentence where every word has a
+    capital, with any word about as common as "Sushi": "Best hikes", "Cheap flights"). A name goes on over capitalised
+    words English has not, syllables ("Hoi An", "Chiang Mai") and the words for a kind of place ("Halong Bay"), never
+    over "I"."""
+    words = []
+    for match in _LATIN_WORD.finditer(text, at):
+        if match.start() != (words[-1].end() + 1 if words else at) or not _capitalised(match.group()):
+            break
+        words.append(match)
+    heads = 0
+    while heads < len(words) and words[heads].group().lower() in _EN_NAME_HEADS:
+        heads += 1
+    if (
+        heads == len(words)
+        or len(words[heads].group()) < 3
+        or not _name_word(words[heads].group(), first and not heads)
+    ):
+        return None
+    end = heads + 1
+    while end < len(words):
+        word = words[end].group()
+        lowered = word.lower()
+        if not (_name_word(word, False) or lowered in spelling.pinyin_syllables() or lowered in _EN_NAME_WORDS):
+            break
+        end += 1
+    last = words[end - 1]
+    return words[0].start(), last.end() - (2 if re.search("['’]s$", last.group()) else 0)  # "Nara's deer park"
+
+
+def _request_follows(text: str, end: int) -> bool:
+    """Whether the words after a name ask for an activity or a product ("Hoi An lantern-making workshops?", "Tromsø
+    husky sledding", "Zermatt hotel for 2 nights"): one of the next three, in lower case, is a word of the search,
+    plan, weather or product cues, or an activity (a verb's -ing form)."""
+    rest = text[end:]
+    cut = _CLAUSE_END.search(rest)
+    words = (rest[: cut.start()] if cut else rest).split()[:3]
+    if not words or not words[0][:1].islower():
+        return False
+    said = " ".join(words)
+    cues = [pattern for _, pattern in products.PATTERNS]
+    cues += [
+        pattern
+        for cue_list in (intents.SEARCH_CUES, intents.PLAN_CUES, intents.WEATHER_CUES)
+        for pattern, _ in cue_list
+    ]
+    if any(pattern.search(said) for pattern in cues):
+        return True
+    return any(w.endswith("ing") and spelling.english_word(w) for w in re.findall(f"[{LATIN}]+", said))
+
+
+def _starts_sentence(text: str, at: int) -> bool:
+    head = text[:at].rstrip()
+    return not head or head[-1] in ".!?;。！？；"
+
+
+def _place_follows(text: str, end: int, taken: list[Span]) -> bool:
+    """Whether a route goes on from `end` to a place: "Lisbon到上海", "Lisbon to Porto"."""
+    step = _ROUTE_ON.match(text, end)
+    return step is not None and (any(s == step.end() for s, _ in taken) or _name_at(text, step.end()) is not None)
+
+
+def _place_ends_at(text: str, start: int, ends: list[int]) -> bool:
+    """Whether a place ends right before the route's word that leads to `start`: "上海到Lisbon"."""
+    step = _ROUTE_TO.search(text, max(0, start - 12), start)
+    if step is None:
+        return False
+    return len(text[: step.start()].rstrip()) in ends
+
+
+def _latin_names(text: str, known: list[Span], found: list[Phrase], said: str) -> list[Phrase]:
+    """Names in Latin letters that stand where a place stands: after "in / at / around / near / to", "visit /
+    explore", "what's on in"; in a Chinese place slot ("去Rovaniemi", "Tbilisi有什么…", "Nara一日游"); at either end
+    of a route ("从Lisbon到Porto", "上海到Lisbon", "Lisbon to Porto"); first in a sentence that names no other place,
+    before what it asks of it ("Zermatt hotel for 2 nights"). Kept as written; a capitalised word English has, or a
+    word in lower case, is none.
+    """
+    names: list[Phrase] = []
+    leading: list[Phrase] = []
+    taken = [(p.start, p.end) for p in found] + list(known)
+    for match in _LATIN_WORD.finditer(text):
+        at = match.start()
+        if not _capitalised(match.group()) or any(s <= at < e for s, e in taken):
+            continue
+        span = _name_at(text, at)
+        if span is None or _known_alone(text, *span, known):
+            continue
+        start, end = span
+        before, after = text[max(0, start - 40) : start], said[end : end + 40]
+        # what a place has, said after the name itself or after a slot between ("Dubrovnik下周天气", "Nara一日游")
+        has_after = _ZH_AFTER_NAME.match(after) or _ZH_AFTER_NAME.match(text, end)
+        route_to = bool(_ROUTE_TO.search(before)) and _place_ends_at(text, start, [e for _, e in taken])
+        role = "from" if _ORIGIN_MARK.search(before) or _place_follows(text, end, taken) else "to" if route_to else ""
+        english_slot = _EN_BEFORE_NAME.search(before) and not _TO_NO_PLACE.search(before)
+        on_or_at_home = _ON_OR_HOME.match(after)  # "在Agoda上订的", "在Emily家": a site, a person's home
+        chinese_slot = (_ZH_BEFORE_NAME.search(before) and not on_or_at_home) or has_after
+        if role or english_slot or chinese_slot:
+            names.append(Phrase(text[start:end], start, end, role))
+            taken.append((start, end))
+        elif _starts_sentence(text, start) and _name_at(text, at, first=True) and _request_follows(text, end):
+            leading.append(Phrase(text[start:end], start, end))
+    # A request names one place: beside another, a word leading it is what it is about ("Ramen tours in Tokyo").
+    return names if names or known or found else leading[:1]

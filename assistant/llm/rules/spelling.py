@@ -17,6 +17,7 @@ no English words to touch.
 """
 
 import re
+import unicodedata
 from functools import lru_cache
 from importlib import resources
 
@@ -187,6 +188,73 @@ class Speller:
 
 COMMON = 1_000_000  # a word seen this often in symspellpy's counts is a common word
 
+# Whether a capitalised word is English or a name (`english_word`). The word list holds names too (Queenstown is
+# seen 1.2 million times, Melbourne 17 million), so a count alone says "English" only for the words English writes
+# with a capital anyway: in the middle of a sentence weekdays, months, "Christmas", "I" (all above this) …
+CAPITALISED_WORD = 50_000_000
+# … and, first in a sentence, where every word has a capital, any word seen this often ("Sushi", "Kosher", "Lisbon");
+# a name as rare as Zermatt, Tbilisi or Queenstown stays a name.
+FIRST_WORD = 2_000_000
+# Or English inflects it: a plural or other form seen at least 1/50 as often as the word ("huskies", "lanterns"; not
+# the stray "berlins"), or the word is one of an English stem seen at least 1/10 as often ("hikes", "sledding"; "Wales"
+# is no form of "wale").
+FORM_SHARE = 50
+STEM_SHARE = 10
+_FORM_ENDINGS = ("s", "es", "ed", "ing", "ly")  # not "-er": a hamburger is no form of Hamburg
+_CONTRACTION = re.compile(r"'(?:s|m|re|ve|ll|d|t)$")
+_ADJECTIVE_ENDINGS = ("ish", "ese")  # "Spanish", "Portuguese": a people or a language, no place
+
+
+def english_word(word: str, *, first: bool = False) -> bool:
+    """Whether a word written with a capital is a word of English rather than a name ("Friday", "Cheap", "Hiking",
+    "The", "Spanish" are English; "Tbilisi", "Queenstown", "Tromsø" are names). `first`: the word starts a sentence,
+    where its capital says nothing. A letter beyond English's (ø, ß) makes a name; accents are read without ("Café")."""
+    folded = "".join(ch for ch in unicodedata.normalize("NFKD", word.lower()) if not unicodedata.combining(ch))
+    folded = _CONTRACTION.sub("", folded.replace("’", "'")).replace("'", "")  # "I'm", "Nara's"; "Xi'an" is one word
+    parts = [part for part in folded.split("-") if part]
+    if not parts or not folded.isascii():
+        return False
+    if len(parts) > 1:
+        return all(english_word(part, first=first) for part in parts)
+    counts, said = english_counts(), parts[0]
+    count = counts.get(said, 0)
+    if count >= (FIRST_WORD if first else CAPITALISED_WORD):
+        return True
+    if said.endswith("ing") and len(said) > 4:
+        return not is_pinyin(said)  # a verb's -ing form, an activity ("Paragliding", "Glamping"); "Nanning" is pinyin
+    if count and said.endswith(_ADJECTIVE_ENDINGS) and len(said) > 5:
+        return True
+    if count and any(counts.get(form, 0) * FORM_SHARE >= count for form in _forms(said)):
+        return True
+    return any(counts.get(stem, 0) * STEM_SHARE >= max(count, 1) for stem in _stems(said, shortest=3))
+
+
+def is_pinyin(word: str) -> bool:
+    """Whether a lower-case word is a run of pinyin syllables ("kunming", "anxi", "pudacuo")."""
+    syllables = _voiced_syllables()
+    reach = [True] + [False] * len(word)
+    for start in range(len(word)):
+        if reach[start]:
+            for end in range(start + 1, min(len(word), start + 6) + 1):
+                reach[end] = reach[end] or word[start:end] in syllables
+    return reach[-1]
+
+
+@lru_cache(maxsize=1)
+def _voiced_syllables() -> frozenset[str]:
+    """The pinyin syllables with a vowel (not the interjections "m", "ng", "hm": "jumping" is no ju-m-ping)."""
+    return frozenset(s for s in pinyin_syllables() if re.search("[aeiouüv]", s))
+
+
+def _forms(word: str):
+    """English forms of a word ("husky": huskies; "hike": hikes, hiked, hiking)."""
+    for ending in _FORM_ENDINGS:
+        yield word + ending
+    if word.endswith("e"):
+        yield from (word + "d", word[:-1] + "ing")
+    if word.endswith("y"):
+        yield from (word[:-1] + "ies", word[:-1] + "ied")
+
 
 def _neighbours(text: str, match: re.Match) -> tuple[str, str]:
     """The words right before and after a word (lower case; "" at an end)."""
@@ -195,14 +263,19 @@ def _neighbours(text: str, match: re.Match) -> tuple[str, str]:
     return (before.group(1).lower() if before else "", after.group(1).lower() if after else "")
 
 
-def _stems(word: str):
-    """The word without an ending of English ("airplanes": airplane; "hiking": hik, hike)."""
+def _stems(word: str, shortest: int = MIN_LETTERS):
+    """The word without an ending of English ("airplanes": airplane; "hiking": hik, hike; with `shortest` 3,
+    "sledding": sled, "huskies": husky)."""
     for ending in _ENDINGS:
-        if word.endswith(ending) and len(word) - len(ending) >= MIN_LETTERS:
+        if word.endswith(ending) and len(word) - len(ending) >= shortest:
             stem = word[: -len(ending)]
             yield stem
             if ending in ("ing", "ed", "er", "ers"):
                 yield stem + "e"
+                if shortest < MIN_LETTERS and len(stem) > 3 and stem[-1] == stem[-2]:
+                    yield stem[:-1]
+            if shortest < MIN_LETTERS and ending in ("es", "ed") and stem.endswith("i"):
+                yield stem[:-1] + "y"
 
 
 def _in_name(text: str, match: re.Match) -> bool:

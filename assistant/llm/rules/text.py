@@ -9,9 +9,11 @@ _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u20
 _SPACES_RE = re.compile(r"[ \t\r\n\u3000]+")
 # ASCII-only lower-casing keeps every offset stable (str.lower() may change the length of some letters).
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+# The letters of the Latin alphabets (a name keeps its own: "Tromsø", "Zürich", "Hội An").
+LATIN = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff"
 # Chinese and Latin letters run together in mixed sentences ("明天weather如何", "Xiamen有什么activities"): a space
 # between them gives the English words their word boundaries (Python counts CJK characters as word characters).
-_SCRIPT_CHANGE_RE = re.compile(r"(?<=[\u3400-\u9fff])(?=[A-Za-z])|(?<=[A-Za-z])(?=[\u3400-\u9fff])")
+_SCRIPT_CHANGE_RE = re.compile(rf"(?<=[\u3400-\u9fff])(?=[{LATIN}])|(?<=[{LATIN}])(?=[\u3400-\u9fff])")
 _PUNCT = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'", "。": ".", "、": ",", "～": "~", "—": "-", "–": "-"})
 
 
