@@ -604,6 +604,22 @@ def nights(text: str) -> int | None:
     return _nights(text)
 
 
+# A day said as its night: "今晚", "明晚", "tonight", or a day followed by its evening ("明天晚上", "周五晚上",
+# "tomorrow night", "Friday night").
+_NIGHT_WORD_RE = re.compile(r"今晚|明晚|(?<![A-Za-z])toni(?:ght|te)(?![A-Za-z])", re.IGNORECASE)
+_NIGHT_AFTER_RE = re.compile(
+    r"^\s*(?:的\s*)?(?:晚上|晚(?![点饭餐些])|夜里|夜晚)|^\s*(?:night|evening)\b", re.IGNORECASE
+)
+
+
+def one_night(text: str, date_range: DateRange) -> bool:
+    """Whether the one day of the sentence is said as a night ("明晚", "tomorrow night"): for a stay, one night."""
+    if date_range.start is None or date_range.end is not None or len(date_range.spans) != 1:
+        return False
+    start, end = date_range.spans[0]
+    return bool(_NIGHT_WORD_RE.search(text[start:end]) or _NIGHT_AFTER_RE.match(text[end : end + 6]))
+
+
 def nights_span(text: str) -> tuple[int, int] | None:
     """Where the nights of a stay are said ("住两晚"), for the engine to mask as understood."""
     match = _NIGHTS_RE.search(text)

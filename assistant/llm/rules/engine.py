@@ -612,6 +612,8 @@ def _nights(text: str, date_range: dates_mod.DateRange, biz_types: list[str]) ->
         return said
     if "HOTEL" in biz_types and date_range.start and date_range.end and date_range.end > date_range.start:
         return (date_range.end - date_range.start).days
+    if "HOTEL" in biz_types and dates_mod.one_night(text, date_range):
+        return 1  # "明晚的酒店", "a hotel for tomorrow night": in that evening, out the next morning
     return None
 
 
