@@ -41,3 +41,31 @@ def test_a_hotel_for_a_night_checks_in_that_day_and_out_the_next(chat, alice, se
         check_out,
         1,
     )
+
+
+# -- several travellers named in English ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "names"),
+    [
+        ("book a train from Beijing to Tianjin on Dec 2 for Zhang Wei and Li Na, 13800000000", ["Zhang Wei", "Li Na"]),
+        (
+            "train tickets Beijing to Tianjin Dec 2, passengers: Tom Smith, Anna Lee 13800000000",
+            ["Tom Smith", "Anna Lee"],
+        ),
+        (
+            "a train Beijing to Tianjin on Dec 2 for Zhang Wei, Li Na and Wang Fang, mobile 13800000000",
+            ["Zhang Wei", "Li Na", "Wang Fang"],
+        ),
+        ("订12月2日北京到天津的高铁，乘客Tom Smith和Anna Lee，电话13800000000", ["Tom Smith", "Anna Lee"]),
+    ],
+)
+def test_travellers_named_in_english_are_all_on_the_card_and_in_the_booking(chat, alice, sentence, names):
+    card = confirmation(chat.say(sentence))
+    assert not BookingRecord.objects.exists()
+    assert all(name in rows(card) for name in names), rows(card)
+
+    chat.say("confirm" if sentence.isascii() else "确认")
+
+    assert BookingRecord.objects.get(user=alice).details["passengers"] == names
