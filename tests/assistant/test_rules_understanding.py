@@ -839,7 +839,9 @@ def test_a_move_by_days_is_a_rebooking_with_the_shift_and_no_date(llm, text, shi
     assert (intent.intent, intent.rebook, intent.day_shift, intent.date_start) == ("BOOK", True, shift, None)
 
 
-@pytest.mark.parametrize("text", ["提前一天出发去大理玩", "今晚一天", "明天早上", "move it a day", "住一晚"])
+@pytest.mark.parametrize(
+    "text", ["提前一天出发去大理玩", "酒店往后延一天行不 多住一晚", "今晚一天", "明天早上", "move it a day"]
+)
 def test_a_day_said_with_no_move_of_a_booking_shifts_nothing(llm, text):
     intent = understand(llm, text)
     assert not intent.day_shift and not intent.rebook

@@ -253,8 +253,9 @@ class RulesLLM:
             if kind and kind not in biz_types:
                 biz_types.append(kind)
         reason, reason_span = dialogue.read_reason(work)
-        # "往后推一天", "push it back a day": a booking moved by days, unless a new trip is named with it
-        shift = dates_mod.day_shift(work)
+        # "往后推一天", "push it back a day": a booking moved by days, unless a new trip is named with it or the stay
+        # only gets longer ("往后延一天 多住一晚")
+        shift = dates_mod.day_shift(work) if length_change is None else None
         moved = shift is not None and not (destinations or kept_phrases)
         rebook = dialogue.is_rebook(work) or _rebook_to_dated(work, date_range) or moved
         change_spans = dialogue.change_of_mind_spans(work)
