@@ -27,6 +27,7 @@ def booking_wants(intent: Intent) -> BookingWants:
         booking_id=intent.booking_id,
         rebook=bool(intent.rebook),
         original_date=intent.original_date,
+        day_shift=intent.day_shift,
         ordinal=intent.booking_ordinal,
     )
 

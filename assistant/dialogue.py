@@ -44,7 +44,7 @@ PROGRESS = IntentName.QUERY_PROGRESS.value
 CANCEL = IntentName.CANCEL_BOOKING.value
 
 # Facts of a task that are not slots of the schema but belong to the task while it lasts.
-TASK_FLAGS = ("rebook", "original_date", "booking_ordinal", "aftersale_reason", "aftersale_words", "pick")
+TASK_FLAGS = ("rebook", "original_date", "day_shift", "booking_ordinal", "aftersale_reason", "aftersale_words", "pick")
 DATES = ("date_start", "date_end")
 BOOKING_FACTS = ("biz_type", "origin", *PLACE_SLOTS, *DATES, "nights", "max_price", "passengers", "booking_id")
 
@@ -55,7 +55,9 @@ TASK_TAKES: dict[str, frozenset[str]] = {
     RECOMMEND: frozenset((*PLACE_SLOTS, *DATES, "max_price", "sort", "exclude_places")),
     TRAVEL_PLAN: frozenset((*PLACE_SLOTS, *DATES, "days", "max_price", "sort", "exclude_places")),
     ROUND_TRIP: frozenset(("origin", *PLACE_SLOTS, *DATES, "max_price", "biz_type", *PREFERENCE_SLOTS)),
-    BOOK: frozenset((*BOOKING_FACTS, *PREFERENCE_SLOTS, "pick", "rebook", "original_date", "booking_ordinal")),
+    BOOK: frozenset(
+        (*BOOKING_FACTS, *PREFERENCE_SLOTS, "pick", "rebook", "original_date", "day_shift", "booking_ordinal")
+    ),
     CANCEL: frozenset(("booking_id", "biz_type", *DATES, "booking_ordinal")),
     AFTERSALE: frozenset(("order_id", "aftersale_action", "aftersale_reason", "aftersale_words")),
     PROGRESS: frozenset(("order_id", "aftersale_action")),
@@ -341,6 +343,11 @@ def _merged(carried: dict, new: dict) -> dict:
             carried.pop(key, None)
     if ("date_start" in new or "days" in new or "nights" in new) and "date_end" not in new:
         carried.pop("date_end", None)
+    if "day_shift" in new:  # "往后推一天": counted from the booking's day, not from a day said before
+        for key in (*DATES, "original_date"):
+            carried.pop(key, None)
+    elif "date_start" in new:
+        carried.pop("day_shift", None)
     if "date_end" in new:  # "改成12号退房", "back on the 9th": the new last day sets the length
         for key in ("days", "nights"):
             if key not in new:

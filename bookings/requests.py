@@ -48,6 +48,7 @@ class BookingWants:
     booking_id: str | None = None
     rebook: bool = False
     original_date: dt.date | None = None
+    day_shift: int | None = None  # a rebooking by days ("push it back a day": +1), counted from the booking's day
     ordinal: str | None = None  # NEWEST / OLDEST: which of the traveller's bookings, by when it was made
 
     @property
@@ -144,12 +145,20 @@ def stay_end(check_in: dt.date, date_end: dt.date | None, nights: int | None) ->
     return None
 
 
+def rebook_day(booking: Mapping, wants: BookingWants) -> dt.date | None:
+    """The new day of a rebooking: the day said, else the booking's own day moved by the days said ("往后推一天")."""
+    if wants.date_start is not None or not wants.day_shift:
+        return wants.date_start
+    day = details_facts(booking.get("details")).day
+    return day + dt.timedelta(days=wants.day_shift) if day else None
+
+
 def rebook_search(booking: Mapping, wants: BookingWants) -> BookingSearch:
     """Options for a booking (as `list_my_bookings` lists it) on the new day (`wants.date_start`): same product and
     route (or city and length of stay), with the preferences of the rebooking."""
     facts = details_facts(booking.get("details"))
     biz = str(booking.get("biz_type") or "").upper() or wants.biz_type
-    start = wants.date_start
+    start = rebook_day(booking, wants)
     missing: list[str] = []
     arguments: dict[str, Any] = {"biz_type": biz}
     check_out = None

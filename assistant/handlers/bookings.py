@@ -22,7 +22,14 @@ from assistant.presenters import present
 from assistant.replies import compose, format_day
 from assistant.turn import Reply, TurnContext, chip
 from bookings.models import BookingStatus
-from bookings.requests import BookingSearch, booking_search, option_choice, passengers_complete, rebook_search
+from bookings.requests import (
+    BookingSearch,
+    booking_search,
+    option_choice,
+    passengers_complete,
+    rebook_day,
+    rebook_search,
+)
 from bookings.selectors import bookings_cancellable
 from bookings.targets import booking_target, payment_target
 from bookings.tools import BOOK_TOOL, CANCEL_TOOL, LIST_BOOKINGS_TOOL, OPTIONS_TOOL, PAY_TOOL, REBOOK_TOOL
@@ -158,17 +165,18 @@ def rebook(context: TurnContext) -> Reply:
     listed = run_tool(context, LIST_BOOKINGS_TOOL, biz_type=intent.biz_type)
     if not listed.get("ok"):
         return present([listed], context)
-    booking, candidates = booking_target((listed.get("data") or {}).get("bookings") or [], booking_wants(intent))
+    wants = booking_wants(intent)
+    booking, candidates = booking_target((listed.get("data") or {}).get("bookings") or [], wants)
     if booking is None:
         day = format_day(intent.date_start, language) if intent.date_start else ""
         text = compose("rebook_choose", language, bookings=candidates, biz_type=intent.biz_type)
         chips = [chip(compose("rebook_chip", language, booking_id=b["booking_id"], day=day)) for b in candidates]
         booking_cards = [cards.booking_card(b) for b in _rows(context, candidates)]
         return Reply(text, "CLARIFY" if candidates else "EMPTY", cards=booking_cards, suggestions=chips)
-    if intent.date_start is None:
+    if rebook_day(booking, wants) is None:
         text = compose("rebook_need", language, booking_id=booking["booking_id"])
         return Reply(text, "CLARIFY", awaiting=AWAITING)
-    search = rebook_search(booking, booking_wants(intent))
+    search = rebook_search(booking, wants)
     if search.missing:
         as_booked = replace(context, intent=intent.model_copy(update={"biz_type": booking["biz_type"]}))
         return _ask(as_booked, list(search.missing))

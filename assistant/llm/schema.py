@@ -215,6 +215,9 @@ class Intent(BaseModel):
     # QUERY_PROGRESS: 我的订单付款了吗 / my booking status: how the traveller's bookings stand (not an after-sale request)
     booking_status: bool = False
     original_date: date | None = None  # the date of the booking being changed, when named (12月19号的机票改签到20号)
+    # A rebooking by a relative amount ("往后推一天" +1, "move it a day earlier" -1): the new date is the booking's
+    # day moved by that many days (date_start stays empty: the booking's day is not known here).
+    day_shift: int | None = None
     # A cancel, a rebooking or a payment names one of the traveller's bookings by when it was made (最新的那个订单 /
     # the latest one / 第一个订的): the newest or the oldest of those that fit the other hints.
     booking_ordinal: BookingOrdinalName | None = None
@@ -327,6 +330,7 @@ class Intent(BaseModel):
         "date_start",
         "date_end",
         "original_date",
+        "day_shift",
         "booking_ordinal",
         "biz_type",
         "aftersale_action",

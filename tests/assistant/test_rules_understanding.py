@@ -816,3 +816,32 @@ def test_a_catalogue_place_is_understood_in_a_chat_turn(alice):
 
     assert turn.intent["destination_keywords"] == ["喵喵镇"]
     catalogue_places_forget()
+
+
+# --- a booking moved by days -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "shift"),
+    [
+        ("往后推一天", 1),
+        ("机票提前两天", -2),
+        ("酒店推迟一天入住", 1),
+        ("早一天吧", -1),
+        ("push it back a day", 1),
+        ("can you move my train forward two days", -2),
+        ("a day earlier please", -1),
+        ("postpone my hotel by 3 days", 3),
+    ],
+)
+def test_a_move_by_days_is_a_rebooking_with_the_shift_and_no_date(llm, text, shift):
+    intent = understand(llm, text)
+    assert (intent.intent, intent.rebook, intent.day_shift, intent.date_start) == ("BOOK", True, shift, None)
+
+
+@pytest.mark.parametrize(
+    "text", ["提前一天出发去大理玩", "酒店往后延一天行不 多住一晚", "今晚一天", "明天早上", "move it a day"]
+)
+def test_a_day_said_with_no_move_of_a_booking_shifts_nothing(llm, text):
+    intent = understand(llm, text)
+    assert not intent.day_shift and not intent.rebook

@@ -604,6 +604,58 @@ def nights(text: str) -> int | None:
     return _nights(text)
 
 
+# A day said as its night: "今晚", "明晚", "tonight", or a day followed by its evening ("明天晚上", "周五晚上",
+# "tomorrow night", "Friday night").
+_NIGHT_WORD_RE = re.compile(r"今晚|明晚|(?<![A-Za-z])toni(?:ght|te)(?![A-Za-z])", re.IGNORECASE)
+_NIGHT_AFTER_RE = re.compile(
+    r"^\s*(?:的\s*)?(?:晚上|晚(?![点饭餐些])|夜里|夜晚)|^\s*(?:night|evening)\b", re.IGNORECASE
+)
+
+
+def one_night(text: str, date_range: DateRange) -> bool:
+    """Whether the one day of the sentence is said as a night ("明晚", "tomorrow night"): for a stay, one night."""
+    if date_range.start is None or date_range.end is not None or len(date_range.spans) != 1:
+        return False
+    start, end = date_range.spans[0]
+    return bool(_NIGHT_WORD_RE.search(text[start:end]) or _NIGHT_AFTER_RE.match(text[end : end + 6]))
+
+
+# A day moved by a relative amount: "往后推一天", "推迟两天", "提前一天", "早一天"; "push it back a day", "move it a
+# day earlier", "two days later". The count and the direction, never a date: the day moved is the booking's.
+_SHIFT_COUNT = rf"(?P<n>\d{{1,2}}|[{CN_NUM_CHARS}]{{1,2}})\s*(?:个)?\s*(?:天|日)"
+_ZH_SHIFT_RE = re.compile(
+    r"(?P<dir>(?:往|向)(?:后|前)(?:推迟?|挪|延|移|调)?|推迟|推后|延后|延期|顺延|提前|提早|(?<![今明昨当])(?:晚|早))"
+    rf"\s*(?:了)?\s*{_SHIFT_COUNT}(?!\s*(?:到达?|抵达|去|回来|走|离开|游|的(?:行程|时间)))"
+)
+_EN_SHIFT_NUMBER = r"a|one|two|three|\d{1,2}"
+_EN_SHIFT_RE = re.compile(
+    rf"\b(?:(?P<verb>push(?:ed)?|move[ds]?|shift|bump|postpone|delay|bring|pull|change|reschedule)\b[\w' ]{{0,24}}?\s+"
+    rf"(?:(?P<dir>back|forward|up|later|earlier|ahead)\s+(?:by\s+)?(?P<n1>{_EN_SHIFT_NUMBER})\s+days?|"
+    rf"(?:by\s+)?(?P<n2>{_EN_SHIFT_NUMBER})\s+days?(?:\s+(?P<dir2>back|forward|later|earlier|sooner|ahead))?)|"
+    rf"(?P<n3>{_EN_SHIFT_NUMBER})\s+days?\s+(?P<dir3>later|earlier|sooner))\b",
+    re.IGNORECASE,
+)
+_EN_SHIFT_EARLIER = {"forward", "up", "earlier", "sooner", "ahead", "bring", "pull"}
+
+
+def day_shift(text: str) -> tuple[int, tuple[int, int]] | None:
+    """A move by a number of days the sentence says ("往后推一天" +1, "提前两天" -2, "push it back a day" +1, "a day
+    earlier" -1) and where it is said; None when it says none."""
+    if zh := _ZH_SHIFT_RE.search(text):
+        count = _num(zh.group("n"))
+        earlier = "前" in zh.group("dir") or zh.group("dir") in ("提早", "早")
+        return ((-count if earlier else count), zh.span()) if count else None
+    if en := _EN_SHIFT_RE.search(text):
+        raw = (en.group("n1") or en.group("n2") or en.group("n3")).lower()
+        count = int(raw) if raw.isdigit() else _EN_NUM.get(raw)
+        said = [en.group(g).lower() for g in ("dir", "dir2", "dir3") if en.group(g)]
+        direction = said[0] if said else (en.group("verb") or "").lower()
+        if not count or not said and direction not in ("postpone", "delay", "bring", "pull"):
+            return None  # "move it a day": which way is not said
+        return (-count if direction in _EN_SHIFT_EARLIER else count), en.span()
+    return None
+
+
 def nights_span(text: str) -> tuple[int, int] | None:
     """Where the nights of a stay are said ("住两晚"), for the engine to mask as understood."""
     match = _NIGHTS_RE.search(text)

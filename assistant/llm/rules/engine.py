@@ -253,7 +253,11 @@ class RulesLLM:
             if kind and kind not in biz_types:
                 biz_types.append(kind)
         reason, reason_span = dialogue.read_reason(work)
-        rebook = dialogue.is_rebook(work) or _rebook_to_dated(work, date_range)
+        # "往后推一天", "push it back a day": a booking moved by days, unless a new trip is named with it or the stay
+        # only gets longer ("往后延一天 多住一晚")
+        shift = dates_mod.day_shift(work) if length_change is None else None
+        moved = shift is not None and not (destinations or kept_phrases)
+        rebook = dialogue.is_rebook(work) or _rebook_to_dated(work, date_range) or moved
         change_spans = dialogue.change_of_mind_spans(work)
         evidence = intents.Evidence(
             order_id=bool(order_id),
@@ -385,7 +389,12 @@ class RulesLLM:
         if rebook and name == "BOOK":
             data["rebook"] = True
             new, original = _rebook_dates(date_text, today)
-            if original is not None or new is not None:
+            if shift is not None:  # the day said is the booking's; the new one is counted from it by the handler
+                new, original = None, original or new
+                data["day_shift"], data["days"], data["time_band"] = shift[0], None, None
+                if data.get("sort") in ("EARLIEST", "LATEST"):
+                    data["sort"] = None  # "a day earlier" moves the day, it orders no options
+            if original is not None or new is not None or shift is not None:
                 data["date_start"], data["date_end"], data["original_date"] = new, None, original
                 data["nights"] = dates_mod.nights(date_text)  # from the old day to the new one is no stay
         negations = [dialogue.negation_span(work, m.start, m.end) for m in excluded]
@@ -612,6 +621,8 @@ def _nights(text: str, date_range: dates_mod.DateRange, biz_types: list[str]) ->
         return said
     if "HOTEL" in biz_types and date_range.start and date_range.end and date_range.end > date_range.start:
         return (date_range.end - date_range.start).days
+    if "HOTEL" in biz_types and dates_mod.one_night(text, date_range):
+        return 1  # "明晚的酒店", "a hotel for tomorrow night": in that evening, out the next morning
     return None
 
 

@@ -141,6 +141,22 @@ def _en_clean(raw: str) -> str | None:
     return " ".join(w.capitalize() if w.islower() else w for w in words)
 
 
+_EN_LIST_SEP = re.compile(r"\s*(?:,\s*(?:and\s+|&\s*)?|and\s+|&\s*|\+\s*)(?:mr\.?\s+|ms\.?\s+|mrs\.?\s+)?", re.I)
+_EN_NAME_RE = re.compile(_EN_NAME)
+_EN_NAME_ANY_CASE_RE = re.compile(_EN_NAME_ANY_CASE)
+
+
+def _en_name_at(text: str, start: int, *, any_case: bool) -> tuple[str, Span] | None:
+    """The English name that starts at `start`, cut before the first word that is no name, with its span."""
+    match = (_EN_NAME_ANY_CASE_RE if any_case else _EN_NAME_RE).match(text, start)
+    name = _en_clean(match.group()) if match else None
+    if not match or not name:
+        return None
+    kept = len(name.split())
+    words = list(re.finditer(r"\S+", match.group()))
+    return name, (start, start + words[kept - 1].end())
+
+
 # "for John Smith" names a traveller only where something is being booked ("tornado warnings for Oklahoma City" not).
 _BOOKING_WORDS = re.compile(
     r"\b(?:book|booking|reserve|reservation|tickets?|flights?|trains?|hotels?|rooms?|seats?|passengers?|guests?|"
@@ -160,22 +176,31 @@ def _names_in(segment: str, offset: int, *, before_mobile: bool, booking: bool =
             taken.append(span)
 
     for label in _ZH_LABEL_RE.finditer(segment):
-        got = _zh_labelled_name(segment, label.end())
+        # "乘客张三、李四", "乘客Tom Smith和Anna Lee": the ones after the first must look like names
+        got = _zh_labelled_name(segment, label.end()) or _en_name_at(segment, label.end(), any_case=False)
         while got:
             add(got[0], (offset + got[1][0], offset + got[1][1]))
-            sep = _ZH_LIST_SEP.match(segment[got[1][1] :])  # "乘客张三、李四": the next one must look like a name
-            got = _zh_labelled_name(segment, got[1][1] + sep.end()) if sep else None
+            sep = _ZH_LIST_SEP.match(segment[got[1][1] :])
+            nxt = got[1][1] + sep.end() if sep else None
+            got = _zh_labelled_name(segment, nxt) if nxt is not None else None
             if got and _zh_name_at_end(got[0]) != got[0]:
                 got = None
+            if nxt is not None and got is None:
+                got = _en_name_at(segment, nxt, any_case=False)
     for pattern in (_EN_LABEL_RE, _EN_FOR_RE, _EN_SELF_RE):
         if pattern is _EN_SELF_RE and not before_mobile:
             continue
         if pattern is _EN_FOR_RE and not (before_mobile or booking):
             continue
         for match in pattern.finditer(segment):
-            name = _en_clean(match.group("name"))
-            if name and (before_mobile or pattern is _EN_LABEL_RE or " " in name):
-                add(name, (offset + match.start("name"), offset + match.end("name")))
+            got = _en_name_at(segment, match.start("name"), any_case=pattern is _EN_LABEL_RE)
+            while got and (before_mobile or pattern is _EN_LABEL_RE or " " in got[0]):
+                add(got[0], (offset + got[1][0], offset + got[1][1]))
+                if pattern is _EN_SELF_RE:
+                    break
+                # "for Zhang Wei and Li Na", "passengers: Tom Smith, Anna Lee": the next one of the list
+                sep = _EN_LIST_SEP.match(segment, got[1][1])
+                got = _en_name_at(segment, sep.end(), any_case=pattern is _EN_LABEL_RE) if sep else None
     if before_mobile:
         tail = segment.rstrip()
         zh = _ZH_RUN_BEFORE.search(tail)
