@@ -80,6 +80,7 @@ class Gazetteer:
         self.max_zh = max((len(k) for k in self.zh), default=1)
         self.max_en = max((len(k) for k in self.en), default=1)
         self.first_chars = {k[0] for k in self.zh}
+        self.first_words = {k[0] for k in self.en}
         # Places a traveller names on their own, by sound (杭洲 → 杭州): not counties, nor words that contain a place.
         self.sounds = SoundIndex(
             word
@@ -133,6 +134,9 @@ class Gazetteer:
         found: list[PlaceMatch] = []
         i = 0
         while i < len(tokens):
+            if tokens[i][0] not in self.first_words:  # no English name starts with this word
+                i += 1
+                continue
             for length in range(min(self.max_en, len(tokens) - i), 0, -1):
                 key = tuple(t[0] for t in tokens[i : i + length])
                 place = self.en.get(key)

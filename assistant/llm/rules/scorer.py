@@ -68,7 +68,10 @@ def tokens(shaped: str) -> list[str]:
 
 def features(shaped: str, signals: list[str]) -> list[str]:
     """The sentence's features: its tokens, their pairs and triples, and the readers' signals."""
-    toks = tokens(shaped)
+    return _features(tokens(shaped), signals)
+
+
+def _features(toks: list[str], signals: list[str]) -> list[str]:
     pairs = [f"{a} {b}" for a, b in zip(toks, toks[1:], strict=False)]
     triples = [f"{a} {b} {c}" for a, b, c in zip(toks, toks[1:], toks[2:], strict=False)]
     found = [f"u:{t}" for t in toks] + [f"b:{p}" for p in pairs] + [f"t:{t}" for t in triples]
@@ -90,14 +93,14 @@ class Scorer:
         self.calibration: dict | None = data.get("calibration")
 
     def score(self, shaped: str, signals: list[str]) -> Scores:
-        index = self.index
-        rows = [index[name] for name in features(shaped, signals) if name in index]
+        index, toks = self.index, tokens(shaped)
+        rows = [index[name] for name in _features(toks, signals) if name in index]
         logits = (self.bias + self.weights.take(rows, axis=0).sum(axis=0)).tolist()
         top = max(logits)
         exps = [math.exp(value - top) for value in logits]
         total = sum(exps)
         ranked = sorted(zip(self.classes, (e / total for e in exps), strict=False), key=lambda pair: -pair[1])
-        words = [word for word in tokens(shaped) if word not in SLOTS]
+        words = [word for word in toks if word not in SLOTS]
         pairs = [f"b:{a} {b}" for a, b in zip(words, words[1:], strict=False)]
         unexplained = sum(pair not in index for pair in pairs) / len(pairs) if pairs else 0.0
         return Scores(tuple(ranked), tuple(signals), unexplained)

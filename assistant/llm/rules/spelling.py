@@ -18,6 +18,7 @@ no English words to touch.
 
 import re
 import unicodedata
+from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
 
@@ -120,7 +121,7 @@ class Speller:
             typed = match.group()
             if typed.isupper() or (typed[0].isupper() and (not names_ok or _in_name(text, match))):
                 continue
-            word = self._word(typed.lower(), *_neighbours(text, match))
+            word = self._word(typed.lower(), lambda match=match: _neighbours(text, match))
             if word is None:
                 continue
             out.append(text[last : match.start()])
@@ -131,7 +132,8 @@ class Speller:
         out.append(text[last:])
         return "".join(out)
 
-    def _word(self, typed: str, before: str = "", after: str = "") -> str | None:
+    def _word(self, typed: str, around: Callable[[], tuple[str, str]]) -> str | None:
+        """The lexicon's word `typed` is a slip of, or None; the words `around` it are read only for a rare word."""
         if typed in self._cache:
             word = self._cache[typed]
         else:
@@ -139,7 +141,7 @@ class Speller:
             if len(self._cache) < 20000:
                 self._cache[typed] = word
         english = typed in self.english or any(stem in self.english for stem in _stems(typed))
-        if word is not None and english and not self._said_so(typed, word, before, after):
+        if word is not None and english and not self._said_so(typed, word, *around()):
             return None  # a rare word of English ("wether") is the common one only where the words around say so
         return word
 
