@@ -298,13 +298,18 @@ _BOOKED = r"(?:机票|航班|飞机票?|车票|火车票|高铁票?|动车票?|�
 REBOOK_RE = re.compile(
     r"(?<!退)改签(?!(?:费|政策|规则|手续费|多少钱|要钱|收费))|改期|改日期|改个日期|换(?:个)?日期|改(?:一下)?时间|"
     r"(?:原来|原先|本来|之前|已经)(?:订|买|定)(?:好)?的.{0,24}(?:改|换|推迟|提前|延后|挪)(?:到|成|为|至)|"
-    rf"{_BOOKED}.{{0,4}}(?:推迟|提前|延后|延期|往后推|往前挪)(?:一|两|几|\d)?(?:天|日|个小时|小时)|"
     rf"(?:把|将).{{0,24}}{_BOOKED}.{{0,8}}(?:改|换|推迟|提前|延后|延期|挪|调)(?:到|成|为|去|至)|"
     rf"{_BOOKED}(?:能|可以|想|要)?(?:改|换|推迟|提前|延后|延期|挪|调)(?:一下)?(?:到|成|为|至)|"
     r"\b(?:reschedul\w*|rebook\w*|change (?:the )?date|move (?:the )?date)\b|"
     r"\b(?:change|move|switch|shift|push|modify|postpone|bring forward)\b.{0,25}\b(?:my|our|the|this|that|\w+'s)\b.{0,12}"
     r"\b(?:flight|train|booking|reservation|ticket|trip|hotel|stay)s?\b",
     re.I,
+)
+# A booking named and then moved by an amount ("成都那班飞机能不能往后挪一天", "火车票往前调两天"): a change of that
+# booking, unless the stay only gets longer (the engine asks this only when no length change is read).
+BOOKING_MOVED_RE = re.compile(
+    rf"{_BOOKED}.{{0,6}}(?:(?:往|向)(?:后|前)(?:推迟?|挪|延|移|调)?|推迟|推后|延后|延期|顺延|提前|提早)"
+    r"(?:一|两|三|几|\d)?(?:个)?(?:天|日|个小时|小时)"
 )
 # "改到20号的航班" changes a booking when a date is inside; "换成下午的" only changes what is searched. "明天的火车改到
 # 后天" names the booked day and the new one: a change of a booking when both are dates ("火车换成飞机" is not).
@@ -332,6 +337,10 @@ OLD_DATE_AFTER = re.compile(
 
 def is_rebook(text: str) -> bool:
     return bool(REBOOK_RE.search(text))
+
+
+def booking_moved(text: str) -> bool:
+    return bool(BOOKING_MOVED_RE.search(text))
 
 
 def rebook_to_dated(text: str) -> re.Match | None:
@@ -426,6 +435,7 @@ BOOKINGS_ASKED_RE = re.compile(
     rf"^{_SHOW}{_WE}(?:的|订的|定的|买的)(?:所有的?|全部的?)?{_LISTED}(?:呢|都有哪些|有哪些|列表|都有啥)?[?？。!！\s]*$|"
     rf"\b(?:what|which)(?: \w+){{0,2}} (?:have|did|do) (?:i|we)(?: got| have)? (?:already |just |ever )?{_EN_BOOKED}\b|"
     rf"\b(?:do|did|have) (?:i|we) (?:have any {_EN_MINE}|(?:booked|reserved) anything)\b|"
+    rf"\b(?:what|which|any) (?:\w+ )?{_EN_MINE} (?:have|do|did) (?:i|we)(?: got| have| booked| made)?\b|"
     rf"\b(?:show|list|see|check|view|display|give|tell)(?: me)? (?:all |all of )?(?:my|our) {_EN_MINE}\b|"
     rf"^(?:all )?(?:my|our) {_EN_MINE}\W*$",
     re.I,

@@ -257,6 +257,7 @@ class RulesLLM:
         # only gets longer ("往后延一天 多住一晚")
         shift = dates_mod.day_shift(work) if length_change is None else None
         moved = shift is not None and not (destinations or kept_phrases)
+        moved = moved or (length_change is None and dialogue.booking_moved(work))
         rebook = dialogue.is_rebook(work) or _rebook_to_dated(work, date_range) or moved
         change_spans = dialogue.change_of_mind_spans(work)
         evidence = intents.Evidence(
