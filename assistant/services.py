@@ -24,7 +24,7 @@ from assistant.actions import (
 from assistant.agent.steps import steps_collected, steps_current
 from assistant.agent_turn import agent_turn
 from assistant.booking_wants import booking_wants
-from assistant.dialogue import next_state, remembered, task_waits
+from assistant.dialogue import next_state, refines, remembered, task_waits
 from assistant.dispatcher import dispatch
 from assistant.handlers.unsure import did_you_mean
 from assistant.llm.audit import AuditedPort, audited, calls_save
@@ -338,6 +338,8 @@ def _unsure(understood: Intent, step, memory: Memory) -> bool:
     """Whether a new request was read with too little confidence to act on (or to refuse)."""
     confidence = understood.confidence
     if confidence is None or confidence >= settings.ASSISTANT_CLARIFY_BELOW or understood.social:
+        return False
+    if refines(memory, understood):  # "换成摄影类的" on activities shown: the conversation says what it means
         return False
     return step.intent.intent == understood.intent and not task_waits(memory)
 
