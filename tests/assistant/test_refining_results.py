@@ -102,6 +102,23 @@ def test_dearer_shows_the_dearest_first(chat, dali, nothing_written, dearer, sai
     assert said in answer["reply"]
 
 
+@pytest.mark.parametrize(
+    "ask, cheaper, rated, said",
+    [
+        ("大理有什么好玩的", "便宜一点的", "口碑最好的是哪些", "按人气和评价从高到低"),
+        ("things to do in Dali", "anything cheaper?", "can you show me the top rated ones", "best rated first"),
+    ],
+)
+def test_better_rated_shows_the_most_popular_first_again(chat, dali, nothing_written, ask, cheaper, rated, said):
+    chat.say(ask)
+    chat.say(cheaper)
+
+    answer = chat.say(rated)
+
+    assert titles(answer)[:3] == ["大理古城文化漫步", "苍山徒步一日", "大理美食小吃之旅"]
+    assert said in answer["reply"]
+
+
 # --- another kind, a kind left out, who comes along ---------------------------------------------------------------
 
 

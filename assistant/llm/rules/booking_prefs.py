@@ -96,7 +96,7 @@ SORTS = (
         r"贵一?点|贵些|更贵|高端|高档|豪华|上档次|\b(?:pricier|more expensive|upscale|high[- ]end|premium|luxury|"
         r"fancier|posher)\b", re.I)),
     ("TOP_RATED", re.compile(
-        r"评分(?:更)?高|评价(?:更)?(?:好|高)|好评(?:多|高)?|口碑(?:更)?好|\b(?:(?:better|best|top|highly|well)[- ]rated|"
+        r"(?:评分|评价|口碑|好评|人气)(?:更|最|比较|高)?(?:好|高|多)|好评如潮|\b(?:(?:better|best|top|highly|well)[- ]rated|"
         r"better reviews?|best reviewed|higher rated)\b", re.I)),
     ("FASTEST", re.compile(
         r"(?:最|更|再|比较)快(?!递|乐|捷)|快一?点(?:的|儿)?(?!.{0,2}(?:处理|退|回复|给|办))|快些|用时最短|时间最短|耗时最短|"

@@ -76,6 +76,8 @@ _FILLER_EN = re.compile(
 _SLOT_WORDS = re.compile(
     r"日期|时间|地点|目的地|出发地|天数|人数|\b(?:date|dates|time|day|place|destination|not|sorry)\b", re.I
 )
+# Orders only activities take (a booking's options know no such order).
+ACTIVITY_ORDERS = ("PRICIEST", "TOP_RATED")
 _CJK_OR_WORD = re.compile(r"[\u3400-\u9fff]|[A-Za-z]{2,}")
 # "不是杭州是苏州" / "not Hangzhou, Suzhou": an exclusion that corrects (rather than "不想去三亚", a wish).
 _NOT_THIS_BUT_THAT = re.compile(r"不是|\bnot\b|instead of|rather than|而是")
@@ -341,6 +343,8 @@ class RulesLLM:
             return Intent(
                 intent=name, social=social, length_change=length_change, **reading, **talk,
                 **_refining(refine, pick=pick if talk["details"] else None, rebook=rebook),
+                # an order only activities take ("show me the top rated ones"): the dialogue gives it to them
+                sort=wants.sort if wants.sort in ACTIVITY_ORDERS else None,
             )  # fmt: skip
         wanted = {name, *also}
 

@@ -23,7 +23,8 @@ _REFUSED_BEFORE = re.compile(
     r"(?:不要|不想|不喜欢|不爱|不用|不含|不去|别|去掉|除了|除开|排除|避开|没兴趣|不感兴趣|不考虑|讨厌|怕|受不了)"
     r"[^，,。.!！?？;；]{0,6}$"
     r"|\b(?:no|not|without|skip(?:ping)?|avoid(?:ing)?|except|hate|dislike|instead of|rather than|other than|"
-    r"not into|don'?t (?:want|like|do|fancy)|no more|nothing with|anything but|less)\b[^,.!?;]{0,14}$",
+    r"not into|don'?t (?:want|like|do|fancy)|no more|nothing with|anything but|less|sick of|tired of|enough)\b"
+    r"[^,.!?;]{0,22}$",
     re.I,
 )
 # A refusal after it: "徒步就算了", "徒步不要了", "hiking is out".
