@@ -6,12 +6,15 @@ from collections.abc import Iterable
 
 from assistant.llm.contacts import find_contact
 from assistant.llm.schema import Intent
+from bookings.options import SORTS
 from bookings.requests import PREFERENCE_ARGUMENTS, BookingWants, booking_passengers
 
 
 def booking_wants(intent: Intent) -> BookingWants:
     """What the understood sentence says about a booking; `passengers_of` adds those named in the words."""
     preferences = {name: getattr(intent, name, None) for name in PREFERENCE_ARGUMENTS}
+    if preferences.get("sort") not in SORTS:  # "贵一点的" orders activities; a booking's options know no such order
+        preferences["sort"] = None
     return BookingWants(
         biz_type=intent.biz_type,
         origin=intent.origin,

@@ -24,12 +24,14 @@ that says why, or whatever answers the question why); another order drops them.
 """
 
 import datetime as dt
+import math
 from dataclasses import dataclass, replace
 from typing import Any
 
-from assistant.llm.schema import PREFERENCE_SLOTS, Intent, IntentName
+from assistant.llm.schema import PREFERENCE_SLOTS, Intent, IntentName, SortName
 from assistant.memory import MAX_EXCLUDED, MAX_REQUEST_CHARS, PLACE_AND_TIME_SLOTS, PLACE_SLOTS, Memory
 from assistant.reason_words import reason_words
+from itinerary.refs import activity_of, is_activity_ref
 from itinerary.travel_plans import DEFAULT_DAYS as DEFAULT_PLAN_DAYS
 
 BOOK = IntentName.BOOK.value
@@ -42,18 +44,23 @@ ROUND_TRIP = IntentName.PLAN_ITINERARY.value
 AFTERSALE = IntentName.AFTERSALE.value
 PROGRESS = IntentName.QUERY_PROGRESS.value
 CANCEL = IntentName.CANCEL_BOOKING.value
+CHEAPEST, PRICIEST, TOP_RATED = SortName.CHEAPEST.value, SortName.PRICIEST.value, SortName.TOP_RATED.value
 
 # Facts of a task that are not slots of the schema but belong to the task while it lasts.
 TASK_FLAGS = ("rebook", "original_date", "day_shift", "booking_ordinal", "aftersale_reason", "aftersale_words", "pick")
 DATES = ("date_start", "date_end")
 BOOKING_FACTS = ("biz_type", "origin", *PLACE_SLOTS, *DATES, "nights", "max_price", "passengers", "booking_id")
 
+# The kinds of activity a search or a plan is refined by ("换成摄影类的", "不要徒步", "有适合带父母的吗").
+KINDS = ("interests", "avoid_interests", "audience")
+# Tasks whose result a follow-up refines by order, kind or who comes along.
+REFINED = frozenset((SEARCH, RECOMMEND, TRAVEL_PLAN))
 # What each task reads of a follow-up: a slot a task cannot use does not continue it.
 TASK_TAKES: dict[str, frozenset[str]] = {
-    WEATHER: frozenset((*PLACE_SLOTS, *DATES)),
-    SEARCH: frozenset((*PLACE_SLOTS, *DATES, "max_price", "sort", "exclude_places")),
-    RECOMMEND: frozenset((*PLACE_SLOTS, *DATES, "max_price", "sort", "exclude_places")),
-    TRAVEL_PLAN: frozenset((*PLACE_SLOTS, *DATES, "days", "max_price", "sort", "exclude_places")),
+    WEATHER: frozenset((*PLACE_SLOTS, *DATES, "day_shift")),
+    SEARCH: frozenset((*PLACE_SLOTS, *DATES, "max_price", "sort", "exclude_places", *KINDS)),
+    RECOMMEND: frozenset((*PLACE_SLOTS, *DATES, "max_price", "sort", "exclude_places", *KINDS)),
+    TRAVEL_PLAN: frozenset((*PLACE_SLOTS, *DATES, "days", "max_price", "sort", "exclude_places", *KINDS)),
     ROUND_TRIP: frozenset(("origin", *PLACE_SLOTS, *DATES, "max_price", "biz_type", *PREFERENCE_SLOTS)),
     BOOK: frozenset(
         (*BOOKING_FACTS, *PREFERENCE_SLOTS, "pick", "rebook", "original_date", "day_shift", "booking_ordinal")
@@ -112,6 +119,9 @@ def next_state(memory: Memory, understood: Intent, text: str) -> Step:
         answer = memory.awaiting and understood.mobile  # "13800000000" alone answers the booking question
         if not answer:
             return Step(understood, memory, keep=True)  # a greeting, thanks, a refusal: the task stays
+    if understood.pick and _shows_activities(memory) and (understood.details or name in (OUT_OF_SCOPE, BOOK, SEARCH)):
+        # "第一个的详情", "tell me more about the second one": that activity's details, never a booking
+        return _continued(memory, memory.task or SEARCH, understood, {"pick": understood.pick}, text)
     if understood.pick and memory.offered and name in (OUT_OF_SCOPE, BOOK, SEARCH):
         return _continued(memory, BOOK, understood, new, text)
     if memory.task and memory.awaiting and _answers(memory, understood, new):
@@ -169,14 +179,17 @@ def _day(value) -> dt.date | None:
 
 def remembered(step: Step, *, awaiting: str | None, offered: list[str]) -> Memory:
     """The memory after the reply: the step's, with what the reply asked for and the options it offered (a booking
-    keeps its options while the reply offers no new ones, so "第二个" still picks)."""
+    keeps its options while the reply offers no new ones, so "第二个" still picks; so do activities while the
+    details of one are shown)."""
     if step.keep:
         return step.memory
     memory = step.memory
     slots = dict(memory.slots)
     if offered:
         slots.pop("pick", None)  # new options: an earlier pick meant one of the old ones
-    kept = list(offered) or (list(memory.offered) if memory.task == BOOK else [])
+    # The activities shown stay on screen while one of them is looked at ("第一个的详情", then "第二个呢").
+    looked_at = bool(slots.get("pick")) and _shows_activities(memory)
+    kept = list(offered) or (list(memory.offered) if memory.task == BOOK or looked_at else [])
     return replace(memory, slots=slots, awaiting=awaiting, offered=kept)
 
 
@@ -238,6 +251,10 @@ def _follows_up(memory: Memory, understood: Intent, new: dict) -> bool:
         # The same request again goes on, unless it names a place of its own (then it is a new one).
         same_place = set(_places(new)) <= set(_places(memory.slots))
         return not _names_a_place(new) or same_place or _only_exclusions(understood, new)
+    if memory.task in REFINED and name in (BOOK, RECOMMEND, SEARCH) and given and given <= takes:
+        # "something more upscale?", "cheaper options?", "有适合带孩子的吗": only an order, a kind, a budget or who
+        # comes along, which the activities or the plan on screen take (no product, no place of its own)
+        return not _names_a_place(new)
     if name == SEARCH and memory.task != SEARCH:
         # Slots the task takes, and no place of their own ("预算每个活动不超过300" after a plan, "1000以内的" after
         # flights): they change the task, whatever words come with them.
@@ -249,8 +266,26 @@ def _follows_up(memory: Memory, understood: Intent, new: dict) -> bool:
 
 
 def task_waits(memory: Memory) -> bool:
-    """Whether the task at hand waits for the traveller (a question, options to pick, a comparison)."""
-    return bool(memory.awaiting or memory.offered) or memory.task in LASTING_TASKS
+    """Whether the task at hand waits for the traveller (a question, options to pick, a comparison). Activities
+    shown are no options waiting for a pick: a search is answered once shown."""
+    return bool(memory.awaiting or (memory.offered and not _shows_activities(memory))) or memory.task in LASTING_TASKS
+
+
+def refines(memory: Memory, understood: Intent) -> bool:
+    """Whether the reading refines the result on screen: kinds, an order or who comes along for activities or a
+    plan, a pick among the activities shown, the weather's day moved or what to wear. The conversation then says
+    what the sentence means, however unsure the reading of its words alone was."""
+    if memory.task in REFINED:
+        kinds = understood.interests or understood.avoid_interests or understood.audience or understood.sort
+        return bool(kinds or (understood.pick and _shows_activities(memory)))
+    if memory.task == WEATHER:
+        return bool(understood.day_shift or understood.packing)
+    return False
+
+
+def _shows_activities(memory: Memory) -> bool:
+    """Whether the options on screen are activities of a search or a recommendation (their refs say so)."""
+    return memory.task in (SEARCH, RECOMMEND) and bool(memory.offered) and all(map(is_activity_ref, memory.offered))
 
 
 def _followed_task(task: str, new: dict) -> str:
@@ -265,13 +300,40 @@ def _followed_task(task: str, new: dict) -> str:
 
 def _continued(memory: Memory, task: str, understood: Intent, new: dict, text: str) -> Step:
     """The task goes on: the new slots over the task's own, the wrong place replaced, exclusions applied."""
-    slots = _merged(dict(memory.slots), new)
+    slots = _refined(memory, task, _merged(dict(memory.slots), new), new)
     excluded = _exclusions(memory.excluded, understood, before=memory.slots, new=new)
     request = _joined(memory.request, text)
     state = replace(memory, task=task, request=request, excluded=excluded)
     # Only an order among the options shown ("ok the cheapest", "最早的那班"): the traveller takes the nearest.
     accept_nearest = task == BOOK and bool(memory.offered) and set(new) == {"sort"}
     return _step(state, task, slots, understood, accept_nearest=accept_nearest)
+
+
+def _refined(memory: Memory, task: str, slots: dict, new: dict) -> dict:
+    """A refinement of the result on screen, made concrete from what it showed: "cheaper" is the cheapest first
+    under the dearest price shown; "pricier" or "better rated" lifts a cap; a weather's day moved by some days
+    ("and the day after?") is counted from the day it showed (or, with none, from today: the handler's)."""
+    if task in (SEARCH, RECOMMEND):
+        prices = [found[1] for ref in memory.offered if (found := activity_of(ref))]
+        if new.get("sort") == CHEAPEST and "max_price" not in new and prices:
+            slots["max_price"] = math.ceil(max(prices)) - 1 or 1
+        elif new.get("sort") in (PRICIEST, TOP_RATED) and "max_price" not in new:
+            slots.pop("max_price", None)
+        for kind in ("interests", "avoid_interests"):  # a kind wanted now is no longer avoided, and the other way
+            other = "avoid_interests" if kind == "interests" else "interests"
+            if new.get(kind) and slots.get(other):
+                slots[other] = [tag for tag in slots[other] if tag not in new[kind]]
+        if "avoid_interests" in new and "interests" not in new and memory.slots.get("avoid_interests"):
+            slots["avoid_interests"] = list(dict.fromkeys([*memory.slots["avoid_interests"], *new["avoid_interests"]]))
+    if task == WEATHER and new.get("day_shift") and "date_start" not in new:
+        start = _day(memory.slots.get("date_start"))
+        if start is not None:
+            day = start + dt.timedelta(days=new["day_shift"])
+            slots.update(date_start=day.isoformat(), date_end=day.isoformat())
+            slots.pop("day_shift", None)
+        else:  # no day shown yet: counted from today by the handler, and further moves add up
+            slots["day_shift"] = (memory.slots.get("day_shift") or 0) + new["day_shift"]
+    return slots
 
 
 def _side_question(memory: Memory, understood: Intent, new: dict, text: str) -> Step:
@@ -329,6 +391,7 @@ def _step(state: Memory, task: str, slots: dict, understood: Intent, *, accept_n
         "follow_up": understood.follow_up,
         "accept_nearest": accept_nearest,  # this sentence only
         "pay": understood.pay,  # this sentence only
+        "packing": understood.packing,  # this sentence only: what to wear, with this weather
         "booking_status": understood.booking_status,
     }
     intent = Intent.model_validate(data)
@@ -431,4 +494,4 @@ def _joined(request: str, text: str) -> str:
     return (f"{request}\n{text}" if request else text)[-MAX_REQUEST_CHARS:]
 
 
-__all__ = ["Step", "next_state", "own_slots", "remembered"]
+__all__ = ["Step", "next_state", "own_slots", "refines", "remembered"]

@@ -24,7 +24,7 @@ from assistant.actions import (
 from assistant.agent.steps import steps_collected, steps_current
 from assistant.agent_turn import agent_turn
 from assistant.booking_wants import booking_wants
-from assistant.dialogue import next_state, remembered, task_waits
+from assistant.dialogue import next_state, refines, remembered, task_waits
 from assistant.dispatcher import dispatch
 from assistant.handlers.unsure import did_you_mean
 from assistant.llm.audit import AuditedPort, audited, calls_save
@@ -46,6 +46,7 @@ from core.envelope import Code
 from core.errors import ApplicationError
 from core.text import storable, storable_text
 from core.tracing import current_trace_id, trace
+from itinerary.refs import is_activity_ref
 
 logger = logging.getLogger("assistant.turn")
 
@@ -257,9 +258,10 @@ def _answer(
         # Channel 2 with a model: the model reads the sentence and calls the tools; nothing reads it offline.
         reply = agent_turn(context_for(MODEL_READS, text, memory.offered), reading=None)
         if reply is not None:
-            if reply.offered and not _prepared(reply):
+            if reply.offered and not _prepared(reply) and not all(map(is_activity_ref, reply.offered)):
                 # New options and no new card: the traveller moved on from the open card, so "确认" must not
-                # carry it out (what `_withdraw_stale_action` does for a reading; here the reply tells).
+                # carry it out (what `_withdraw_stale_action` does for a reading; here the reply tells). Activities
+                # shown on the side are no other options for the card.
                 pending_action_withdraw(user=user, conversation_id=str(conversation.pk))
             kept = replace(memory, awaiting=reply.awaiting, offered=reply.offered or memory.offered)
             memory_save(str(conversation.pk), replace(kept, owner=user.pk, language=language))
@@ -338,6 +340,8 @@ def _unsure(understood: Intent, step, memory: Memory) -> bool:
     """Whether a new request was read with too little confidence to act on (or to refuse)."""
     confidence = understood.confidence
     if confidence is None or confidence >= settings.ASSISTANT_CLARIFY_BELOW or understood.social:
+        return False
+    if refines(memory, understood):  # "换成摄影类的" on activities shown: the conversation says what it means
         return False
     return step.intent.intent == understood.intent and not task_waits(memory)
 

@@ -1,14 +1,17 @@
 """Reads of the activity catalogue."""
 
 import datetime as dt
+import operator
 from dataclasses import dataclass, field
 from decimal import Decimal
+from functools import reduce
 
 from django.db import connection
 from django.db.models import F, Func, Q, QuerySet, TextField, Value
 from django.db.models.lookups import PostgresOperatorLookup
 
 from itinerary.models import Activity
+from itinerary.tagging import AUDIENCES, SYSTEM_TAGS
 
 DEFAULT_WINDOW_DAYS = 30
 
@@ -45,6 +48,10 @@ class ActivityQuery:
     max_price: int | None = None
     exclude_places: tuple[str, ...] = ()  # places the traveller does not want (city, province or title)
     cheapest_first: bool = False
+    priciest_first: bool = False  # the dearest first ("贵一点的"); cheapest_first wins when both are set
+    interests: tuple[str, ...] = ()  # system tags: an activity has at least one of them ("换成摄影类的")
+    avoid_interests: tuple[str, ...] = ()  # system tags it has none of ("不要徒步")
+    audience: str | None = None  # who comes along (`itinerary.tagging.AUDIENCES`): what suits them
     defaulted_window: bool = field(default=False, compare=False)
 
     def __post_init__(self):
@@ -55,6 +62,10 @@ class ActivityQuery:
         object.__setattr__(self, "exclude_places", tuple(excluded)[:MAX_KEYWORDS])
         object.__setattr__(self, "province", bounded_term(self.province))
         object.__setattr__(self, "city", bounded_term(self.city))
+        object.__setattr__(self, "interests", tuple(t for t in dict.fromkeys(self.interests) if t in SYSTEM_TAGS))
+        avoided = tuple(t for t in dict.fromkeys(self.avoid_interests) if t in SYSTEM_TAGS and t not in self.interests)
+        object.__setattr__(self, "avoid_interests", avoided)
+        object.__setattr__(self, "audience", self.audience if self.audience in AUDIENCES else None)
 
     @classmethod
     def build(
@@ -69,6 +80,10 @@ class ActivityQuery:
         max_price: int | None = None,
         exclude_places: list[str] | tuple[str, ...] = (),
         cheapest_first: bool = False,
+        priciest_first: bool = False,
+        interests: list[str] | tuple[str, ...] = (),
+        avoid_interests: list[str] | tuple[str, ...] = (),
+        audience: str | None = None,
     ) -> "ActivityQuery":
         """Fill the date window: a single day stays a day; no dates → the next 30 days."""
         defaulted = False
@@ -89,6 +104,10 @@ class ActivityQuery:
             max_price=max_price,
             exclude_places=tuple(exclude_places),
             cheapest_first=cheapest_first,
+            priciest_first=priciest_first and not cheapest_first,
+            interests=tuple(interests),
+            avoid_interests=tuple(avoid_interests),
+            audience=audience,
             defaulted_window=defaulted,
         )
 
@@ -122,11 +141,39 @@ def activity_search(query: ActivityQuery, *, counted: bool = True) -> QuerySet[A
         qs = qs.filter(price__lte=Decimal(query.max_price))
     for place in query.exclude_places:
         qs = qs.exclude(Q(city__icontains=place) | Q(province__icontains=place) | Q(title__icontains=place))
+    qs = _of_kinds(qs, query)
+    if query.priciest_first:
+        return qs.order_by("-price", "-popularity", "id")
     if not counted:
         return qs.order_by(*(WALKED_CHEAPEST if query.cheapest_first else WALKED_POPULAR))
     if query.cheapest_first:
         return qs.order_by("price", "-popularity", "id")
     return qs.order_by("-popularity", "price", "id")
+
+
+def _has_tag(tag: str) -> Q:
+    """An activity whose system tags hold `tag` (a list of fixed words: its JSON text holds the quoted word, on
+    SQLite and PostgreSQL alike)."""
+    return Q(system_tags__icontains=f'"{tag}"')
+
+
+def _of_kinds(qs: QuerySet[Activity], query: ActivityQuery) -> QuerySet[Activity]:
+    """The kinds of activity asked (one of the interests), none of those avoided, and what suits who comes along
+    (`itinerary.tagging.AUDIENCES`: its kinds and an age the activity admits)."""
+    wanted, avoided = list(query.interests), list(query.avoid_interests)
+    suits = AUDIENCES.get(query.audience or "")
+    if suits is not None:
+        avoided += [tag for tag in suits.avoids if tag not in wanted]
+        if suits.wants_one_of:
+            qs = qs.filter(reduce(operator.or_, map(_has_tag, suits.wants_one_of)))
+        if suits.age is not None:
+            qs = qs.filter(Q(min_age__isnull=True) | Q(min_age__lte=suits.age))
+            qs = qs.filter(Q(max_age__isnull=True) | Q(max_age__gte=suits.age))
+    if wanted:
+        qs = qs.filter(reduce(operator.or_, map(_has_tag, wanted)))
+    for tag in dict.fromkeys(avoided):
+        qs = qs.exclude(_has_tag(tag))
+    return qs
 
 
 class _BigramsContain(PostgresOperatorLookup):

@@ -4,6 +4,8 @@ The catalogue's `tags` are free Chinese words written by people; `system_tags` a
 (interest profiles, RECOMMEND). `system_tags_for` is pure so the seed, the admin and a future import all agree.
 """
 
+from dataclasses import dataclass
+
 SYSTEM_TAGS: tuple[str, ...] = (
     "hiking",
     "photography",
@@ -136,3 +138,20 @@ def system_tags_for(title: str, tags: list[str]) -> list[str]:
         if any(word in text for text in texts):
             found.update(implied)
     return [tag for tag in SYSTEM_TAGS if tag in found]
+
+
+# Who comes along, and what suits them: the system tags an activity for them has one of (none: any), the tags it
+# has none of, and an age it must admit (its min_age / max_age). "带孩子" wants family activities a child of 8 may
+# join, nothing of nightlife or adventure; "带父母" wants nothing strenuous (hiking, adventure, skiing, cycling) nor
+# nightlife, open to someone of 65.
+@dataclass(frozen=True)
+class Suitability:
+    wants_one_of: tuple[str, ...] = ()
+    avoids: tuple[str, ...] = ()
+    age: int | None = None
+
+
+AUDIENCES: dict[str, Suitability] = {
+    "KIDS": Suitability(wants_one_of=("family",), avoids=("nightlife", "adventure"), age=8),
+    "ELDERLY": Suitability(avoids=("hiking", "adventure", "skiing", "cycling", "nightlife"), age=65),
+}

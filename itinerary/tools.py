@@ -16,8 +16,10 @@ from bookings.tools import Passenger, booking_summary
 from core.envelope import Code, fail, ok
 from core.tools import Risk, ToolContext, tool
 from itinerary.models import Activity
+from itinerary.refs import activity_ref
 from itinerary.services import (
     ActivityError,
+    ActivityKinds,
     ActivitySearchResult,
     UnknownWeatherPlace,
     WeatherReportResult,
@@ -33,8 +35,10 @@ from itinerary.services import (
 )
 from itinerary.services.plan_booking import PlanBookingError, plan_book, plan_booking_preview
 from itinerary.services.round_trip import RoundTripError, round_trip_compare
+from itinerary.tagging import AUDIENCES, SYSTEM_TAGS
 from itinerary.travel_plans import MAX_DAYS, TravelPlan, rain_likely
 from itinerary.weather import DayWeather, WeatherLookup
+from itinerary.weather.packing import packing_for
 
 MAX_RESULTS = 6
 MAX_KEYWORDS = 5
@@ -64,8 +68,24 @@ ExcludePlaces = Annotated[
     Field(max_length=MAX_KEYWORDS, description='Places the traveller does not want, e.g. ["三亚"] (不想去三亚)'),
 ]
 ActivitySort = Annotated[
-    Literal["POPULAR", "CHEAPEST"] | None,
-    Field(description="POPULAR (default: their interests first) or CHEAPEST (price ascending)"),
+    Literal["POPULAR", "CHEAPEST", "PRICIEST"] | None,
+    Field(
+        description="POPULAR (default: their interests first; also 'better rated'), CHEAPEST (price ascending) or "
+        "PRICIEST (price descending: 'something more upscale')"
+    ),
+]
+Interest = Literal[SYSTEM_TAGS]  # type: ignore[valid-type]
+Interests = Annotated[
+    list[Interest] | None,
+    Field(max_length=MAX_KEYWORDS, description='Kinds of activity wanted, any of them, e.g. ["photography"]'),
+]
+AvoidInterests = Annotated[
+    list[Interest] | None,
+    Field(max_length=MAX_KEYWORDS, description='Kinds of activity not wanted, e.g. ["hiking"] (不要徒步 / no hiking)'),
+]
+Audience = Annotated[
+    Literal[tuple(AUDIENCES)] | None,  # type: ignore[valid-type]
+    Field(description="Who comes along when it decides what suits: KIDS (带孩子) or ELDERLY (带父母, seniors)"),
 ]
 
 
@@ -87,6 +107,7 @@ def activity_facts(activity: Activity, *, suggested_for: str | None = None) -> d
         "tags": list(activity.tags or [])[:5],
         "cover_image_url": activity.cover_url,
         "suggested_for": suggested_for,
+        "ref": activity_ref(activity.pk, activity.price),  # how it is named among the options on screen
     }
 
 
@@ -112,8 +133,25 @@ def _query(result: ActivitySearchResult) -> dict:
 
 def _narrowing(query) -> dict:
     """What narrowed or ordered the search beyond place, dates and budget, when something did."""
+    if not query:
+        return {}
     narrowing = {"exclude_places": list(query.exclude_places)} if query.exclude_places else {}
-    return narrowing | ({"sort": "CHEAPEST"} if query.cheapest_first else {})
+    sort = "CHEAPEST" if query.cheapest_first else "PRICIEST" if query.priciest_first else None
+    kinds = {
+        "interests": list(query.interests),
+        "avoid_interests": list(query.avoid_interests),
+        "audience": query.audience,
+    }
+    return narrowing | ({"sort": sort} if sort else {}) | {key: value for key, value in kinds.items() if value}
+
+
+def _kinds(interests, avoid_interests, audience, sort) -> ActivityKinds:
+    return ActivityKinds(
+        interests=tuple(interests or ()),
+        avoid_interests=tuple(avoid_interests or ()),
+        audience=audience,
+        priciest_first=sort == "PRICIEST",
+    )
 
 
 @tool(risk=Risk.READ, tags=("activities",))
@@ -127,10 +165,15 @@ def search_activities(
     max_price: MaxPrice = None,
     exclude_places: ExcludePlaces = None,
     sort: ActivitySort = None,
+    interests: Interests = None,
+    avoid_interests: AvoidInterests = None,
+    audience: Audience = None,
 ) -> dict:
     """Search the published activity catalogue by place (keywords such as a scenic spot, else a city or a
-    province), dates (default: the next 30 days) and budget, leaving out the places the traveller excluded. Give
-    at least one of keywords, city, province, exclude_places (alone: everywhere but those places)."""
+    province), dates (default: the next 30 days) and budget, leaving out the places the traveller excluded, of the
+    kinds wanted (interests), none of the kinds avoided, suiting who comes along (audience). Give at least one of
+    keywords, city, province, exclude_places (alone: everywhere but those places). A follow-up on the results
+    ("cheaper", "no hiking", "photography instead", "for my parents") is the same search with that change."""
     asked = {"mode": "search", "query": {"keywords": keywords or [], "province": province, "city": city}}
     try:
         found = activity_search_for(
@@ -144,13 +187,13 @@ def search_activities(
             max_price=max_price,
             exclude_places=exclude_places,
             cheapest_first=sort == "CHEAPEST",
+            kinds=_kinds(interests, avoid_interests, audience, sort),
             limit=MAX_RESULTS,
         )
     except ActivityError as exc:
         return fail(exc.code, exc.message, {**_activities(asked, []), "total": 0, "reason": "no_place"})
-    data = _activities(
-        {"mode": "search", "query": _query(found), "total": found.total}, found.activities, found.reasons
-    )
+    query = _query(found) | ({"sort": "POPULAR"} if sort == "POPULAR" else {})  # "better rated", said so
+    data = _activities({"mode": "search", "query": query, "total": found.total}, found.activities, found.reasons)
     return ok(data, f"{found.total} found, {found.shown} shown")
 
 
@@ -161,9 +204,14 @@ def recommend_activities(
     date_end: DateEnd = None,
     exclude_places: ExcludePlaces = None,
     sort: ActivitySort = None,
+    max_price: MaxPrice = None,
+    interests: Interests = None,
+    avoid_interests: AvoidInterests = None,
+    audience: Audience = None,
 ) -> dict:
     """The most popular published activities open in the window (default: the next 30 days), for this traveller,
-    leaving out the places they excluded."""
+    leaving out the places they excluded, within the budget, of the kinds wanted, none of the kinds avoided,
+    suiting who comes along."""
     found = activity_recommend(
         user=context.user,
         today=_today(context),
@@ -171,11 +219,14 @@ def recommend_activities(
         date_end=date_end,
         exclude_places=exclude_places,
         cheapest_first=sort == "CHEAPEST",
+        max_price=max_price,
+        kinds=_kinds(interests, avoid_interests, audience, sort),
         limit=MAX_RESULTS,
     )
     query = found.query
     dates = {"date_start": query.date_start.isoformat(), "date_end": query.date_end.isoformat()}
-    dates |= _narrowing(query)
+    dates |= _narrowing(query) | ({"max_price": query.max_price} if query.max_price else {})
+    dates |= {"sort": "POPULAR"} if sort == "POPULAR" else {}
     data = _activities(
         {"mode": "recommend", "query": {**dates, "asked_dates": found.asked_dates}}, found.activities, found.reasons
     )
@@ -256,14 +307,23 @@ def weather_report(
     ] = None,
     date_start: DateStart = None,
     date_end: DateEnd = None,
+    packing: Annotated[
+        bool, Field(description="The traveller asks what to wear or pack (要带什么衣服 / what should I pack)")
+    ] = False,
 ) -> dict:
     """The weather of a place for the days asked (default: today and the next two): a forecast where one is
-    available, else climate normals, labelled as such."""
+    available, else climate normals, labelled as such; with packing, what to wear and bring for those days."""
     try:
         found = weather_report_for(place=place, city=city, start=date_start, end=date_end, today=_today(context))
     except UnknownWeatherPlace as exc:
         return fail(exc.code, exc.message, {"kind": WEATHER_KIND, "reason": "unknown_place", "place": place})
-    return ok(_weather(found), f"{found.lookup.report.kind} for {place}")
+    data = _weather(found)
+    if packing:
+        asked = [d for d in found.lookup.report.days if found.start <= d.date <= found.end] or list(
+            found.lookup.report.days
+        )
+        data["packing"] = packing_for(asked, rain=any(rain_likely(d) for d in asked))
+    return ok(data, f"{found.lookup.report.kind} for {place}")
 
 
 def _plan(plan: TravelPlan) -> dict:
@@ -316,10 +376,14 @@ def make_travel_plan(
     date_end: DateEnd = None,
     max_price: MaxPrice = None,
     sort: ActivitySort = None,
+    interests: Interests = None,
+    avoid_interests: AvoidInterests = None,
+    audience: Audience = None,
 ) -> dict:
     """A day-by-day plan of catalogue activities at the destination, with each day's weather. Without dates the
     trip starts next Saturday; without a number of days it lasts from date_start to date_end, else 3 days.
-    sort CHEAPEST: the traveller wants a cheaper trip (cheaper activities first)."""
+    sort CHEAPEST: the traveller wants a cheaper trip (cheaper activities first). interests: the kinds they like
+    go in first ("we like food"); avoid_interests and audience leave out what does not suit."""
     found = travel_plan_for(
         user=context.user,
         today=_today(context),
@@ -332,6 +396,7 @@ def make_travel_plan(
         end=date_end,
         max_price=max_price,
         cheapest_first=sort == "CHEAPEST",
+        kinds=_kinds(interests, avoid_interests, audience, None),
     )
     data = {
         "kind": TRAVEL_PLAN_KIND,
@@ -339,6 +404,7 @@ def make_travel_plan(
         "province": found.province,
         "max_price": max_price,
         "cheapest_first": sort == "CHEAPEST",
+        **{key: value for key, value in _narrowing(found.plan.query or ()).items() if key != "sort"},
     }
     plan = found.plan
     return ok(data, f"{len(plan.days)} days, {len(plan.activities)} activities placed")

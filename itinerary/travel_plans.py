@@ -22,7 +22,7 @@ Reads only (the catalogue and the weather port); nothing is stored. The choices 
 import datetime as dt
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from itinerary.matching import ANONYMOUS, Viewer, eligible
@@ -222,9 +222,11 @@ def travel_plan_assign(
     days: int,
     rainy: frozenset[dt.date] = frozenset(),
     cheapest_first: bool = False,
+    liked: frozenset[str] = frozenset(),
 ) -> Assignment:
     """Place activities on the trip's days (pure: no database, no clock). See the module docstring for the rules.
-    `cheapest_first`: the traveller asked for a cheaper trip; a lower price weighs more than popularity."""
+    `cheapest_first`: the traveller asked for a cheaper trip; a lower price weighs more than popularity.
+    `liked`: system tags the traveller likes; an activity of one of them outweighs popularity and novelty."""
     dates = [start + dt.timedelta(days=i) for i in range(days)]
     trip_end = dates[-1]
     top = max((a.popularity for a in activities), default=0) or 1
@@ -248,6 +250,8 @@ def travel_plan_assign(
             value += 0.8  # outweighs most popularity gaps: a wet day is better spent indoors
         if cheapest_first:
             value += 2.0 * (1 - float(activity.price) / dearest)  # outweighs popularity and novelty together
+        if liked & set(activity.system_tags or ()):
+            value += 2.5  # what they said they like goes in before what is only popular
         return value
 
     def best(options: list[Activity], day: dt.date) -> Activity | None:
@@ -350,12 +354,15 @@ def travel_plan_make(
     days: int | None = None,
     max_price: int | None = None,
     cheapest_first: bool = False,
+    kinds=None,
     viewer: Viewer = ANONYMOUS,
     weather_places: Sequence[str] = (),
     weather_port: WeatherPort | None = None,
 ) -> TravelPlan:
     """A day-by-day plan of `days` days at `destination` from `start`, built from the published catalogue and the
-    weather port. `weather_places` are the names to ask the weather for, in order (default: the destination)."""
+    weather port. `weather_places` are the names to ask the weather for, in order (default: the destination).
+    `kinds` (`itinerary.services.ActivityKinds`): the kinds the traveller likes go in first, the kinds avoided and
+    what does not suit who comes along stay out."""
     requested = days or DEFAULT_DAYS
     length = max(1, min(requested, MAX_DAYS))
     defaulted_start = start is None
@@ -369,8 +376,11 @@ def travel_plan_make(
         date_start=first,
         date_end=last,
         max_price=max_price,
+        **(kinds.query_arguments() if kinds is not None else {}),
     )
-    found = list(eligible(activity_search(query), viewer=viewer)[:MAX_CANDIDATES])
+    # The kinds liked order the candidates (a plan keeps its other days filled); the rest of the query filters.
+    liked = set(query.interests)
+    found = list(eligible(activity_search(replace(query, interests=())), viewer=viewer)[:MAX_CANDIDATES])
 
     weather = None
     for place in weather_places or (destination,):
@@ -383,7 +393,7 @@ def travel_plan_make(
     rainy = frozenset(d for d, w in by_date.items() if rain_likely(w))
 
     assignment = travel_plan_assign(
-        activities=found, start=first, days=length, rainy=rainy, cheapest_first=cheapest_first
+        activities=found, start=first, days=length, rainy=rainy, cheapest_first=cheapest_first, liked=frozenset(liked)
     )
     tour_days: dict[int, TourDay] = {}
     for index, (tour, span) in assignment.tours.items():

@@ -10,18 +10,37 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
-from assistant.handlers.base import answer_mapped
+from assistant.handlers.base import answer_mapped, answer_with
 from assistant.handlers.registry import handles
 from assistant.llm.schema import IntentName
 from assistant.llm.tool_calls import tool_call_for
 from assistant.presenters.activities import clarify_destination
 from assistant.replies import compose
 from assistant.turn import Reply, TurnContext, chip
+from itinerary.refs import activity_of
+
+DETAIL_TOOL = "activity_detail"
+
+
+def _picked_activity(context: TurnContext) -> int | None:
+    """The activity the traveller picked among those the previous reply showed ("第一个的详情", "the second one")."""
+    pick = context.intent.pick
+    if not pick or not 1 <= pick <= len(context.offered):
+        return None
+    found = activity_of(context.offered[pick - 1])
+    return found[0] if found else None
+
+
+def _details(context: TurnContext, activity_id: int) -> Reply:
+    """The picked activity's details card (nothing is booked; the list stays on screen: `dialogue.remembered`)."""
+    return answer_with(context, DETAIL_TOOL, activity_id=activity_id)
 
 
 @handles(IntentName.SEARCH_ACTIVITIES)
 def search_activities(context: TurnContext) -> Reply:
     intent = context.intent
+    if (picked := _picked_activity(context)) is not None:
+        return _details(context, picked)
     call = tool_call_for(intent)
     if call is None:  # no place yet
         return clarify_destination(
@@ -32,6 +51,8 @@ def search_activities(context: TurnContext) -> Reply:
 
 @handles(IntentName.RECOMMEND)
 def recommend(context: TurnContext) -> Reply:
+    if (picked := _picked_activity(context)) is not None:
+        return _details(context, picked)
     return answer_mapped(context, tool_call_for(context.intent))
 
 

@@ -4,6 +4,8 @@ Both run the same tools channel 2 offers the model (`weather_report`, `make_trav
 presented by `assistant.presenters.travel`; only the clarifying question (no place) is asked here.
 """
 
+import datetime as dt
+
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
@@ -33,7 +35,13 @@ def _clarify(context: TurnContext, template: str, examples: tuple[str, ...]) -> 
 
 @handles(IntentName.QUERY_WEATHER)
 def query_weather(context: TurnContext) -> Reply:
-    call = tool_call_for(context.intent)
+    intent = context.intent
+    if intent.day_shift and not intent.date_start:
+        # "and the day after?" after a weather with no day of its own: counted from today (the dialogue counts
+        # from the day shown when there was one)
+        day = context.today + dt.timedelta(days=intent.day_shift)
+        intent = intent.model_copy(update={"date_start": day, "date_end": day})
+    call = tool_call_for(intent)
     return answer_mapped(context, call) if call else _clarify(context, "weather_clarify", PLACE_EXAMPLES)
 
 

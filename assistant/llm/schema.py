@@ -50,6 +50,36 @@ class SortName(StrEnum):
     FASTEST = "FASTEST"  # 最快 / 用时最短 / fastest / quicker
     EARLIEST = "EARLIEST"  # 最早 / earliest
     LATEST = "LATEST"  # 最晚 / latest
+    PRICIEST = "PRICIEST"  # 贵一点的 / 高端一点 / pricier / more upscale (activities: dearest first)
+    TOP_RATED = "TOP_RATED"  # 评价好一点的 / 口碑好 / better rated (activities: the most popular first)
+
+
+class InterestName(StrEnum):
+    """A kind of activity, the catalogue's system tags (`itinerary.tagging.SYSTEM_TAGS`, the same words)."""
+
+    HIKING = "hiking"  # 徒步 / 爬山 / hiking / trekking
+    PHOTOGRAPHY = "photography"  # 摄影 / 拍照 / photography / photo tours
+    FAMILY = "family"  # 亲子 / family
+    FOOD = "food"  # 美食 / 小吃 / food / cooking
+    CULTURE = "culture"  # 文化 / 历史 / 博物馆 / culture / museums
+    SKIING = "skiing"
+    CYCLING = "cycling"
+    BEACH = "beach"
+    SNOW = "snow"
+    LAKE = "lake"
+    ANCIENT_TOWN = "ancient_town"
+    HOT_SPRING = "hot_spring"
+    NATURE = "nature"
+    ADVENTURE = "adventure"
+    NIGHTLIFE = "nightlife"
+    SHOPPING = "shopping"
+
+
+class AudienceName(StrEnum):
+    """Who comes along, when it decides what suits (the rule of what suits them is `itinerary.tagging`'s)."""
+
+    KIDS = "KIDS"  # 带孩子 / 亲子 / with kids / for children
+    ELDERLY = "ELDERLY"  # 带父母 / 老人 / with my parents / seniors
 
 
 class BookingOrdinalName(StrEnum):
@@ -129,6 +159,9 @@ SLOT_NAMES = (
     "number",
     "passengers",
     "exclude_places",
+    "interests",
+    "avoid_interests",
+    "audience",
 )
 # Slots that say what the traveller wants of a booking option (they belong to the BOOK task).
 PREFERENCE_SLOTS = (
@@ -207,6 +240,15 @@ class Intent(BaseModel):
     # 再加一天 / 多住两晚 / one more day (+N) or 少玩一天 (-N): the trip at hand gets longer or shorter by that many
     # days (a plan) or nights (a stay, a round trip). The dialogue applies it to the remembered length.
     length_change: int | None = None
+    # -- refining a result (issue 28): the kind of activity wanted or not, who comes along ------------------------
+    interests: list[InterestName] = []  # 换成摄影类的 / 喜欢美食 / any food tours / we like food and photography
+    avoid_interests: list[InterestName] = []  # 不要徒步 / no hiking
+    audience: AudienceName | None = None  # 有适合带父母的吗 / anything for kids
+    # The sentence asks about one of the options shown ("第一个的详情", "tell me more about the second one"): with
+    # `pick`, that option's details, never a booking.
+    details: bool = False
+    # The sentence asks what to wear or pack ("要带什么衣服", "what should I pack"): the weather answer says it.
+    packing: bool = False
     # -- how sure the reading is (issue 14): 0..1, and the other readings worth offering when it is low -------------
     confidence: float | None = None
     alternatives: list[IntentName] = []
@@ -230,6 +272,17 @@ class Intent(BaseModel):
     # A second (and third) request in the same sentence ("帮我规划三天丽江行程，顺便查天气"): answered after the main
     # one, with the same slots. Unknown names are dropped, never the main intent again, at most MAX_ALSO.
     also: list[IntentName] = []
+
+    @field_validator("interests", "avoid_interests", mode="wrap")
+    @classmethod
+    def _interests(cls, value: Any, handler: Any) -> list[str]:
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list | tuple):
+            return []
+        names = [v.strip().lower() for v in value if isinstance(v, str)]
+        known = {tag.value for tag in InterestName}
+        return [n for n in dict.fromkeys(names) if n in known][:5]
 
     @field_validator("destination_keywords", "exclude_places", mode="wrap")
     @classmethod
@@ -341,6 +394,7 @@ class Intent(BaseModel):
         "social",
         "aftersale_reason",
         "answer",
+        "audience",
         mode="wrap",
     )
     @classmethod
@@ -363,6 +417,8 @@ class Intent(BaseModel):
         "booking_status",
         "asks_activities",
         "same_time",
+        "details",
+        "packing",
         mode="wrap",
     )
     @classmethod

@@ -45,16 +45,17 @@ def tool_call_for(intent: Intent) -> ToolCallPlan | None:
     places = {"keywords": intent.destination_keywords or None, "city": intent.city, "province": intent.province}
     dates = {"date_start": intent.date_start, "date_end": intent.date_end}
     # Places the traveller excluded ("不想去三亚", "not Sanya") and the order asked ("最便宜的") of a search.
-    narrowing = {"exclude_places": intent.exclude_places or None, "sort": activity_sort(intent)}
+    narrowing = {"exclude_places": intent.exclude_places or None, "sort": activity_sort(intent), **kinds_of(intent)}
     if name == IntentName.SEARCH_ACTIVITIES:
         if not (any(places.values()) or intent.exclude_places):
             return None
         return ToolCallPlan(SEARCH_ACTIVITIES_TOOL, {**places, **dates, "max_price": intent.max_price, **narrowing})
     if name == IntentName.RECOMMEND:
-        return ToolCallPlan(RECOMMEND_TOOL, {**dates, **narrowing})
+        return ToolCallPlan(RECOMMEND_TOOL, {**dates, "max_price": intent.max_price, **narrowing})
     if name == IntentName.QUERY_WEATHER:
         place, city = place_of(intent)
-        return ToolCallPlan(WEATHER_TOOL, {"place": place, "city": city, **dates}) if place else None
+        asked = {"place": place, "city": city, **dates, "packing": intent.packing or None}
+        return ToolCallPlan(WEATHER_TOOL, asked) if place else None
     if name == IntentName.MAKE_TRAVEL_PLAN:
         destination, _ = place_of(intent)
         if not destination:
@@ -65,7 +66,8 @@ def tool_call_for(intent: Intent) -> ToolCallPlan | None:
             "days": intent.days,
             **dates,
             "max_price": intent.max_price,
-            "sort": activity_sort(intent),
+            "sort": "CHEAPEST" if intent.sort == SortName.CHEAPEST else None,
+            **kinds_of(intent),
         }
         return ToolCallPlan(TRAVEL_PLAN_TOOL, arguments)
     if name == IntentName.PLAN_ITINERARY:
@@ -93,9 +95,22 @@ def tool_call_for(intent: Intent) -> ToolCallPlan | None:
     return None
 
 
+# The activity search's order for the intent's sort; better rated is the catalogue's popularity (its default order).
+ACTIVITY_SORTS = {SortName.CHEAPEST: "CHEAPEST", SortName.PRICIEST: "PRICIEST", SortName.TOP_RATED: "POPULAR"}
+
+
 def activity_sort(intent: Intent) -> str | None:
-    """The activity search's order for the intent's sort: the cheapest first, else the default."""
-    return "CHEAPEST" if intent.sort == SortName.CHEAPEST else None
+    """The activity search's order for the intent's sort (None: the default, their interests first)."""
+    return ACTIVITY_SORTS.get(intent.sort) if intent.sort else None
+
+
+def kinds_of(intent: Intent) -> dict[str, Any]:
+    """The kinds of activity a search or a plan asks for: wanted, avoided, who comes along (None: not given)."""
+    return {
+        "interests": list(intent.interests) or None,
+        "avoid_interests": list(intent.avoid_interests) or None,
+        "audience": intent.audience,
+    }
 
 
 def round_trip_arguments(intent: Intent, *, origin=None, destination=None, depart=None, back=None) -> dict:

@@ -57,6 +57,42 @@ def _conditions(query: dict, language: str) -> str:
     )
 
 
+# How the results are ordered when the traveller asked for an order (the search's `sort`).
+ORDERS = {
+    "CHEAPEST": gettext_noop("cheapest first"),
+    "PRICIEST": gettext_noop("dearest first"),
+    "POPULAR": gettext_noop("most popular and best rated first"),
+}
+AUDIENCES = {
+    "KIDS": gettext_noop("suited to children"),
+    "ELDERLY": gettext_noop("suited to older travellers (nothing strenuous)"),
+}
+
+
+def refinements(query: dict, language: str, *, first: bool = False) -> str:
+    """What the traveller asked of the results beyond place, dates and budget, in words ("按价格从低到高；只看摄影；
+    不含徒步"): the order, the kinds wanted and avoided, who comes along; "" when nothing was asked."""
+    with translation.override(language):
+        said = []
+        if query.get("sort") in ORDERS:
+            said.append(_(ORDERS[query["sort"]]))
+        wanted = [str(cards.INTERESTS[k]) for k in query.get("interests") or [] if k in cards.INTERESTS]
+        avoided = [str(cards.INTERESTS[k]) for k in query.get("avoid_interests") or [] if k in cards.INTERESTS]
+        if wanted:  # a search shows only those kinds; a plan puts them first (`first`)
+            kinds = {"kinds": _(", ").join(wanted)}
+            said.append(_("%(kinds)s first") % kinds if first else _("only %(kinds)s") % kinds)
+        if avoided:
+            said.append(_("without %(kinds)s") % {"kinds": _(", ").join(avoided)})
+        if query.get("audience") in AUDIENCES:
+            said.append(_(AUDIENCES[query["audience"]]))
+        return _("; ").join(said)
+
+
+def activity_refs(shown: list[dict]) -> list[str]:
+    """The activities shown as options on screen ("第二个的详情" then names one of them)."""
+    return [a["ref"] for a in shown if isinstance(a, dict) and a.get("ref")]
+
+
 def keyword_places(keywords: list[str], *, asked: tuple[str | None, ...] = ()) -> tuple[bool, list[str]]:
     """(whether a keyword is a phrase no place list knows whole, the known places it names where the catalogue has
     activities): the city, else the province, of a place inside the phrase ("泰山日出" → 泰安), at most
@@ -96,7 +132,8 @@ def _widen_chips(query: dict, language: str, nearby: list[str]) -> list[dict]:
 
     with translation.override(language):
         chips = []
-        if query["max_price"] or not query["defaulted_window"]:
+        refined = any(query.get(key) for key in ("interests", "avoid_interests", "audience"))
+        if query["max_price"] or not query["defaulted_window"] or refined:
             label = _("Search again without dates or budget") if query.get("keywords") else activities_in(place)
             chips.append(chip(label, activities_in(place), fresh=True))
         for name in nearby:
@@ -135,6 +172,7 @@ def _search(data: dict, context: TurnContext) -> Reply:
             unknown_keyword=unknown,
             nearby="、".join(nearby),
             more=more,
+            refined=refinements(query, language),
         )
         return Reply(text, "EMPTY", suggestions=_widen_chips(query, language, nearby))
     tip = tip_for(query["keywords"], language) if query["keywords"] else None
@@ -146,18 +184,39 @@ def _search(data: dict, context: TurnContext) -> Reply:
         place=query["place"],
         conditions=conditions,
         tip=tip,
+        refined=refinements(query, language),
     )
-    return Reply(text, "ANSWERED", cards=[cards.activity_card(a, language=language) for a in shown])
+    return Reply(
+        text,
+        "ANSWERED",
+        cards=[cards.activity_card(a, language=language) for a in shown],
+        offered=activity_refs(shown),
+    )
 
 
 def _recommend(data: dict, context: TurnContext) -> Reply:
     language, query = context.language, data["query"]
     dates = format_range(_date(query["date_start"]), _date(query["date_end"]), language) if query["asked_dates"] else ""
     shown = data["activities"]
+    refined = refinements(query, language)
+    if query.get("max_price"):
+        with translation.override(language):
+            budget = _("up to ¥%(price)s") % {"price": query["max_price"]}
+        refined = _join(language, budget, refined)
     if not shown:
-        return Reply(compose("recommend_empty", language, dates=dates), "EMPTY")
-    text = compose("recommend", language, shown=len(shown), dates=dates)
-    return Reply(text, "ANSWERED", cards=[cards.activity_card(a, language=language) for a in shown])
+        return Reply(compose("recommend_empty", language, dates=dates, refined=refined), "EMPTY")
+    text = compose("recommend", language, shown=len(shown), dates=dates, refined=refined)
+    return Reply(
+        text,
+        "ANSWERED",
+        cards=[cards.activity_card(a, language=language) for a in shown],
+        offered=activity_refs(shown),
+    )
+
+
+def _join(language: str, *parts: str) -> str:
+    with translation.override(language):
+        return _("; ").join(p for p in parts if p)
 
 
 def _activities_reply(envelope: dict, context: TurnContext) -> Reply:

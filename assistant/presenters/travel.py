@@ -15,7 +15,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from assistant import cards
-from assistant.knowledge import destination_entries
+from assistant.knowledge import destination_entries, tip_for
+from assistant.presenters.activities import refinements
 from assistant.presenters.base import Presenter, merge_replies
 from assistant.replies import compose, format_day, format_range
 from assistant.turn import Reply, TurnContext, chip
@@ -163,8 +164,39 @@ def _weather_reply(envelope: dict, context: TurnContext) -> Reply:
         rainy=[day_label(_date(d["date"]), language) for d in asked if d["rain_likely"]],
         note=_place_note(data, language),
     )
+    if data.get("packing"):
+        text = "\n".join((text, _packing(data, place, start, end, language)))
     outcome = "DEGRADED" if data["fallback"] == UNAVAILABLE else "ANSWERED"
     return Reply(text, outcome, cards=[weather_card(data, language=language)])
+
+
+# What to wear and pack (`itinerary.weather.packing`'s keys), as the traveller reads it.
+PACKING = {
+    "down_jacket": gettext_noop("a down jacket or a thick coat, a hat and gloves"),
+    "warm_coat": gettext_noop("a warm coat and a sweater"),
+    "light_jacket": gettext_noop("a light jacket"),
+    "long_sleeves": gettext_noop("long sleeves for the evenings"),
+    "summer_clothes": gettext_noop("light summer clothes"),
+    "layers": gettext_noop("layers you can take off (cold mornings and evenings, warm afternoons)"),
+    "sun_protection": gettext_noop("sunscreen, sunglasses and a hat"),
+    "snow_boots": gettext_noop("waterproof, non-slip shoes for snow"),
+    "rain_gear": gettext_noop("an umbrella or a rain jacket"),
+}
+
+
+def _packing(data: dict, place: str, start: dt.date, end: dt.date, language: str) -> str:
+    """What to wear and bring for the days shown, from their weather, and what the destination's own tip says to
+    bring (`assistant.knowledge`, "建议携带")."""
+    with translation.override(language):
+        items = [_(PACKING[key]) for key in data["packing"] if key in PACKING]
+    tip = tip_for([place], language)
+    return compose(
+        "weather_packing",
+        language,
+        dates=format_range(start, end, language),
+        items=items,
+        bring=tip["bring"] if tip else "",
+    )
 
 
 def present_weather(envelopes: list[dict], context: TurnContext) -> Reply:
@@ -279,7 +311,19 @@ def _travel_plan_reply(envelope: dict, context: TurnContext) -> Reply:
         max_price=data["max_price"],
         cheapest_first=data.get("cheapest_first"),
     )
+    refined = _plan_refinements(data, language)
+    if refined:
+        text = "\n".join((compose("plan_refined", language, refined=refined), text))
     return Reply(text, "ANSWERED", cards=[card])
+
+
+def _plan_refinements(data: dict, language: str) -> str:
+    """What the traveller asked of the plan beyond place and days (a budget per activity, kinds they like first,
+    kinds avoided, who comes along), said first so a remade plan says what changed."""
+    with translation.override(language):
+        budget = _("up to ¥%(price)s per activity") % {"price": data["max_price"]} if data.get("max_price") else ""
+        kinds = refinements(data, language, first=True)
+        return _("; ").join(part for part in (budget, kinds) if part)
 
 
 def present_travel_plan(envelopes: list[dict], context: TurnContext) -> Reply:

@@ -11,6 +11,7 @@ Both chat channels call these (through `itinerary.tools`), as do the pages.
 
 from itinerary.services.activities import (
     ActivityError,
+    ActivityKinds,
     ActivityRecommendation,
     ActivitySearchResult,
     activity_detail,
@@ -35,6 +36,7 @@ from itinerary.services.weather import UnknownWeatherPlace, WeatherReportResult,
 __all__ = [
     "BACKFILL_BATCH_SIZE",
     "ActivityError",
+    "ActivityKinds",
     "ActivityRecommendation",
     "ActivitySearchResult",
     "RoundTripComparison",

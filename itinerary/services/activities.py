@@ -23,6 +23,25 @@ class ActivityError(ApplicationError):
 
 
 @dataclass(frozen=True)
+class ActivityKinds:
+    """What kind of activity a search or a plan asks for beyond place, dates and budget: system tags wanted (any of
+    them) and avoided, who comes along (`itinerary.tagging.AUDIENCES`), the dearest first."""
+
+    interests: tuple[str, ...] = ()
+    avoid_interests: tuple[str, ...] = ()
+    audience: str | None = None
+    priciest_first: bool = False
+
+    def query_arguments(self) -> dict:
+        return {
+            "interests": self.interests,
+            "avoid_interests": self.avoid_interests,
+            "audience": self.audience,
+            "priciest_first": self.priciest_first,
+        }
+
+
+@dataclass(frozen=True)
 class ActivitySearchResult:
     """The activities to show (personalised), how many the traveller may join in all, and the query as run."""
 
@@ -63,11 +82,13 @@ def activity_search_for(
     max_price: int | None = None,
     exclude_places: Sequence[str] | None = None,
     cheapest_first: bool = False,
+    kinds: ActivityKinds | None = None,
     limit: int = DEFAULT_LIMIT,
 ) -> ActivitySearchResult:
     """Published activities of a place (keywords match title, city, province or tags; without keywords the city or
     the province), none of the excluded places, overlapping the dates (default: the next 30 days), within the
-    budget, that `user` may join; their interests first, or the cheapest first when asked. Places excluded alone
+    budget, of the kinds asked (`kinds`: interests, kinds avoided, who comes along, the dearest first), that `user`
+    may join; their interests first, or the cheapest first when asked. Places excluded alone
     ("不想去三亚") search everywhere else. Raises ActivityError (INVALID_PARAM) without any place or exclusion."""
     keywords = [k for k in (keywords or []) if k]
     excluded = [p for p in (exclude_places or []) if p]
@@ -88,6 +109,7 @@ def activity_search_for(
         max_price=max_price,
         exclude_places=excluded,
         cheapest_first=cheapest_first,
+        **(kinds or ActivityKinds()).query_arguments(),
     )
     shown, total, viewer = _shown(query, user=user, today=today, limit=limit)
     return ActivitySearchResult(
@@ -109,6 +131,8 @@ def activity_recommend(
     date_end: dt.date | None = None,
     exclude_places: Sequence[str] | None = None,
     cheapest_first: bool = False,
+    max_price: int | None = None,
+    kinds: ActivityKinds | None = None,
     limit: int = DEFAULT_LIMIT,
 ) -> ActivityRecommendation:
     """The most popular published activities open in the window (default: the next 30 days) that `user` may join,
@@ -119,6 +143,8 @@ def activity_recommend(
         date_end=date_end,
         exclude_places=[p for p in (exclude_places or []) if p],
         cheapest_first=cheapest_first,
+        max_price=max_price,
+        **(kinds or ActivityKinds()).query_arguments(),
     )
     shown, _, viewer = _shown(query, user=user, today=today, limit=limit, count=False)
     return ActivityRecommendation(
@@ -133,6 +159,9 @@ def _shown(
     interests first among the catalogue's most popular, or (cheapest first) the cheapest ones in price order."""
     viewer = viewer_for(user=user, today=today)
     found = activity_search(query, counted=count)
+    if query.priciest_first:  # in price order, the dearest first: no re-ranking by interests
+        shown = list(found[:limit])
+        return shown, (found.count() if count else None), viewer
     if not query.cheapest_first:
         shown, total = personalised(found, viewer=viewer, limit=limit, count=count)
         return shown, total, viewer

@@ -5,6 +5,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from itinerary.matching import viewer_for
+from itinerary.services.activities import ActivityKinds
 from itinerary.travel_plans import DEFAULT_DAYS, TravelPlan, travel_plan_make
 from itinerary.weather import WeatherPort
 
@@ -29,6 +30,7 @@ def travel_plan_for(
     end: dt.date | None = None,
     max_price: int | None = None,
     cheapest_first: bool = False,
+    kinds: ActivityKinds | None = None,
     weather_port: WeatherPort | None = None,
 ) -> TravelPlanResult:
     """A plan of `days` days at `destination` (from `start`/`end` when no number of days is given, else
@@ -52,6 +54,7 @@ def travel_plan_for(
         days=days or DEFAULT_DAYS,
         max_price=max_price,
         cheapest_first=cheapest_first,
+        kinds=kinds,
         viewer=viewer_for(user=user, today=today),
         weather_places=list(dict.fromkeys(p for p in weather_places if p)),
         weather_port=weather_port,

@@ -58,8 +58,8 @@ def test_the_confidence_grows_with_the_fitted_probability_and_falls_with_what_is
 
 
 def test_a_reading_the_rules_only_guessed_follows_the_scorer(rules_port):
-    # no weather word of the rules' lists (秋裤 are long johns): the rules guess a search for the place
-    sentence = "桂林下礼拜要不要带秋裤"
+    # no weather word of the rules' lists (秋裤 are long johns), nor of what to pack: the rules guess a search
+    sentence = "桂林下礼拜秋裤穿得住吗"
     llm = RulesLLM()
     guessed = llm._understand(sentence, TODAY, None, llm._gazetteer, shapes=[])  # the rules alone
 

@@ -43,6 +43,10 @@ def dali(title="大理扎染体验", **extra):
     )
 
 
+# What refines a search or a plan: the kinds wanted and avoided, who comes along.
+KINDS = ("interests", "avoid_interests", "audience")
+
+
 def test_the_catalogue_travel_and_weather_tools_are_declared_with_their_contract_arguments():
     arguments = {t.name: set(t.parameters["properties"]) for t in TOOLS}
 
@@ -55,10 +59,18 @@ def test_the_catalogue_travel_and_weather_tools_are_declared_with_their_contract
         "max_price",
         "exclude_places",
         "sort",
+        *KINDS,
     }
-    assert arguments["recommend_activities"] == {"date_start", "date_end", "exclude_places", "sort"}
+    assert arguments["recommend_activities"] == {
+        "date_start",
+        "date_end",
+        "exclude_places",
+        "sort",
+        "max_price",
+        *KINDS,
+    }
     assert arguments["activity_detail"] == {"activity_id"}
-    assert arguments["weather_report"] == {"place", "city", "date_start", "date_end"}
+    assert arguments["weather_report"] == {"place", "city", "date_start", "date_end", "packing"}
     assert arguments["make_travel_plan"] == {
         "destination",
         "keywords",
@@ -69,6 +81,7 @@ def test_the_catalogue_travel_and_weather_tools_are_declared_with_their_contract
         "date_end",
         "max_price",
         "sort",
+        *KINDS,
     }
     assert all(t.risk == "READ" for t in (search_activities, recommend_activities, activity_detail))
 

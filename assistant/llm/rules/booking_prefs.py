@@ -91,6 +91,13 @@ SORTS = (
         r"最便宜|便宜(?:一)?点|便宜些|便宜的|更便宜|再便宜|省钱|最省|价格最低|最低价|低价|实惠|划算|不要太贵|别太贵|"
         r"\b(?:cheapest|cheaper|cheap|lowest[- ](?:price|fare|cost)|least expensive|less expensive|budget (?:option|one)|"
         r"best price|lowest)\b", re.I)),
+    # Activities only (a booking's options know no such order): the dearer first, the better rated first.
+    ("PRICIEST", re.compile(
+        r"贵一?点|贵些|更贵|高端|高档|豪华|上档次|\b(?:pricier|more expensive|upscale|high[- ]end|premium|luxury|"
+        r"fancier|posher)\b", re.I)),
+    ("TOP_RATED", re.compile(
+        r"(?:评分|评价|口碑|好评|人气)(?:更|最|比较|高)?(?:好|高|多)|好评如潮|\b(?:(?:better|best|top|highly|well)[- ]rated|"
+        r"better reviews?|best reviewed|higher rated)\b", re.I)),
     ("FASTEST", re.compile(
         r"(?:最|更|再|比较)快(?!递|乐|捷)|快一?点(?:的|儿)?(?!.{0,2}(?:处理|退|回复|给|办))|快些|用时最短|时间最短|耗时最短|"
         r"(?<!时间)最短|时间短|省时|\b(?:fastest|quickest|quicker|faster|shortest|quick one|less time)\b", re.I)),

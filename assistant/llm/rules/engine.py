@@ -37,6 +37,7 @@ from assistant.llm.rules import (
     people,
     policy,
     products,
+    refinements,
     scorer,
     spelling,
 )
@@ -75,6 +76,8 @@ _FILLER_EN = re.compile(
 _SLOT_WORDS = re.compile(
     r"日期|时间|地点|目的地|出发地|天数|人数|\b(?:date|dates|time|day|place|destination|not|sorry)\b", re.I
 )
+# Orders only activities take (a booking's options know no such order).
+ACTIVITY_ORDERS = ("PRICIEST", "TOP_RATED")
 _CJK_OR_WORD = re.compile(r"[\u3400-\u9fff]|[A-Za-z]{2,}")
 # "不是杭州是苏州" / "not Hangzhou, Suzhou": an exclusion that corrects (rather than "不想去三亚", a wish).
 _NOT_THIS_BUT_THAT = re.compile(r"不是|\bnot\b|instead of|rather than|而是")
@@ -211,6 +214,11 @@ class RulesLLM:
         if phrases:  # "日照金山": the phrase is the keyword, not the city it starts with
             matches = [m for m in matches if not any(p.start <= m.start and m.end <= p.end for p in phrases)]
 
+        # What refines a result: kinds of activity wanted or refused, who comes along, details, packing, a day moved
+        # (read with the places masked: "大理古城" names a place, not an interest in old towns).
+        refine = refinements.read_refinement(
+            mask(work, [(m.start, m.end) for m in matches] + [(p.start, p.end) for p in phrases])
+        )
         # Which places are excluded ("不想去三亚", "not Sanya", "不是杭州"), which remain.
         excluded = []
         for m in matches:
@@ -293,6 +301,12 @@ class RulesLLM:
             classify_spans.append(reason_span)
         lowered = ascii_lower(mask(work, classify_spans))
         decision = intents.classify(lowered, evidence, pending)
+        if (
+            refine.packing
+            and decision.intent in ("OUT_OF_SCOPE", "RECOMMEND", "SEARCH_ACTIVITIES")
+            and not (talk["asks_activities"] or rebook)
+        ):  # "要带什么衣服", "what should I pack": the climate of the place and time answers it
+            decision = replace(decision, intent="QUERY_WEATHER")
         # The sentence's shape for the fitted scorer: each slot replaced by its kind ("订<P>到<P><D>的票").
         kinds = (
             [(m.start, m.end, scorer.PLACE) for m in matches] + [(p.start, p.end, scorer.PLACE) for p in phrases]
@@ -304,6 +318,7 @@ class RulesLLM:
         shaped, signals = scorer.shape(lowered, kinds), intents.signals(lowered, evidence)
         if dialogue.asks_booking_status(lowered):  # "我订了什么": the bookings reader's finding, for the scorer too
             signals.append("booking_status")
+        signals += refine.signals()
         if shapes is not None:  # the scorer's build reads the shapes of its labelled sentences
             shapes.append((shaped, signals))
         requests = _requests(lowered, evidence, kept, origin)
@@ -322,10 +337,16 @@ class RulesLLM:
             decision = fitted.settle(decision, fitted.score(shaped, signals), lowered, joined)
         also = [d.intent for d in requests[1:] if d.intent != decision.intent]
         name = decision.intent
+        talk["details"] = refine.details and pick is not None  # about one of the options shown
         reading = {"confidence": decision.confidence, "alternatives": list(decision.alternatives)}
         if name == "OUT_OF_SCOPE":
             # "再加一天" alone: the dialogue applies it to the trip at hand (or, with none, it is out of scope).
-            return Intent(intent=name, social=social, length_change=length_change, **reading, **talk)
+            return Intent(
+                intent=name, social=social, length_change=length_change, **reading, **talk,
+                **_refining(refine, pick=pick if talk["details"] else None, rebook=rebook),
+                # an order only activities take ("show me the top rated ones"): the dialogue gives it to them
+                sort=wants.sort if wants.sort in ACTIVITY_ORDERS else None,
+            )  # fmt: skip
         wanted = {name, *also}
 
         named = [(m.start, m.place.name) for m in destinations]
@@ -383,6 +404,8 @@ class RulesLLM:
         if name not in ("AFTERSALE", "QUERY_PROGRESS", "QUERY_WEATHER"):
             data.update(_wants_slots(wants))
             data["nights"] = _nights(date_text, date_range, biz_types)
+        if name in ("SEARCH_ACTIVITIES", "RECOMMEND", "MAKE_TRAVEL_PLAN", "QUERY_WEATHER"):
+            data.update(_refining(refine, pick=pick, rebook=rebook))
         if payment is not None:
             data["pay" if name == "BOOK" else "booking_status"] = True
         if name == "CANCEL_BOOKING" or (name == "BOOK" and (rebook or payment is not None)):
@@ -406,6 +429,18 @@ class RulesLLM:
             name == "SEARCH_ACTIVITIES" and dialogue.sounds_like_follow_up(text) and not talk["asks_activities"]
         )
         return Intent(**data)
+
+
+def _refining(refine: refinements.Refinement, *, pick: int | None, rebook: bool) -> dict:
+    """The refinement's slots (a day moved from the one shown only outside a rebooking, which moves a booking)."""
+    return {
+        "interests": refine.interests,
+        "avoid_interests": refine.avoid_interests,
+        "audience": refine.audience,
+        "packing": refine.packing,
+        "day_shift": None if rebook else refine.day_shift,
+        "pick": pick,
+    }
 
 
 def _speller(places: Gazetteer) -> spelling.Speller:
