@@ -271,7 +271,9 @@ def _continued(memory: Memory, task: str, understood: Intent, new: dict, text: s
     state = replace(memory, task=task, request=request, excluded=excluded)
     # Only an order among the options shown ("ok the cheapest", "最早的那班"): the traveller takes the nearest.
     accept_nearest = task == BOOK and bool(memory.offered) and set(new) == {"sort"}
-    return _step(state, task, slots, understood, accept_nearest=accept_nearest)
+    # A pick or who travels, nothing more: the search finds the options on screen again (not listed again).
+    same_options = task == BOOK and bool(memory.offered) and not set(new) - {"pick", "passengers"}
+    return _step(state, task, slots, understood, accept_nearest=accept_nearest, same_options=same_options)
 
 
 def _side_question(memory: Memory, understood: Intent, new: dict, text: str) -> Step:
@@ -315,7 +317,9 @@ def _new_request(memory: Memory, understood: Intent, new: dict, text: str) -> St
     return _step(state, name, slots, understood)
 
 
-def _step(state: Memory, task: str, slots: dict, understood: Intent, *, accept_nearest: bool = False) -> Step:
+def _step(
+    state: Memory, task: str, slots: dict, understood: Intent, *, accept_nearest: bool = False, same_options=False
+) -> Step:
     slots = _without_places(slots, state.excluded)
     task = _followed_task(task, slots)  # "有什么好玩的" after the weather of 丽江: the activities of 丽江
     takes_exclusions = task in TAKES_EXCLUSIONS
@@ -328,6 +332,7 @@ def _step(state: Memory, task: str, slots: dict, understood: Intent, *, accept_n
         "correction": understood.correction,
         "follow_up": understood.follow_up,
         "accept_nearest": accept_nearest,  # this sentence only
+        "same_options": same_options,  # this sentence only
         "pay": understood.pay,  # this sentence only
         "booking_status": understood.booking_status,
     }

@@ -204,6 +204,9 @@ class Intent(BaseModel):
     # Options that missed a want were shown and the traveller now only says how to order them ("ok the cheapest",
     # "最早的那个"): they accept the nearest, the first of them in that order is prepared. Set by the dialogue.
     accept_nearest: bool = False
+    # The sentence changed nothing a booking's search reads (a pick, who travels): the options found again are those
+    # on screen, so they are not listed again. Set by the dialogue.
+    same_options: bool = False
     # 再加一天 / 多住两晚 / one more day (+N) or 少玩一天 (-N): the trip at hand gets longer or shorter by that many
     # days (a plan) or nights (a stay, a round trip). The dialogue applies it to the remembered length.
     length_change: int | None = None
@@ -359,6 +362,7 @@ class Intent(BaseModel):
         "follow_up",
         "rebook",
         "accept_nearest",
+        "same_options",
         "pay",
         "booking_status",
         "asks_activities",
