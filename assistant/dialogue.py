@@ -101,6 +101,8 @@ def next_state(memory: Memory, understood: Intent, text: str) -> Step:
         memory = _restored(memory)  # "再加一天" after the weather of the planned place: the plan
     if understood.length_change:
         understood = _lengthened(memory, understood)
+    if understood.weekday is not None or understood.day_offset:
+        understood = _anchored(memory, understood)
     understood = _with_reason_words(memory, understood, text)
     new = own_slots(understood)
     name = understood.intent
@@ -141,6 +143,23 @@ def _lengthened(memory: Memory, understood: Intent) -> Intent:
     else:
         return understood  # nothing to lengthen yet: the handler asks for the dates as usual
     return understood.model_copy(update=update)
+
+
+def _anchored(memory: Memory, understood: Intent) -> Intent:
+    """A day said from the date the conversation already has: a weekday with no week named ("不对，是周四" after
+    next Wednesday) is that day of the same week, never the next one from today; "前一天" / "the day after" is
+    counted from that date. Unchanged when the conversation has no date, or the sentence is about another trip (a
+    place of its own)."""
+    said = _day(memory.slots.get("date_start"))
+    new = own_slots(understood)
+    other_trip = _names_a_place(new) and not set(_places(new)) <= set(_places(memory.slots))
+    if said is None or other_trip or understood.date_end is not None:
+        return understood
+    if understood.day_offset:
+        day = said + dt.timedelta(days=understood.day_offset)
+    else:
+        day = said + dt.timedelta(days=(understood.weekday or 0) - said.weekday())
+    return understood.model_copy(update={"date_start": day, "day_offset": None, "weekday": None})
 
 
 def _with_reason_words(memory: Memory, understood: Intent, text: str) -> Intent:

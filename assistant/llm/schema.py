@@ -221,6 +221,12 @@ class Intent(BaseModel):
     # A rebooking by a relative amount ("往后推一天" +1, "move it a day earlier" -1): the new date is the booking's
     # day moved by that many days (date_start stays empty: the booking's day is not known here).
     day_shift: int | None = None
+    # A day said from the date the conversation already has: a day of the week with no week named ("不对，是周四",
+    # "Thursday then"; 0 Monday … 6 Sunday) is that day in the week of that date; a day before or after it ("前一天",
+    # "the day after": -1 / +1) is counted from it. The dialogue applies them (`date_start` is the reader's reading
+    # from today, used when the conversation has no date).
+    weekday: int | None = None
+    day_offset: int | None = None
     # A cancel, a rebooking or a payment names one of the traveller's bookings by when it was made (最新的那个订单 /
     # the latest one / 第一个订的): the newest or the oldest of those that fit the other hints.
     booking_ordinal: BookingOrdinalName | None = None
@@ -320,6 +326,18 @@ class Intent(BaseModel):
     @field_validator("length_change", mode="wrap")
     @classmethod
     def _small_change_or_null(cls, value: Any, handler: Any) -> int | None:
+        number = _integer(value)
+        return number if number and -30 <= number <= 30 else None
+
+    @field_validator("weekday", mode="wrap")
+    @classmethod
+    def _weekday_or_null(cls, value: Any, handler: Any) -> int | None:
+        number = _integer(value)
+        return number if number is not None and 0 <= number <= 6 else None
+
+    @field_validator("day_offset", mode="wrap")
+    @classmethod
+    def _offset_or_null(cls, value: Any, handler: Any) -> int | None:
         number = _integer(value)
         return number if number and -30 <= number <= 30 else None
 
