@@ -114,7 +114,7 @@ def book(context: TurnContext) -> Reply:
         prepared = run_tool(context, BOOK_TOOL, option_ref=picked, passengers=passengers)
         refs = context.offered if passengers_complete(passengers) else [picked]
         return _offering(present([prepared], context), context, refs, skip=intent.pick if len(refs) > 1 else None)
-    if found.option is not None and not picked and _another_product(context, found):
+    if found.option is not None and not picked and passengers_complete(passengers) and _another_product(context, found):
         found.option = None  # "还是坐飞机吧" while trains were offered: the flights to pick from, no card yet
     if found.option is None:
         return _choose(context, found)

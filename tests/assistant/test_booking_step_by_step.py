@@ -175,3 +175,26 @@ def test_options_are_shown_once_and_a_pick_is_said_back_in_a_line(chat, ask, pic
     chat.say("确认" if need == "还需要" else "confirm")
     [booking] = BookingRecord.objects.all()
     assert booking.details["flightNo"] == second["number"]
+
+
+@pytest.mark.parametrize(
+    ("first", "switch", "need", "contact"),
+    [
+        ("帮我订下周三北京到上海的机票", "换高铁吧", "还需要", "张三 13800000000"),
+        ("book a flight from Beijing to Shanghai next Wednesday", "actually a train", "I still need", "Zhang San 13800000000"),
+    ],
+)  # fmt: skip
+def test_switching_the_product_before_who_travels_is_known_asks_for_them_with_the_new_options(
+    chat, first, switch, need, contact
+):
+    assert of_type(chat.say(first), "option")
+
+    trains = chat.say(switch)
+
+    options = of_type(trains, "option")
+    assert options and {o["biz_type"] for o in options} == {"TRAIN"} and need in trains["reply"]
+    card = confirmation(chat.say(contact))
+    assert options[0]["number"] in card["title"] and not BookingRecord.objects.exists()
+    chat.say("确认" if need == "还需要" else "confirm")
+    [booking] = BookingRecord.objects.all()
+    assert (booking.biz_type, booked_day(booking)) == ("TRAIN", "2026-12-09")
