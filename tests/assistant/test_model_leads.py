@@ -91,7 +91,10 @@ SEARCHES = {
     "HOTEL": {"biz_type": "HOTEL", "city": "大理", "date": "2026-12-10", "check_out": "2026-12-12"},
 }
 NUMBER_KEY = {"TRAIN": "trainNo", "FLIGHT": "flightNo", "HOTEL": "hotelId"}
-ON_SCREEN = re.compile(r"^2\. (\S+)$", re.M)
+ON_SCREEN = re.compile(r"^2\. (\S+)(?: \((.+)\))?$", re.M)
+
+
+SEEN: list[str] = []  # what the model was told of the second option beside its ref
 
 
 def second_on_screen(request) -> Reply:
@@ -99,7 +102,9 @@ def second_on_screen(request) -> Reply:
     if any(m["role"] == "tool" for m in request["messages"]):
         return Reply(content="done")
     system = next(m["content"] for m in request["messages"] if m["role"] == "system")
-    ref = ON_SCREEN.search(system.split("OPTIONS ON SCREEN", 1)[1]).group(1)
+    found = ON_SCREEN.search(system.split("OPTIONS ON SCREEN", 1)[1])
+    ref = found.group(1)
+    SEEN.append(found.group(2) or "")
     return call("book_option", option_ref=ref, passengers=[{"name": "张三", "mobile": "13800000000"}])
 
 
@@ -116,6 +121,10 @@ def test_the_second_option_a_model_picks_from_the_options_on_screen_is_prepared_
     card = next(c for c in chat.say("第二个，张三 13800000000")["cards"] if c["type"] == "confirmation")
 
     named = "name" if biz_type == "HOTEL" else "number"
+    # the replies list no options in their text: the model is told what the second card showed, its price too
+    assert f"¥{shown[1]['total']}" in SEEN[-1]
+    if biz_type != "HOTEL":
+        assert f"{shown[1]['depart_time']}–{shown[1]['arrive_time']}" in SEEN[-1]
     facts = " ".join([card["title"], *(f"{label} {value}" for label, value in card["rows"])])
     assert shown[1][named] in facts and shown[0][named] not in facts
     assert not BookingRecord.objects.exists()
