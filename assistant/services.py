@@ -253,7 +253,9 @@ def _answer(
         choosing=choosing,
     )
     if decided is not None:
-        reply = present_decision(decided, context_for(Intent(intent=IntentName.OUT_OF_SCOPE)))
+        # (the options on screen, when a booking waits for a pick: a yes with no card is asked to pick first)
+        offered = memory.offered if memory.task == IntentName.BOOK else []
+        reply = present_decision(decided, context_for(Intent(intent=IntentName.OUT_OF_SCOPE), text, offered))
         return _finish(conversation, user, language, text, None, reply, port, started)
     if agent and not is_offline(port):
         # Channel 2 with a model: the model reads the sentence and calls the tools; nothing reads it offline.

@@ -130,7 +130,9 @@ def test_switching_the_product_withdraws_the_open_card_and_a_yes_books_nothing(c
     assert open_cards() == 0  # the train's card is withdrawn
     nothing = chat.say(yes)
     assert not BookingRecord.objects.exists() and open_cards() == 0
-    assert not of_type(nothing, "confirmation") and nothing["reply"]
+    assert not of_type(nothing, "confirmation")
+    assert "选第1个" in nothing["reply"] or "pick 1" in nothing["reply"]  # asked to pick one first, a chip each
+    assert len(nothing["suggestions"]) == len(of_type(flights, "option"))
 
     picked = confirmation(chat.say("选第2个"))
     assert of_type(flights, "option")[1]["number"] in picked["title"]
