@@ -17,6 +17,7 @@ from aftersale.selectors import ticket_for_user
 from assistant import cards
 from assistant.presenters.base import Presenter, kind_of
 from assistant.replies import compose, format_day, format_range
+from assistant.selectors import conversation_history
 from assistant.turn import Reply, TurnContext, chip
 from bookings.selectors import bookings_for_user, bookings_of_platform_orders
 from core.envelope import Code
@@ -240,15 +241,20 @@ def _failed_reply(envelope: dict, context: TurnContext, biz_type: str | None) ->
         option = data.get("option") if isinstance(data.get("option"), dict) else None
         brief = option is not None or bool(data.get("after_options"))
         card = None
-        if option is not None:
+        shown = None if brief else _card_on_screen(context, str(data.get("option_ref") or ""))
+        if shown is not None:
+            # One of the options on screen booked without a new search (a model passing its ref): said back too.
+            card, brief = {**shown, "pick_message": ""}, True
+        elif option is not None:
             # The options are on screen from the previous reply: the one meant is named in a line (its card
             # stands for the list), and only what is still missing is asked.
             offered = list(context.offered)
             index = offered.index(option["ref"]) + 1 if option["ref"] in offered else 1
             card = cards.option_card(option, index=index, language=context.language, pick_message="")
+        picked = bool(getattr(context.intent, "pick", None)) or shown is not None
         text = compose(
             "booking_need", context.language, what=what, biz_type=biz_type, missing=missing, option=card,
-            picked=bool(getattr(context.intent, "pick", None)), brief=brief,
+            picked=picked, brief=brief,
         )  # fmt: skip
         return Reply(text, "CLARIFY", cards=[card] if card else [], awaiting="booking")
     shown = code if code in (Code.PLATFORM_UNAVAILABLE, Code.PERMISSION_DENIED) else "REJECTED"
@@ -288,6 +294,19 @@ def read_together(envelopes: list[dict], context: TurnContext) -> list[dict]:
                 envelope = {**envelope, "data": {**_data(envelope), **told}}
         read.append(envelope)
     return read
+
+
+# How many recent turns an option on screen is looked for in (its card, for a step that names it by its ref).
+SCREEN_TURNS = 4
+
+
+def _card_on_screen(context: TurnContext, ref: str) -> dict | None:
+    """The card of an option on screen (the previous reply offered its ref), from the turns that showed it."""
+    if not ref or ref not in context.offered or not context.conversation_id:
+        return None
+    turns = conversation_history(user=context.user, conversation_id=context.conversation_id, limit=SCREEN_TURNS)
+    cards_shown = [c for t in reversed(turns) for c in t.cards or [] if isinstance(c, dict)]
+    return next((c for c in cards_shown if c.get("type") == "option" and c.get("ref") == ref), None)
 
 
 def present_options(envelopes: list[dict], context: TurnContext) -> Reply:

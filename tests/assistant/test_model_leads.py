@@ -137,6 +137,23 @@ def test_the_second_option_a_model_picks_from_the_options_on_screen_is_prepared_
     assert str(booking.details[NUMBER_KEY[biz_type]]).upper() == str(shown[1]["number"]).upper()
 
 
+def test_an_option_on_screen_a_model_books_before_who_travels_is_known_is_said_back_in_a_line(
+    alice, model, supplier_sandbox
+):
+    chat = Chat(alice)
+    model.enqueue(call("find_booking_options", **SEARCHES["FLIGHT"]), Reply(content="here they are"))
+    shown = [c for c in chat.say("有哪些航班？")["cards"] if c["type"] == "option"]
+    assert len(shown) >= 2
+
+    model.enqueue(call("book_option", option_ref=shown[1]["ref"], passengers=[]), Reply(content="need the contact"))
+    answer = chat.say("要第二个")
+
+    assert f"好的，选了 {shown[1]['number']}" in answer["reply"] and "还需要" in answer["reply"]
+    assert [c["number"] for c in answer["cards"] if c["type"] == "option"] == [shown[1]["number"]]
+    assert not [c for c in answer["cards"] if c["type"] == "confirmation"]
+    assert not BookingRecord.objects.exists()
+
+
 # -- the iteration cap ------------------------------------------------------------------------------------------------
 
 
