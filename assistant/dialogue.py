@@ -12,6 +12,10 @@ then does one of these, decided here and nowhere else (pure functions: no databa
 - asks a side question while a task waits (the task is suspended and resumes later);
 - or starts a new request: fresh with a place of its own, else with the place and time of the conversation.
 
+A day said from the date the conversation has ("不对，是周四", "前一天", "the day after": the reading's `weekday` and
+`day_offset`) is counted from that date, never from today. A sentence that only picks or says who travels keeps the
+options on screen (`same_options`: they are not listed again).
+
 A correction replaces the place and excludes the wrong one; a negation excludes places: excluded places are taken
 out of the slots, given to the search as exclusions and remembered for the task.
 

@@ -268,9 +268,10 @@ BOOKING_STEPS = frozenset(("booking_created", "rebook", "confirmation", "pending
 
 def read_together(envelopes: list[dict], context: TurnContext) -> list[dict]:
     """The turn's envelopes with what one says about another, so the options are shown once: a search whose options
-    are already on screen (the previous reply offered them, and the sentence changed nothing the search reads: a pick,
-    who travels) and that a booking step follows is not listed again (`on_screen`); a search a card follows says so (`prepared`); a booking step that needs the traveller's name or
-    mobile carries the option it is for (`option`, and `picked` when the traveller chose it from the screen)."""
+    are already on screen (the previous reply offered them, and the sentence changed nothing the search reads: a
+    pick, who travels) and that a booking step follows is not listed again (`on_screen`); a search a card follows
+    says so (`prepared`); a booking step that needs the traveller's name or mobile names the option it is for when
+    the list is not shown (`option`), else only says the list is just above (`after_options`)."""
     searches = [e for e in envelopes if kind_of(e) == "booking_options" and e.get("ok")]
     if not searches:
         return envelopes
