@@ -47,23 +47,49 @@ def _system_prompt() -> str:
     return PROMPT_FILE.read_text(encoding="utf-8") + "\n\n" + booking_skill_document()
 
 
-def options_on_screen(refs: list[str]) -> str:
-    """The OPTIONS ON SCREEN block for these refs (a ref names the option: type, number, day, route or stay, seat);
-    empty when nothing is on screen."""
+def options_on_screen(refs: list[str], shown: dict[str, dict] | None = None) -> str:
+    """The OPTIONS ON SCREEN block for these refs (a ref names the option: type, number, day, route or stay, seat),
+    each with what its card showed (`shown`: option cards by ref: times, hotel, price), since the replies' text no
+    longer lists them; empty when nothing is on screen."""
     if not refs:
         return ""
-    return "\n".join([OPTIONS_ON_SCREEN, *(f"{n}. {ref}" for n, ref in enumerate(refs, start=1))])
+    shown = shown or {}
+    lines = [f"{n}. {ref}{_card_facts(shown.get(ref))}" for n, ref in enumerate(refs, start=1)]
+    return "\n".join([OPTIONS_ON_SCREEN, *lines])
+
+
+def _card_facts(card: dict | None) -> str:
+    """What an option card showed beside its ref, in a parenthesis after it: " (18:05–20:15, ¥450.00)"."""
+    if not card:
+        return ""
+    if card.get("biz_type") == "HOTEL":
+        star = f" {card['star']}★" if card.get("star") else ""
+        facts = [f"{card.get('name') or card.get('title')}{star}", f"{card.get('nights')} nights"]
+    else:
+        facts = [f"{card.get('depart_time')}–{card.get('arrive_time')}", str(card.get("duration") or "")]
+    facts.append(f"¥{card.get('total')}")
+    return " (" + ", ".join(f for f in facts if f) + ")"
+
+
+def _option_cards(turns) -> dict[str, dict]:
+    """The option cards the turns showed, by ref (a later turn's card over an earlier one's)."""
+    found: dict[str, dict] = {}
+    for turn in turns:
+        for card in turn.cards or []:
+            if isinstance(card, dict) and card.get("type") == "option" and card.get("ref"):
+                found[card["ref"]] = card
+    return found
 
 
 def agent_messages(context: TurnContext) -> list[dict]:
     """The system prompt (with the skill document, today and the options on screen), the last turns of the
     conversation, the request (for a model the message; for the rules adapter the request as channel 1 reads it)."""
     history = []
-    for turn in conversation_history(user=context.user, conversation_id=context.conversation_id, limit=HISTORY_TURNS):
+    turns = conversation_history(user=context.user, conversation_id=context.conversation_id, limit=HISTORY_TURNS)
+    for turn in turns:
         history += [{"role": "user", "content": turn.message}, {"role": "assistant", "content": turn.reply}]
-    system = "\n".join(
-        s for s in (_system_prompt(), f"TODAY: {context.today}", options_on_screen(context.offered)) if s
-    )
+    on_screen = options_on_screen(context.offered, _option_cards(turns))
+    system = "\n".join(s for s in (_system_prompt(), f"TODAY: {context.today}", on_screen) if s)
     return [
         {"role": "system", "content": system},
         *history,

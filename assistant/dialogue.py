@@ -12,6 +12,10 @@ then does one of these, decided here and nowhere else (pure functions: no databa
 - asks a side question while a task waits (the task is suspended and resumes later);
 - or starts a new request: fresh with a place of its own, else with the place and time of the conversation.
 
+A day said from the date the conversation has ("不对，是周四", "前一天", "the day after": the reading's `weekday` and
+`day_offset`) is counted from that date, never from today. A sentence that only picks or says who travels keeps the
+options on screen (`same_options`: they are not listed again).
+
 A correction replaces the place and excludes the wrong one; a negation excludes places: excluded places are taken
 out of the slots, given to the search as exclusions and remembered for the task.
 
@@ -108,6 +112,8 @@ def next_state(memory: Memory, understood: Intent, text: str) -> Step:
         memory = _restored(memory)  # "再加一天" after the weather of the planned place: the plan
     if understood.length_change:
         understood = _lengthened(memory, understood)
+    if understood.weekday is not None or understood.day_offset:
+        understood = _anchored(memory, understood)
     understood = _with_reason_words(memory, understood, text)
     new = own_slots(understood)
     name = understood.intent
@@ -151,6 +157,23 @@ def _lengthened(memory: Memory, understood: Intent) -> Intent:
     else:
         return understood  # nothing to lengthen yet: the handler asks for the dates as usual
     return understood.model_copy(update=update)
+
+
+def _anchored(memory: Memory, understood: Intent) -> Intent:
+    """A day said from the date the conversation already has: a weekday with no week named ("不对，是周四" after
+    next Wednesday) is that day of the same week, never the next one from today; "前一天" / "the day after" is
+    counted from that date. Unchanged when the conversation has no date, or the sentence is about another trip (a
+    place of its own)."""
+    said = _day(memory.slots.get("date_start"))
+    new = own_slots(understood)
+    other_trip = _names_a_place(new) and not set(_places(new)) <= set(_places(memory.slots))
+    if said is None or other_trip or understood.date_end is not None:
+        return understood
+    if understood.day_offset:
+        day = said + dt.timedelta(days=understood.day_offset)
+    else:
+        day = said + dt.timedelta(days=(understood.weekday or 0) - said.weekday())
+    return understood.model_copy(update={"date_start": day, "day_offset": None, "weekday": None})
 
 
 def _with_reason_words(memory: Memory, understood: Intent, text: str) -> Intent:
@@ -306,7 +329,9 @@ def _continued(memory: Memory, task: str, understood: Intent, new: dict, text: s
     state = replace(memory, task=task, request=request, excluded=excluded)
     # Only an order among the options shown ("ok the cheapest", "最早的那班"): the traveller takes the nearest.
     accept_nearest = task == BOOK and bool(memory.offered) and set(new) == {"sort"}
-    return _step(state, task, slots, understood, accept_nearest=accept_nearest)
+    # A pick or who travels, nothing more: the search finds the options on screen again (not listed again).
+    same_options = task == BOOK and bool(memory.offered) and not set(new) - {"pick", "passengers"}
+    return _step(state, task, slots, understood, accept_nearest=accept_nearest, same_options=same_options)
 
 
 def _refined(memory: Memory, task: str, slots: dict, new: dict) -> dict:
@@ -377,7 +402,9 @@ def _new_request(memory: Memory, understood: Intent, new: dict, text: str) -> St
     return _step(state, name, slots, understood)
 
 
-def _step(state: Memory, task: str, slots: dict, understood: Intent, *, accept_nearest: bool = False) -> Step:
+def _step(
+    state: Memory, task: str, slots: dict, understood: Intent, *, accept_nearest: bool = False, same_options=False
+) -> Step:
     slots = _without_places(slots, state.excluded)
     task = _followed_task(task, slots)  # "有什么好玩的" after the weather of 丽江: the activities of 丽江
     takes_exclusions = task in TAKES_EXCLUSIONS
@@ -390,6 +417,7 @@ def _step(state: Memory, task: str, slots: dict, understood: Intent, *, accept_n
         "correction": understood.correction,
         "follow_up": understood.follow_up,
         "accept_nearest": accept_nearest,  # this sentence only
+        "same_options": same_options,  # this sentence only
         "pay": understood.pay,  # this sentence only
         "packing": understood.packing,  # this sentence only: what to wear, with this weather
         "booking_status": understood.booking_status,

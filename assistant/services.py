@@ -34,6 +34,7 @@ from assistant.llm.schema import AnswerName, Intent, IntentName
 from assistant.memory import Memory, memory_forget, memory_load, memory_save
 from assistant.models import AgentStep, Conversation, LLMCall, Turn, TurnOutcome
 from assistant.pending import as_uuid
+from assistant.presenters.bookings import NEAREST
 from assistant.presenters.confirmation import present_decision
 from assistant.ratelimit import turn_admitted
 from assistant.replies import compose, reply_language
@@ -202,8 +203,9 @@ def _answer(
     *, conversation, memory: Memory, user, text, language, today, port, turn_id, started, action_id, answer, choice
 ) -> TurnResult:
     """The turn once admitted: understand, remember, dispatch, record."""
-    # Options offered to pick from (none prepared yet, as when nothing met every want): a bare yes takes the first.
-    choosing = memory.task == IntentName.BOOK and bool(memory.offered)
+    # The nearest options offered (none met every want, none prepared): a bare yes takes the first. Options that
+    # met every want wait for a pick: a bare "确认" then confirms nothing (there is no card) and does nothing.
+    choosing = memory.task == IntentName.BOOK and bool(memory.offered) and memory.awaiting == NEAREST
     choice = str(choice or "").strip()[:200]
 
     def context_for(intent: Intent, request_text: str = text, offered: list[str] = ()) -> TurnContext:
@@ -252,7 +254,9 @@ def _answer(
         choosing=choosing,
     )
     if decided is not None:
-        reply = present_decision(decided, context_for(Intent(intent=IntentName.OUT_OF_SCOPE)))
+        # (the options on screen, when a booking waits for a pick: a yes with no card is asked to pick first)
+        offered = memory.offered if memory.task == IntentName.BOOK else []
+        reply = present_decision(decided, context_for(Intent(intent=IntentName.OUT_OF_SCOPE), text, offered))
         return _finish(conversation, user, language, text, None, reply, port, started)
     if agent and not is_offline(port):
         # Channel 2 with a model: the model reads the sentence and calls the tools; nothing reads it offline.

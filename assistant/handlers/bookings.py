@@ -114,6 +114,8 @@ def book(context: TurnContext) -> Reply:
         prepared = run_tool(context, BOOK_TOOL, option_ref=picked, passengers=passengers)
         refs = context.offered if passengers_complete(passengers) else [picked]
         return _offering(present([prepared], context), context, refs, skip=intent.pick if len(refs) > 1 else None)
+    if found.option is not None and not picked and passengers_complete(passengers) and _another_product(context, found):
+        found.option = None  # "还是坐飞机吧" while trains were offered: the flights to pick from, no card yet
     if found.option is None:
         return _choose(context, found)
     # Without the full contact the tool refuses naming what is missing (the question), and nothing is pending;
@@ -134,6 +136,14 @@ def _keep_earlier_choice(context: TurnContext, found: Found, picked: str | None)
     for option in data.get("options") or []:
         if isinstance(option, dict) and wanted and option.get("ref") == wanted:
             found.option = option
+
+
+def _another_product(context: TurnContext, found: Found) -> bool:
+    """Whether the options on screen were of another product than those found (the traveller switched from the
+    train to the plane): the new ones are offered to pick from, and the card for the old product is withdrawn."""
+    product = ((found.envelope.get("data") or {}).get("biz_type") or "").upper()
+    shown = {ref.split("|", 1)[0].upper() for ref in context.offered}
+    return bool(product and shown) and product not in shown
 
 
 def _texts(context: TurnContext) -> list[str]:

@@ -237,6 +237,9 @@ class Intent(BaseModel):
     # Options that missed a want were shown and the traveller now only says how to order them ("ok the cheapest",
     # "最早的那个"): they accept the nearest, the first of them in that order is prepared. Set by the dialogue.
     accept_nearest: bool = False
+    # The sentence changed nothing a booking's search reads (a pick, who travels): the options found again are those
+    # on screen, so they are not listed again. Set by the dialogue.
+    same_options: bool = False
     # 再加一天 / 多住两晚 / one more day (+N) or 少玩一天 (-N): the trip at hand gets longer or shorter by that many
     # days (a plan) or nights (a stay, a round trip). The dialogue applies it to the remembered length.
     length_change: int | None = None
@@ -260,6 +263,12 @@ class Intent(BaseModel):
     # A rebooking by a relative amount ("往后推一天" +1, "move it a day earlier" -1): the new date is the booking's
     # day moved by that many days (date_start stays empty: the booking's day is not known here).
     day_shift: int | None = None
+    # A day said from the date the conversation already has: a day of the week with no week named ("不对，是周四",
+    # "Thursday then"; 0 Monday … 6 Sunday) is that day in the week of that date; a day before or after it ("前一天",
+    # "the day after": -1 / +1) is counted from it. The dialogue applies them (`date_start` is the reader's reading
+    # from today, used when the conversation has no date).
+    weekday: int | None = None
+    day_offset: int | None = None
     # A cancel, a rebooking or a payment names one of the traveller's bookings by when it was made (最新的那个订单 /
     # the latest one / 第一个订的): the newest or the oldest of those that fit the other hints.
     booking_ordinal: BookingOrdinalName | None = None
@@ -373,6 +382,18 @@ class Intent(BaseModel):
         number = _integer(value)
         return number if number and -30 <= number <= 30 else None
 
+    @field_validator("weekday", mode="wrap")
+    @classmethod
+    def _weekday_or_null(cls, value: Any, handler: Any) -> int | None:
+        number = _integer(value)
+        return number if number is not None and 0 <= number <= 6 else None
+
+    @field_validator("day_offset", mode="wrap")
+    @classmethod
+    def _offset_or_null(cls, value: Any, handler: Any) -> int | None:
+        number = _integer(value)
+        return number if number and -30 <= number <= 30 else None
+
     @field_validator("days", "max_price", mode="wrap")
     @classmethod
     def _positive_int_or_null(cls, value: Any, handler: Any) -> int | None:
@@ -413,6 +434,7 @@ class Intent(BaseModel):
         "follow_up",
         "rebook",
         "accept_nearest",
+        "same_options",
         "pay",
         "booking_status",
         "asks_activities",

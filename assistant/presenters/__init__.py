@@ -37,6 +37,7 @@ LOOKUPS = frozenset({KIND_BOOKINGS})
 def present(envelopes: list[dict], context: TurnContext) -> Reply:
     """One reply for the envelopes of a turn: each run of envelopes of one kind goes to that kind's presenter, in
     call order; envelopes of a kind seen before join its first run (a search repeated after a booking step)."""
+    envelopes = bookings.read_together(envelopes, context)
     order: list[str | None] = []
     by_kind: dict[str | None, list[dict]] = {}
     for kind, group in groupby(envelopes, key=kind_of):

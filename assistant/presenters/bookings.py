@@ -15,8 +15,9 @@ from django.utils.translation import gettext_noop
 
 from aftersale.selectors import ticket_for_user
 from assistant import cards
-from assistant.presenters.base import Presenter
+from assistant.presenters.base import Presenter, kind_of
 from assistant.replies import compose, format_day, format_range
+from assistant.selectors import conversation_history
 from assistant.turn import Reply, TurnContext, chip
 from bookings.selectors import bookings_for_user, bookings_of_platform_orders
 from core.envelope import Code
@@ -197,6 +198,8 @@ def present_pay(envelopes: list[dict], context: TurnContext) -> Reply:
 
 # --- options, booking one, rebooking --------------------------------------------------------------------------------
 
+# What the reply awaits when it offered only the nearest options (none met every want): a bare yes accepts them.
+NEAREST = "nearest"
 # Codes `bookings.services` names a missing fact with → the codes the booking_need template words.
 NEED_WORDS = {"biz_type": "biz_type", "route": "route", "origin": "origin", "destination": "destination",
               "city": "hotel_city", "date": "date", "check_in": "date", "check_out": "check_out", "name": "contact",
@@ -235,11 +238,76 @@ def _failed_reply(envelope: dict, context: TurnContext, biz_type: str | None) ->
     what = compose("booking_what", context.language, biz_type=biz_type)
     missing = list(dict.fromkeys(NEED_WORDS[m] for m in data.get("missing") or [] if m in NEED_WORDS))
     if code == Code.INVALID_PARAM and missing:
-        text = compose("booking_need", context.language, what=what, biz_type=biz_type, missing=missing)
-        return Reply(text, "CLARIFY", awaiting="booking")
+        option = data.get("option") if isinstance(data.get("option"), dict) else None
+        brief = option is not None or bool(data.get("after_options"))
+        card = None
+        shown = None if brief else _card_on_screen(context, str(data.get("option_ref") or ""))
+        if shown is not None:
+            # One of the options on screen booked without a new search (a model passing its ref): said back too.
+            card, brief = {**shown, "pick_message": ""}, True
+        elif option is not None:
+            # The options are on screen from the previous reply: the one meant is named in a line (its card
+            # stands for the list), and only what is still missing is asked.
+            offered = list(context.offered)
+            index = offered.index(option["ref"]) + 1 if option["ref"] in offered else 1
+            card = cards.option_card(option, index=index, language=context.language, pick_message="")
+        picked = bool(getattr(context.intent, "pick", None)) or shown is not None
+        text = compose(
+            "booking_need", context.language, what=what, biz_type=biz_type, missing=missing, option=card,
+            picked=picked, brief=brief,
+        )  # fmt: skip
+        return Reply(text, "CLARIFY", cards=[card] if card else [], awaiting="booking")
     shown = code if code in (Code.PLATFORM_UNAVAILABLE, Code.PERMISSION_DENIED) else "REJECTED"
     text = compose("booking_failed", context.language, code=shown, reason=envelope.get("message", ""), what=what)
     return Reply(text, "DEGRADED" if code == Code.PLATFORM_UNAVAILABLE else "REJECTED")
+
+
+# What a booking step of a turn is, after the options it was made from (the option booked, or its card).
+BOOKING_STEPS = frozenset(("booking_created", "rebook", "confirmation", "pending_action"))
+
+
+def read_together(envelopes: list[dict], context: TurnContext) -> list[dict]:
+    """The turn's envelopes with what one says about another, so the options are shown once: a search whose options
+    are already on screen (the previous reply offered them, and the sentence changed nothing the search reads: a
+    pick, who travels) and that a booking step follows is not listed again (`on_screen`); a search a card follows
+    says so (`prepared`); a booking step that needs the traveller's name or mobile names the option it is for when
+    the list is not shown (`option`), else only says the list is just above (`after_options`)."""
+    searches = [e for e in envelopes if kind_of(e) == "booking_options" and e.get("ok")]
+    if not searches:
+        return envelopes
+    data = _data(searches[-1])
+    options = {o["ref"]: o for o in data.get("options") or [] if isinstance(o, dict) and o.get("ref")}
+    steps = [e for e in envelopes if kind_of(e) in BOOKING_STEPS]
+    offered = list(context.offered)
+    # (a turn that changed what is searched shows what it found, the same options or not)
+    same = bool(getattr(context.intent, "same_options", False))
+    on_screen = same and bool(steps and options and offered) and set(offered) <= set(options)
+    on_screen = on_screen and (len(offered) == 1 or set(offered) == set(options))
+    prepared = any(kind_of(e) in ("confirmation", "pending_action") for e in steps)
+    read = []
+    for envelope in envelopes:
+        if envelope is searches[-1]:
+            envelope = {**envelope, "data": {**data, "on_screen": on_screen, "prepared": prepared}}
+        elif kind_of(envelope) == "booking_created" and not envelope.get("ok"):
+            option = options.get(str(_data(envelope).get("option_ref") or ""))
+            if option is not None:  # the list is above in this reply, or the option is named in a line
+                told = {"option": option} if on_screen else {"after_options": True}
+                envelope = {**envelope, "data": {**_data(envelope), **told}}
+        read.append(envelope)
+    return read
+
+
+# How many recent turns an option on screen is looked for in (its card, for a step that names it by its ref).
+SCREEN_TURNS = 4
+
+
+def _card_on_screen(context: TurnContext, ref: str) -> dict | None:
+    """The card of an option on screen (the previous reply offered its ref), from the turns that showed it."""
+    if not ref or ref not in context.offered or not context.conversation_id:
+        return None
+    turns = conversation_history(user=context.user, conversation_id=context.conversation_id, limit=SCREEN_TURNS)
+    cards_shown = [c for t in reversed(turns) for c in t.cards or [] if isinstance(c, dict)]
+    return next((c for c in cards_shown if c.get("type") == "option" and c.get("ref") == ref), None)
 
 
 def present_options(envelopes: list[dict], context: TurnContext) -> Reply:
@@ -257,16 +325,17 @@ def present_options(envelopes: list[dict], context: TurnContext) -> Reply:
         what = compose("booking_what", language, biz_type=biz_type)
         text = compose("booking_failed", language, code="NOTHING_FOUND", what=what, conditions=searched)
         return Reply(text, "EMPTY")
+    refs = [o["ref"] for o in options]
+    if data.get("on_screen"):
+        # Shown by the previous reply: the booking step that follows says what happens to them.
+        return Reply("", "ANSWERED", awaiting="booking", offered=refs)
     query = data.get("query") or {}
     wants = [(name, query[name]) for name in WANT_ORDER if query.get(name) not in (None, "", False)]
     unmet = [(name, query.get(name)) for name in data.get("unmet") or [] if name in query]
     option_cards = []
     for index, option in enumerate(options, start=1):
         pick = compose("option_pick", language, n=index)
-        card = cards.option_card(option, index=index, language=language, pick_message=pick)
-        minutes = option.get("duration_minutes") if isinstance(option.get("duration_minutes"), int) else 0
-        card |= {"hours": minutes // 60, "minutes": minutes % 60}
-        option_cards.append(card)
+        option_cards.append(cards.option_card(option, index=index, language=language, pick_message=pick))
     text = compose(
         "booking_options",
         language,
@@ -277,13 +346,15 @@ def present_options(envelopes: list[dict], context: TurnContext) -> Reply:
         star_or_above=bool(query.get("star_or_above")),
         biz_type=biz_type,
         options=option_cards,
+        prepared=bool(data.get("prepared")),
     )
     return Reply(
         text,
         "ANSWERED",
         cards=option_cards,
         suggestions=[chip(c["pick_message"]) for c in option_cards],
-        awaiting="booking",
+        # the nearest to what was asked: a bare yes takes the first (`assistant.services`); else a pick is awaited
+        awaiting="booking" if data.get("matched", True) else NEAREST,
         offered=[c["ref"] for c in option_cards],
     )
 

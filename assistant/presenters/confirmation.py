@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 
 from assistant.presenters.base import Presenter, merge_replies
 from assistant.replies import compose, format_moment
-from assistant.turn import Reply, TurnContext
+from assistant.turn import Reply, TurnContext, chip
 from core.envelope import Code
 
 logger = logging.getLogger("assistant.agent")
@@ -102,8 +102,12 @@ def present_action(envelopes: list[dict], context: TurnContext) -> Reply:
     code = envelope.get("code")
     name = STATE_TEMPLATES.get(code, "confirm_not_found")
     superseded = data.get("status") == "SUPERSEDED"
-    text = compose(name, context.language, title=title, already=True, superseded=superseded)
-    return Reply(text, "ANSWERED" if code == Code.ACTION_IN_PROGRESS else "REJECTED")
+    # A yes while options wait for a pick (no card yet): pick one first, a chip each.
+    picking = code == Code.ACTION_NOT_FOUND and bool(context.offered)
+    text = compose(name, context.language, title=title, already=True, superseded=superseded, options=picking)
+    picks = [chip(compose("option_pick", context.language, n=n)) for n in range(1, len(context.offered) + 1)]
+    outcome = "ANSWERED" if code == Code.ACTION_IN_PROGRESS else "REJECTED"
+    return Reply(text, "CLARIFY" if picking else outcome, suggestions=picks if picking else [])
 
 
 def present_decision(envelope: dict, context: TurnContext) -> Reply:

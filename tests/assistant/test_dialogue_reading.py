@@ -32,6 +32,39 @@ def read(llm, text, pending=None) -> Intent:
 
 
 @pytest.mark.parametrize(
+    ("text", "weekday"),
+    [("不对，是周四", 3), ("周五吧", 4), ("礼拜一", 0), ("actually Thursday", 3), ("no, Friday then", 4)],
+)
+def test_a_weekday_with_no_week_named_is_read_as_that_weekday(llm, text, weekday):
+    intent = read(llm, text, pending="BOOK")
+
+    assert intent.weekday == weekday and intent.date_start is not None and intent.date_start.weekday() == weekday
+    assert not intent.passengers  # a day, not a name
+
+
+@pytest.mark.parametrize("text", ["下周四", "next Thursday", "12月10日", "this Friday"])
+def test_a_day_of_a_named_week_or_a_date_is_no_bare_weekday(llm, text):
+    assert read(llm, text, pending="BOOK").weekday is None
+
+
+@pytest.mark.parametrize(
+    ("text", "offset"),
+    [("不对，是前一天", -1), ("那就后一天吧", 1), ("第二天", 1), ("the day before", -1), ("make it the day after", 1),
+     ("the next day", 1)],
+)  # fmt: skip
+def test_a_day_before_or_after_the_one_said_is_an_offset_not_a_date(llm, text, offset):
+    intent = read(llm, text, pending="BOOK")
+
+    assert (intent.intent, intent.day_offset, intent.date_start, intent.days) == ("BOOK", offset, None, None)
+    assert not intent.rebook
+
+
+@pytest.mark.parametrize("text", ["the day after tomorrow", "提前一天", "往后推一天", "后天"])
+def test_a_date_or_a_move_of_a_booking_is_no_offset(llm, text):
+    assert read(llm, text, pending="BOOK").day_offset is None
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "那丽江呢",

@@ -538,3 +538,59 @@ def test_the_search_tool_leaves_out_excluded_places_and_bounds_them(db, alice):
     assert (found["data"]["query"]["exclude_places"], found["data"]["query"]["sort"]) == (["三亚"], "CHEAPEST")
     assert refused["ok"] is False and refused["code"] == "INVALID_PARAM"
     assert not_text["ok"] is False and not_text["code"] == "INVALID_PARAM" and "NUL" in not_text["message"]
+
+
+# --- a day said from the date the conversation has --------------------------------------------------------------------
+
+TRAIN_ON_WEDNESDAY = dict(intent="BOOK", biz_type="TRAIN", origin="北京", destination_keywords=["上海"], city="上海")
+
+
+def booking_on(day: dt.date) -> Memory:
+    step = said(Memory(), "帮我订北京到上海的火车", **TRAIN_ON_WEDNESDAY, date_start=day)
+    return after(step, awaiting="booking", offered=OFFERED)
+
+
+@pytest.mark.parametrize(
+    ("said_before", "reading", "day"),
+    [
+        (dt.date(2026, 12, 9), {"weekday": 3, "date_start": dt.date(2026, 12, 3), "correction": True}, (2026, 12, 10)),
+        (dt.date(2026, 12, 9), {"weekday": 0, "date_start": dt.date(2026, 12, 7)}, (2026, 12, 7)),
+        (dt.date(2026, 12, 13), {"weekday": 4, "date_start": dt.date(2026, 12, 4)}, (2026, 12, 11)),
+        (dt.date(2026, 12, 10), {"day_offset": -1}, (2026, 12, 9)),
+        (dt.date(2026, 12, 31), {"day_offset": 1}, (2027, 1, 1)),
+    ],
+)
+def test_a_day_said_from_the_conversations_date_is_counted_from_it(said_before, reading, day):
+    step = said(booking_on(said_before), "不对，是那天", intent="BOOK", follow_up=True, **reading)
+
+    assert step.intent.intent == "BOOK" and step.intent.date_start == dt.date(*day)
+    assert step.intent.origin == "北京" and step.intent.city == "上海"  # the rest of the booking stays
+
+
+def test_a_weekday_of_another_trip_is_counted_from_today():
+    step = said(
+        booking_on(dt.date(2026, 12, 9)),
+        "帮我订周四去成都的机票",
+        intent="BOOK",
+        biz_type="FLIGHT",
+        destination_keywords=["成都"],
+        city="成都",
+        weekday=3,
+        date_start=dt.date(2026, 12, 3),
+    )
+
+    assert step.intent.date_start == dt.date(2026, 12, 3)
+
+
+def test_a_weekday_with_no_date_in_the_conversation_is_the_readers():
+    step = said(Memory(), "周四北京到上海的火车", **TRAIN_ON_WEDNESDAY, weekday=3, date_start=dt.date(2026, 12, 3))
+
+    assert step.intent.date_start == dt.date(2026, 12, 3)
+
+
+def test_a_pick_or_who_travels_keeps_the_options_on_screen_and_a_new_want_does_not():
+    waiting = booking_on(dt.date(2026, 12, 9))
+
+    assert said(waiting, "选第2个", intent="BOOK", pick=2).intent.same_options
+    assert said(waiting, "张三", intent="BOOK", passengers=[{"name": "张三"}], follow_up=True).intent.same_options
+    assert not said(waiting, "要早上的", intent="BOOK", time_band="MORNING", follow_up=True).intent.same_options

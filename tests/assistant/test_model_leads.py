@@ -91,7 +91,10 @@ SEARCHES = {
     "HOTEL": {"biz_type": "HOTEL", "city": "大理", "date": "2026-12-10", "check_out": "2026-12-12"},
 }
 NUMBER_KEY = {"TRAIN": "trainNo", "FLIGHT": "flightNo", "HOTEL": "hotelId"}
-ON_SCREEN = re.compile(r"^2\. (\S+)$", re.M)
+ON_SCREEN = re.compile(r"^2\. (\S+)(?: \((.+)\))?$", re.M)
+
+
+SEEN: list[str] = []  # what the model was told of the second option beside its ref
 
 
 def second_on_screen(request) -> Reply:
@@ -99,7 +102,9 @@ def second_on_screen(request) -> Reply:
     if any(m["role"] == "tool" for m in request["messages"]):
         return Reply(content="done")
     system = next(m["content"] for m in request["messages"] if m["role"] == "system")
-    ref = ON_SCREEN.search(system.split("OPTIONS ON SCREEN", 1)[1]).group(1)
+    found = ON_SCREEN.search(system.split("OPTIONS ON SCREEN", 1)[1])
+    ref = found.group(1)
+    SEEN.append(found.group(2) or "")
     return call("book_option", option_ref=ref, passengers=[{"name": "张三", "mobile": "13800000000"}])
 
 
@@ -116,6 +121,10 @@ def test_the_second_option_a_model_picks_from_the_options_on_screen_is_prepared_
     card = next(c for c in chat.say("第二个，张三 13800000000")["cards"] if c["type"] == "confirmation")
 
     named = "name" if biz_type == "HOTEL" else "number"
+    # the replies list no options in their text: the model is told what the second card showed, its price too
+    assert f"¥{shown[1]['total']}" in SEEN[-1]
+    if biz_type != "HOTEL":
+        assert f"{shown[1]['depart_time']}–{shown[1]['arrive_time']}" in SEEN[-1]
     facts = " ".join([card["title"], *(f"{label} {value}" for label, value in card["rows"])])
     assert shown[1][named] in facts and shown[0][named] not in facts
     assert not BookingRecord.objects.exists()
@@ -126,6 +135,23 @@ def test_the_second_option_a_model_picks_from_the_options_on_screen_is_prepared_
     [booking] = BookingRecord.objects.filter(user=alice)
     assert not LLMCall.objects.filter(fallback=True).exists()  # the model's reading decided, not the offline one
     assert str(booking.details[NUMBER_KEY[biz_type]]).upper() == str(shown[1]["number"]).upper()
+
+
+def test_an_option_on_screen_a_model_books_before_who_travels_is_known_is_said_back_in_a_line(
+    alice, model, supplier_sandbox
+):
+    chat = Chat(alice)
+    model.enqueue(call("find_booking_options", **SEARCHES["FLIGHT"]), Reply(content="here they are"))
+    shown = [c for c in chat.say("有哪些航班？")["cards"] if c["type"] == "option"]
+    assert len(shown) >= 2
+
+    model.enqueue(call("book_option", option_ref=shown[1]["ref"], passengers=[]), Reply(content="need the contact"))
+    answer = chat.say("要第二个")
+
+    assert f"好的，选了 {shown[1]['number']}" in answer["reply"] and "还需要" in answer["reply"]
+    assert [c["number"] for c in answer["cards"] if c["type"] == "option"] == [shown[1]["number"]]
+    assert not [c for c in answer["cards"] if c["type"] == "confirmation"]
+    assert not BookingRecord.objects.exists()
 
 
 # -- the iteration cap ------------------------------------------------------------------------------------------------

@@ -255,7 +255,9 @@ def test_the_options_reply_says_what_could_not_be_met_and_offers_the_refs_in_ord
 
     reply = present([envelope], context)
 
-    assert "没有完全符合「4星」的，最接近的是" in reply.text and "共 2 晚" in reply.text
+    count = len(envelope["data"]["options"])
+    assert reply.text == f"大理 12月10日至12月12日（2晚）的酒店没有完全符合「4星」的，这是最接近的 {count} 个，选一个。"
+    assert reply.awaiting == "nearest"  # a bare yes accepts the first of them
     assert [c["type"] for c in reply.cards] == ["option"] * len(envelope["data"]["options"])
     assert reply.offered == [o["ref"] for o in envelope["data"]["options"]]
     assert [s["message"] for s in reply.suggestions][:2] == ["选第1个", "选第2个"]

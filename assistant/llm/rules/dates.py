@@ -67,6 +67,9 @@ class DateRange:
     # A single date said as the day of coming back or checking out ("9号回来", "back on Dec 9", "12号退房"): the
     # words that say so (the caller decides whether it ends a trip it already knows).
     returning: str = ""
+    # The one date said is a day of the week with no week named ("周四", "Thursday"): that weekday, 0 Monday … 6
+    # Sunday (the dialogue may put it in the week of a date the conversation already has).
+    weekday: int | None = None
 
 
 def _monday(day: date) -> date:
@@ -724,7 +727,29 @@ def extract_dates(text: str, today: date) -> DateRange:
         after = _RETURN_AFTER_RE.match(text[first.end : first.end + 8])
         before = _RETURN_BEFORE_RE.search(text[max(0, first.start - 14) : first.start])
         returning = (after or before).group().strip() if (after or before) else ""
-    return DateRange(start, end, spans, returning)
+    weekday = first.value if len(mentions) == 1 and first.relative == "weekday" and end is None else None
+    return DateRange(start, end, spans, returning, weekday)
+
+
+# A day said from the date already talked about: "前一天", "头一天", "the day before" (-1); "后一天", "第二天", "次日",
+# "the day after", "the next day" (+1). Not a move of a booking ("往后一天", "推迟一天": `day_shift`), not "后天".
+_ZH_OFFSET_RE = re.compile(
+    r"(?<![往向推延挪移调提早晚今明昨当大])(?:(?P<before>前一天|前1天|头一天)|(?P<after>后一天|后1天|第二天|第2天|次日|隔天))"
+)
+_EN_OFFSET_RE = re.compile(
+    r"\bthe\s+(?:(?P<before>day\s+before|previous\s+day|night\s+before)|(?P<after>day\s+after|next\s+day|following\s+day))\b"
+    r"(?!\s+(?:tomorrow|tmrw|tmr))",
+    re.IGNORECASE,
+)
+
+
+def day_offset(text: str) -> tuple[int, tuple[int, int]] | None:
+    """A day counted from the date already talked about (-1 the day before, +1 the day after) and where it is
+    said; None when the sentence says none."""
+    for pattern in (_ZH_OFFSET_RE, _EN_OFFSET_RE):
+        if found := pattern.search(text):
+            return (-1 if found.group("before") else 1), found.span()
+    return None
 
 
 # Expressions our grammar leaves to jionlp (slow to import, so only loaded when one of these appears).

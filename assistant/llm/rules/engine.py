@@ -195,13 +195,16 @@ class RulesLLM:
         if date_range.returning and _ends_known_trip(pending, date_range.returning):
             # "9号回来" while a round trip is compared, "改成12号退房" while a hotel is booked: the trip's last day.
             date_range = dates_mod.DateRange(None, date_range.start, date_range.spans)
-        days = numbers.extract_days(mask(date_text, list(date_range.spans)))
+        # "前一天", "the day after": a day counted from the date the conversation has (no date of its own)
+        offset = dates_mod.day_offset(date_text) if date_range.start is None and date_range.end is None else None
+        offset_spans = [offset[1]] if offset else []
+        days = numbers.extract_days(mask(date_text, list(date_range.spans) + offset_spans))
         if days and date_range.start and date_range.end is None and days.value > 1:
             # "12月5号去大理玩3天": the trip ends on the third day.
             date_range = dates_mod.DateRange(
                 date_range.start, date_range.start + timedelta(days=days.value - 1), date_range.spans
             )
-        slot_spans = list(date_range.spans) + ([(days.start, days.end)] if days else [])
+        slot_spans = list(date_range.spans) + offset_spans + ([(days.start, days.end)] if days else [])
         money_text = mask(date_text, slot_spans + [(m.start, m.end) for m in matches])
         travel_context = bool(matches or days or pending) or bool(intents.SEARCH_CUES[0][0].search(work))
         max_price, price_span = numbers.extract_budget(money_text, travel_context=travel_context)
@@ -276,7 +279,7 @@ class RulesLLM:
             route=origin_name is not None and routed_to,
             origin=origin_name is not None,
             biz_types=biz_types,
-            date=date_range.start is not None or date_range.end is not None,
+            date=date_range.start is not None or date_range.end is not None or offset is not None,
             date_range=date_range.end is not None,
             days=days is not None,
             budget=max_price is not None,
@@ -388,6 +391,8 @@ class RulesLLM:
             "exclude_places": exclude_places,
             "correction": correction,
             "length_change": length_change,
+            "weekday": date_range.weekday if date_range.start is not None else None,
+            "day_offset": offset[0] if offset and not date_range.returning else None,
             **reading,
             **talk,
         }
@@ -765,6 +770,9 @@ def _bare_passenger(text: str, places: Gazetteer) -> tuple[list[dict], list]:
     person = people.bare_name(text)
     if person is None or places.find(text) or booking_prefs.read_wants(text).any:
         return [], []
+    start, end = person.span
+    if any(m.start < end and start < m.end for m in dates_mod.mentions(text, date.today())):
+        return [], []  # "周五吧": a day, not a name
     return [{"name": person.name, "mobile": None}], [person.span]
 
 

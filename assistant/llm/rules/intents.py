@@ -126,6 +126,13 @@ ROUND_TRIP = re.compile(
     r"往返|来回|\b(?:round[- ]?trips?|returning|coming back|fly(?:ing)? back|back on|and back)\b", re.I
 )
 BOOK_VERB = re.compile(r"(?<!取消)(?:帮我订|给我订|我要订|预订|预定|订票|\bbook\b|\breserve\b)", re.I)
+# A booking begun with no details: the verb alone, or a ticket or a booking as what is booked ("订票", "帮我订一下",
+# "book a ticket", "make a booking"), never a thing the desk does not book ("订个房车").
+BARE_BOOKING = re.compile(
+    r"(?:订|买|预订|预定)\s*(?:一下|下|一?[张个份]|[两几]张)?\s*[吧吗呢啊呀哈]*\s*[?？!！.。]*$|票"
+    r"|\b(?:tickets?|bookings?|reservations?|something)\b|\b(?:book|reserve)\b(?:\s+(?:for me|please))?\s*[?.!]*$",
+    re.I,
+)
 BOOKING_CONTEXT = re.compile(r"预订|预定|订的|订了|行程|票|booking|reservation|reserved|booked|ticket", re.I)
 
 WEATHER_CUES = _cues(
@@ -421,6 +428,8 @@ def _decide(text: str, ev: Evidence, pending_intent: str | None = None) -> Decis
         return Decision("BOOK")
     if book >= 4 and ev.route and plan < 3:
         return Decision("BOOK")  # "book a first class ticket from Beijing to Shanghai": flight or train is asked
+    if book >= 4 and max(plan, recommend, compare) < 3 and search < 2 and BARE_BOOKING.search(text):
+        return Decision("BOOK")  # "订票", "book a ticket": a booking begun with no details; what it is for is asked
 
     if (plan >= 3 and (ev.destination or ev.province or ev.days or plan >= 4 or ev.date or ev.route)) or (
         plan >= 2 and ev.days
