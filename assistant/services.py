@@ -174,7 +174,7 @@ def chat_turn(
     asked = as_uuid(conversation_id) if conversation_id else None
     remembered = memory_load(str(asked)) if asked else Memory()
     conversation = conversation_for(user=user, conversation_id=asked, remembered=remembered)
-    language = reply_language(text, conversation.language or page_language)
+    language = reply_language(text, page_language, conversation_language=conversation.language)
     # Every model call of the turn is audited (one LLMCall row each), inserted with the Turn row (`_finish`).
     port = audited(port or get_llm_port(), user=user, deferred=True)
     try:
