@@ -14,7 +14,7 @@ from django.utils import timezone, translation
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
-from assistant.llm.rules.gazetteer import gazetteer
+from assistant.llm.places import places_in
 
 LANGUAGES = ("zh-hans", "en")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -30,7 +30,7 @@ def reply_language(message: str, page_language: str, *, conversation_language: s
     page's."""
     page = page_language if page_language in LANGUAGES else "zh-hans"
     text = _CODES.sub(" ", message)
-    places = [m for m in gazetteer().find(text) if m.place.name]
+    places = [m for m in places_in(text) if m.place.name]
     chinese = _without(text, [m for m in places if _CJK.search(text[m.start : m.end])])
     latin = _without(text, [m for m in places if not _CJK.search(text[m.start : m.end])])
     has_chinese, has_latin = bool(_CJK.search(chinese)), bool(_LATIN.search(latin))
