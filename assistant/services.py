@@ -372,6 +372,8 @@ def _withdraw_stale_action(
     must never carry out what they moved on from. Another task (a side question, the weather) leaves it open."""
     if intent is None or intent.intent not in WRITE_TASKS or intent.intent != task:
         return
+    if intent.asks_option and not intent.pick:
+        return  # a question about the options on screen moves nothing: the card stays open
     if not _prepared(reply):
         pending_action_withdraw(user=user, conversation_id=conversation_id)
 

@@ -70,6 +70,19 @@ class SeatClassName(StrEnum):
     HARD_SEAT = "HARD_SEAT"  # 硬座
 
 
+class OptionFactName(StrEnum):
+    """What a traveller may ask of the options on screen; the answer is read from the options by code."""
+
+    PRICE = "PRICE"  # 多少钱 / how much
+    DURATION = "DURATION"  # 多久 / how long
+    DEPARTURE = "DEPARTURE"  # 几点出发 / what time does it leave
+    ARRIVAL = "ARRIVAL"  # 几点到 / when does it land
+    VENDOR = "VENDOR"  # 哪家航空 / which airline
+    SEAT_CLASS = "SEAT_CLASS"  # 什么舱 / which class
+    DIRECT = "DIRECT"  # 是直飞吗 / is it direct
+    STAR = "STAR"  # 几星 / how many stars
+
+
 class SocialName(StrEnum):
     GREETING = "GREETING"  # 你好 / hi
     THANKS = "THANKS"  # 谢谢 / thanks
@@ -207,6 +220,12 @@ class Intent(BaseModel):
     # 再加一天 / 多住两晚 / one more day (+N) or 少玩一天 (-N): the trip at hand gets longer or shorter by that many
     # days (a plan) or nights (a stay, a round trip). The dialogue applies it to the remembered length.
     length_change: int | None = None
+    # A question about the options on screen ("第一个多少钱？多久？", "is the second one direct?", "哪个最便宜"): the
+    # facts asked, of which option (its position) or of the first in an order; the booking goes on unchanged. A
+    # sentence that also takes the option ("第二个多少钱？那就订它吧") carries `pick` too.
+    asks_option: list[OptionFactName] = []
+    asked_option: int | None = None
+    asked_order: SortName | None = None
     # -- how sure the reading is (issue 14): 0..1, and the other readings worth offering when it is low -------------
     confidence: float | None = None
     alternatives: list[IntentName] = []
@@ -289,7 +308,17 @@ class Intent(BaseModel):
             people.append({"name": item["name"].strip()[:40], "mobile": mobile})
         return people
 
-    @field_validator("nights", "star", "pick", mode="wrap")
+    @field_validator("asks_option", mode="wrap")
+    @classmethod
+    def _option_facts(cls, value: Any, handler: Any) -> list[str]:
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list | tuple):
+            return []
+        names = [v.strip().upper() for v in value if isinstance(v, str)]
+        return [n for n in dict.fromkeys(names) if n in OptionFactName.__members__]
+
+    @field_validator("nights", "star", "pick", "asked_option", mode="wrap")
     @classmethod
     def _small_int_or_null(cls, value: Any, handler: Any) -> int | None:
         number = _integer(value)
@@ -337,6 +366,7 @@ class Intent(BaseModel):
         "time_band",
         "avoid_time_band",
         "sort",
+        "asked_order",
         "seat_class",
         "social",
         "aftersale_reason",
