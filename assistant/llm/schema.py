@@ -249,6 +249,9 @@ class Intent(BaseModel):
     # A second (and third) request in the same sentence ("帮我规划三天丽江行程，顺便查天气"): answered after the main
     # one, with the same slots. Unknown names are dropped, never the main intent again, at most MAX_ALSO.
     also: list[IntentName] = []
+    # BOOK: the other products the same sentence books ("机票和上海的酒店", "a train there and a hotel for 2 nights"):
+    # the first product is booked now, these are kept and taken up after it (a hotel in the city of arrival).
+    also_book: list[BizTypeName] = []
 
     @field_validator("destination_keywords", "exclude_places", mode="wrap")
     @classmethod
@@ -307,6 +310,16 @@ class Intent(BaseModel):
             mobile = mobile.strip()[:20] if isinstance(mobile, str) and mobile.strip() else None
             people.append({"name": item["name"].strip()[:40], "mobile": mobile})
         return people
+
+    @field_validator("also_book", mode="wrap")
+    @classmethod
+    def _also_book(cls, value: Any, handler: Any) -> list[str]:
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list | tuple):
+            return []
+        names = [v.strip().upper() for v in value if isinstance(v, str)]
+        return [n for n in dict.fromkeys(names) if n in BizTypeName.__members__][:2]
 
     @field_validator("asks_option", mode="wrap")
     @classmethod

@@ -383,6 +383,8 @@ class RulesLLM:
             )
         if "AFTERSALE" in wanted:
             data["aftersale_reason"] = reason
+        if name == "BOOK" and not (rebook or payment is not None):
+            data["also_book"] = _also_booked(work, biz_types)
         if name in ("AFTERSALE", "QUERY_PROGRESS", "CANCEL_BOOKING"):
             data["days"] = data["max_price"] = None  # "已经三天了" is not a trip length here
         if name not in ("AFTERSALE", "QUERY_PROGRESS", "QUERY_WEATHER"):
@@ -611,6 +613,20 @@ def _biz_types(text: str, matches: list[PlaceMatch]) -> list[str]:
                 found.append((m.start, "FLIGHT"))
                 break
     return [name for _, name in sorted(found)]
+
+
+# Two products offered as alternatives ("飞机还是高铁", "a flight or a train"), not both booked.
+_EITHER = re.compile(r"还是|或者|或|要么|\bor\b|\beither\b", re.I)
+
+
+def _also_booked(text: str, biz_types: list[str]) -> list[str]:
+    """The products a booking sentence books besides its first: a hotel after a journey ("机票和上海的酒店", "a train
+    there and a hotel for 2 nights"). Two journeys, or products said as alternatives, are not both booked."""
+    if len(biz_types) < 2 or biz_types[0] == "HOTEL" or "HOTEL" not in biz_types[1:]:
+        return []
+    if _EITHER.search(text):
+        return []
+    return ["HOTEL"]
 
 
 def _slots_only(text: str, spans: list[tuple[int, int]]) -> bool:
