@@ -115,7 +115,7 @@ def next_state(memory: Memory, understood: Intent, text: str) -> Step:
         return _about_bookings(memory, understood, new, text)
     if memory.suspended and _resumes(memory, understood, new):
         memory = _restored(memory)
-    if understood.asks_option and memory.offered and not _names_a_place(new):
+    if understood.asks_option and memory.task == BOOK and memory.offered and not _names_a_place(new):
         return _about_options(memory, understood, new, text)
     if name == OUT_OF_SCOPE and not (new or understood.exclude_places or understood.follow_up):
         answer = memory.awaiting and understood.mobile  # "13800000000" alone answers the booking question
@@ -324,8 +324,6 @@ def _continued(memory: Memory, task: str, understood: Intent, new: dict, text: s
 def _about_options(memory: Memory, understood: Intent, new: dict, text: str) -> Step:
     """A question about the options on screen ("第一个多少钱？", "is the second one direct?"): the booking goes on
     with its slots and options as they were; only a pick said with it ("那就订它吧") moves it."""
-    if memory.task != BOOK and memory.suspended and (memory.suspended.get("offered")):
-        memory = _restored(memory)
     chosen = {"pick": new["pick"]} if new.get("pick") else {}
     step = _continued(memory, BOOK, understood, chosen, text)
     asked = {"asks_option": understood.asks_option, "asked_option": understood.asked_option}
