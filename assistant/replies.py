@@ -26,8 +26,8 @@ _CODES = re.compile(r"\b[A-Za-z]{1,4}-?\d[\w-]*")
 def reply_language(message: str, page_language: str, *, conversation_language: str | None = None) -> str:
     """Answer in the language the user wrote in. A place named in the other script says nothing about it ("What's
     the weather in 北京 tomorrow?" is English, "去Paris玩" Chinese); a sentence truly in both ("帮我 book a flight to
-    北京") gets the page's language; one with no words of either (a mobile, a code) the conversation's, else the
-    page's."""
+    北京") gets the page's language; one with no words of either but place names or codes ("上海" answering "from
+    where?", a mobile) the conversation's, else the script its places are written in, else the page's."""
     page = page_language if page_language in LANGUAGES else "zh-hans"
     text = _CODES.sub(" ", message)
     places = [m for m in places_in(text) if m.place.name]
@@ -38,11 +38,13 @@ def reply_language(message: str, page_language: str, *, conversation_language: s
         return page
     if has_chinese or has_latin:
         return "zh-hans" if has_chinese else "en"
-    if _CJK.search(text):  # only place names: the script they were written in
+    if conversation_language in LANGUAGES:  # only place names or codes ("上海" answering "from where?")
+        return conversation_language
+    if _CJK.search(text):  # a first message of place names alone: the script they were written in
         return "zh-hans"
     if _LATIN.search(text):
         return "en"
-    return conversation_language if conversation_language in LANGUAGES else page
+    return page
 
 
 def _without(text: str, spans) -> str:

@@ -93,3 +93,21 @@ def test_the_next_english_sentence_naming_a_chinese_place_keeps_the_conversation
     assert [c["type"] for c in answer["cards"]] == ["weather"]
     assert "Shanghai" in answer["reply"] and english(answer["reply"])
     assert nothing_written()
+
+
+@pytest.mark.parametrize(
+    ("first", "answer", "asked"),
+    [
+        ("book a train to 北京 on Dec 2", "上海", "I still need"),
+        ("book a hotel in Dali from Dec 10 to Dec 12", "大理", "I still need"),
+        ("帮我订12月2号去北京的火车", "Shanghai", "还需要"),
+    ],
+)
+def test_a_place_name_alone_is_answered_in_the_conversations_language(chat, first, answer, asked):
+    chat.say(first)
+
+    reply = chat.say(answer)
+
+    assert asked in reply["reply"], reply["reply"]
+    assert Conversation.objects.get().language == ("en" if asked == "I still need" else "zh-hans")
+    assert nothing_written()
