@@ -33,7 +33,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from assistant.llm.schema import PREFERENCE_SLOTS, Intent, IntentName, SortName
-from assistant.memory import MAX_EXCLUDED, MAX_REQUEST_CHARS, PLACE_AND_TIME_SLOTS, PLACE_SLOTS, Memory
+from assistant.memory import (
+    MAX_EXCLUDED,
+    MAX_QUEUED,
+    MAX_REQUEST_CHARS,
+    PLACE_AND_TIME_SLOTS,
+    PLACE_SLOTS,
+    Memory,
+)
 from assistant.reason_words import reason_words
 from itinerary.refs import activity_of, is_activity_ref
 from itinerary.travel_plans import DEFAULT_DAYS as DEFAULT_PLAN_DAYS
@@ -121,6 +128,8 @@ def next_state(memory: Memory, understood: Intent, text: str) -> Step:
         return _about_bookings(memory, understood, new, text)
     if memory.suspended and _resumes(memory, understood, new):
         memory = _restored(memory)
+    if understood.asks_option and memory.task == BOOK and memory.offered and not _names_a_place(new):
+        return _about_options(memory, understood, new, text)
     if name == OUT_OF_SCOPE and not (new or understood.exclude_places or understood.follow_up):
         answer = memory.awaiting and understood.mobile  # "13800000000" alone answers the booking question
         if not answer:
@@ -214,6 +223,44 @@ def remembered(step: Step, *, awaiting: str | None, offered: list[str]) -> Memor
     looked_at = bool(slots.get("pick")) and _shows_activities(memory)
     kept = list(offered) or (list(memory.offered) if memory.task == BOOK or looked_at else [])
     return replace(memory, slots=slots, awaiting=awaiting, offered=kept)
+
+
+def queued_after(memory: Memory, step: Step, understood: Intent) -> list[dict[str, Any]]:
+    """The bookings kept for after the task: those kept before (less one of the product the traveller now books
+    themselves), then the other products this sentence books besides its first ("机票和上海的酒店": the hotel), in
+    the trip's place, from its day, for the nights said (the journey booked sets them again when it is taken up)."""
+    if step.keep:
+        return list(memory.queued)
+    intent = step.intent
+    booking = intent.biz_type if intent.intent == BOOK else None
+    queued = [q for q in memory.queued if not (booking and q.get("slots", {}).get("biz_type") == booking)]
+    if intent.intent != BOOK:
+        return queued[:MAX_QUEUED]
+    place = intent.city or next(iter(intent.destination_keywords), None)
+    for biz_type in understood.also_book:
+        if biz_type == booking or any(q["slots"].get("biz_type") == biz_type for q in queued):
+            continue
+        slots: dict[str, Any] = {"biz_type": biz_type, "city": place, "nights": intent.nights}
+        slots["date_start"] = intent.date_start.isoformat() if intent.date_start else None
+        queued.append({"task": BOOK, "slots": {k: v for k, v in slots.items() if v is not None}})
+    return queued[:MAX_QUEUED]
+
+
+def taken_up(memory: Memory, after: dict[str, Any]) -> Step | None:
+    """The first booking kept for after the task, as the task now (its slots, with the place and day the journey
+    just booked sets: `after`, and the travellers of the task before); None when none is kept."""
+    if not memory.queued:
+        return None
+    first, rest = memory.queued[0], memory.queued[1:]
+    slots = {**first.get("slots", {}), **{k: v for k, v in after.items() if v is not None}}
+    if memory.slots.get("passengers") and "passengers" not in slots:
+        slots["passengers"] = memory.slots["passengers"]
+    start = _day(slots.get("date_start"))
+    if start and slots.get("nights"):
+        slots["date_end"] = (start + dt.timedelta(days=slots["nights"])).isoformat()
+    intent = Intent.model_validate({"intent": first.get("task") or BOOK, **slots})
+    state = Memory(task=intent.intent, request="", queued=list(rest))
+    return Step(intent, replace(state, slots=own_slots(intent)))
 
 
 def own_slots(intent: Intent) -> dict[str, Any]:
@@ -361,6 +408,16 @@ def _refined(memory: Memory, task: str, slots: dict, new: dict) -> dict:
     return slots
 
 
+def _about_options(memory: Memory, understood: Intent, new: dict, text: str) -> Step:
+    """A question about the options on screen ("第一个多少钱？", "is the second one direct?"): the booking goes on
+    with its slots and options as they were; only a pick said with it ("那就订它吧") moves it."""
+    chosen = {"pick": new["pick"]} if new.get("pick") else {}
+    step = _continued(memory, BOOK, understood, chosen, text)
+    asked = {"asks_option": understood.asks_option, "asked_option": understood.asked_option}
+    intent = step.intent.model_copy(update={**asked, "asked_order": understood.asked_order, "pick": new.get("pick")})
+    return Step(intent, step.memory)
+
+
 def _side_question(memory: Memory, understood: Intent, new: dict, text: str) -> Step:
     """Answer a question on the side and put the waiting task aside (it resumes with all its slots)."""
     aside = _aside(memory)
@@ -399,7 +456,11 @@ def _new_request(memory: Memory, understood: Intent, new: dict, text: str) -> St
     if name in SIDE_QUESTIONS:
         suspended = memory.suspended or (_aside(memory) if memory.task in RESUMABLE and memory.task != name else None)
     state = Memory(task=name, request=text, suspended=suspended, excluded=excluded)
-    return _step(state, name, slots, understood)
+    step = _step(state, name, slots, understood)
+    if name in SIDE_QUESTIONS and BOOK in understood.also:
+        # "北京明天天气怎么样，顺便帮我订张去北京的火车票": the weather is answered, the booking is what goes on.
+        return Step(step.intent, replace(step.memory, task=BOOK, suspended=None))
+    return step
 
 
 def _step(
@@ -522,4 +583,4 @@ def _joined(request: str, text: str) -> str:
     return (f"{request}\n{text}" if request else text)[-MAX_REQUEST_CHARS:]
 
 
-__all__ = ["Step", "next_state", "own_slots", "refines", "remembered"]
+__all__ = ["Step", "next_state", "own_slots", "queued_after", "refines", "remembered", "taken_up"]

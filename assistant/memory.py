@@ -24,6 +24,7 @@ PLACE_SLOTS = ("destination_keywords", "province", "city")
 MAX_REQUEST_CHARS = 2000  # the traveller's words kept for the task (a booking agent and the comparison read them)
 MAX_OFFERED = 20
 MAX_EXCLUDED = 10
+MAX_QUEUED = 2
 
 
 @dataclass
@@ -35,6 +36,9 @@ class Memory:
     offered: list[str] = field(default_factory=list)  # option refs the last reply offered, in the order shown
     suspended: dict[str, Any] | None = None  # a task put aside by a side question: {task, slots, awaiting, …}
     excluded: list[str] = field(default_factory=list)  # places the traveller excluded for the task
+    # Bookings asked for in the same sentence as the task's and taken up after it ("机票和酒店": the hotel), each
+    # {"task": "BOOK", "slots": {…}}, in order.
+    queued: list[dict[str, Any]] = field(default_factory=list)
     # Whose conversation this is and the language it is answered in, kept beside the dialogue so a turn of a
     # conversation in memory need not read its row: a memory names its owner, and another user's is never used.
     owner: int | None = None
@@ -54,6 +58,7 @@ class Memory:
             "offered": list(self.offered)[:MAX_OFFERED],
             "suspended": self.suspended,
             "excluded": list(self.excluded)[:MAX_EXCLUDED],
+            "queued": list(self.queued)[:MAX_QUEUED],
             "owner": self.owner,
             "language": self.language,
         }
@@ -86,6 +91,11 @@ def memory_from(raw: Any) -> Memory:
         offered=_strings(raw.get("offered"), MAX_OFFERED),
         suspended=suspended,
         excluded=_strings(raw.get("excluded"), MAX_EXCLUDED),
+        queued=[q for q in raw.get("queued") or [] if isinstance(q, dict) and isinstance(q.get("slots"), dict)][
+            :MAX_QUEUED
+        ]
+        if isinstance(raw.get("queued"), list)
+        else [],
         owner=raw.get("owner") if type(raw.get("owner")) is int else None,
         language=raw.get("language") if isinstance(raw.get("language"), str) else "",
     )

@@ -14,6 +14,8 @@ from django.utils import timezone, translation
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
+from assistant.llm.places import places_in
+
 LANGUAGES = ("zh-hans", "en")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]{2,}")
@@ -21,13 +23,35 @@ _LATIN = re.compile(r"[A-Za-z]{2,}")
 _CODES = re.compile(r"\b[A-Za-z]{1,4}-?\d[\w-]*")
 
 
-def reply_language(message: str, page_language: str) -> str:
-    """Answer in the language the user wrote in; the page's language when the message does not tell."""
-    if _CJK.search(message):
+def reply_language(message: str, page_language: str, *, conversation_language: str | None = None) -> str:
+    """Answer in the language the user wrote in. A place named in the other script says nothing about it ("What's
+    the weather in 北京 tomorrow?" is English, "去Paris玩" Chinese); a sentence truly in both ("帮我 book a flight to
+    北京") gets the page's language; one with no words of either but place names or codes ("上海" answering "from
+    where?", a mobile) the conversation's, else the script its places are written in, else the page's."""
+    page = page_language if page_language in LANGUAGES else "zh-hans"
+    text = _CODES.sub(" ", message)
+    places = [m for m in places_in(text) if m.place.name]
+    chinese = _without(text, [m for m in places if _CJK.search(text[m.start : m.end])])
+    latin = _without(text, [m for m in places if not _CJK.search(text[m.start : m.end])])
+    has_chinese, has_latin = bool(_CJK.search(chinese)), bool(_LATIN.search(latin))
+    if has_chinese and has_latin:
+        return page
+    if has_chinese or has_latin:
+        return "zh-hans" if has_chinese else "en"
+    if conversation_language in LANGUAGES:  # only place names or codes ("上海" answering "from where?")
+        return conversation_language
+    if _CJK.search(text):  # a first message of place names alone: the script they were written in
         return "zh-hans"
-    if _LATIN.search(_CODES.sub(" ", message)):
+    if _LATIN.search(text):
         return "en"
-    return page_language if page_language in LANGUAGES else "zh-hans"
+    return page
+
+
+def _without(text: str, spans) -> str:
+    """The text with these spans blanked out."""
+    for match in sorted(spans, key=lambda m: m.start, reverse=True):
+        text = text[: match.start] + " " * (match.end - match.start) + text[match.end :]
+    return text
 
 
 def compose(name: str, language: str, **context) -> str:

@@ -24,7 +24,7 @@ from assistant.actions import (
 from assistant.agent.steps import steps_collected, steps_current
 from assistant.agent_turn import agent_turn
 from assistant.booking_wants import booking_wants
-from assistant.dialogue import next_state, refines, remembered, task_waits
+from assistant.dialogue import next_state, queued_after, refines, remembered, taken_up, task_waits
 from assistant.dispatcher import dispatch
 from assistant.handlers.unsure import did_you_mean
 from assistant.llm.audit import AuditedPort, audited, calls_save
@@ -34,14 +34,17 @@ from assistant.llm.schema import AnswerName, Intent, IntentName
 from assistant.memory import Memory, memory_forget, memory_load, memory_save
 from assistant.models import AgentStep, Conversation, LLMCall, Turn, TurnOutcome
 from assistant.pending import as_uuid
+from assistant.presenters.base import merge_replies
 from assistant.presenters.bookings import NEAREST
 from assistant.presenters.confirmation import present_decision
 from assistant.ratelimit import turn_admitted
-from assistant.replies import compose, reply_language
+from assistant.replies import compose, format_day, reply_language
 from assistant.selectors import catalogue_places
 from assistant.turn import Reply, TurnContext
+from bookings.requests import stay_after
 from bookings.selectors import bookings_for_user
 from bookings.targets import booking_target
+from bookings.tools import KIND_CREATED
 from core import metrics
 from core.envelope import Code
 from core.errors import ApplicationError
@@ -176,7 +179,7 @@ def chat_turn(
     asked = as_uuid(conversation_id) if conversation_id else None
     remembered = memory_load(str(asked)) if asked else Memory()
     conversation = conversation_for(user=user, conversation_id=asked, remembered=remembered)
-    language = reply_language(text, conversation.language or page_language)
+    language = reply_language(text, page_language, conversation_language=conversation.language)
     # Every model call of the turn is audited (one LLMCall row each), inserted with the Turn row (`_finish`).
     port = audited(port or get_llm_port(), user=user, deferred=True)
     try:
@@ -257,6 +260,13 @@ def _answer(
         # (the options on screen, when a booking waits for a pick: a yes with no card is asked to pick first)
         offered = memory.offered if memory.task == IntentName.BOOK else []
         reply = present_decision(decided, context_for(Intent(intent=IntentName.OUT_OF_SCOPE), text, offered))
+        if (after := _journey_booked(decided)) is not None and (step := taken_up(memory, after)) is not None:
+            # The journey is booked: the hotel asked for in the same sentence is taken up now, as the task.
+            turn = context_for(step.intent, text)
+            lead = Reply(compose("booking_queued", language, taking_up=True, biz_type=step.intent.biz_type), "ANSWERED")
+            reply = merge_replies([reply, lead, _dispatched(turn, agent=agent)])
+            kept = remembered(step, awaiting=reply.awaiting, offered=reply.offered)
+            memory_save(str(conversation.pk), replace(kept, owner=user.pk, language=language))
         return _finish(conversation, user, language, text, None, reply, port, started)
     if agent and not is_offline(port):
         # Channel 2 with a model: the model reads the sentence and calls the tools; nothing reads it offline.
@@ -309,11 +319,49 @@ def _answer(
         fallback = fallback or agent and not social  # the rules adapter failed: channel 1 answers from its reading
         reply = dispatch(turn)
     _withdraw_stale_action(intent, reply, task=memory.task, user=user, conversation_id=str(conversation.pk))
-    kept = remembered(step, awaiting=reply.awaiting, offered=reply.offered)
+    queued = queued_after(memory, step, understood)
+    if added := queued[len([q for q in queued if q in memory.queued]) :]:
+        # Another product asked for in the same sentence is kept, and the traveller is told so (never dropped).
+        said = [_queued_note(q["slots"], language) for q in added]
+        reply = replace(reply, text="\n\n".join([reply.text, *said]))
+    kept = replace(remembered(step, awaiting=reply.awaiting, offered=reply.offered), queued=queued)
     memory_save(str(conversation.pk), replace(kept, owner=user.pk, language=language))
     return _finish(
         conversation, user, language, text, None if agent else intent, reply, port, started, fallback=fallback
     )
+
+
+def _queued_note(slots: dict, language: str) -> str:
+    """What the reply says of a booking kept for later: what, where, from when, for how long."""
+    start = slots.get("date_start")
+    day = format_day(dt.date.fromisoformat(start), language) if isinstance(start, str) and start else ""
+    return compose(
+        "booking_queued",
+        language,
+        biz_type=slots.get("biz_type"),
+        city=slots.get("city") or "",
+        day=day,
+        nights=slots.get("nights") or 0,
+    )
+
+
+def _journey_booked(decided: dict) -> dict | None:
+    """The place and day a stay after this confirmed journey takes (`bookings.requests.stay_after`), when the
+    confirmation just booked a flight or a train (not a replay); None otherwise."""
+    data = decided.get("data") if isinstance(decided.get("data"), dict) else {}
+    if not decided.get("ok") or data.get("kind") != KIND_CREATED or data.get("action_replay"):
+        return None
+    if data.get("biz_type") not in ("FLIGHT", "TRAIN"):
+        return None
+    after = stay_after(data.get("details"))
+    return {**after, "date_start": after["date_start"].isoformat()} if after.get("date_start") else after
+
+
+def _dispatched(turn: TurnContext, *, agent: bool) -> Reply:
+    """The reply to a task the code starts itself (a kept booking taken up): channel 2's agent with the rules
+    adapter replaying channel 1's flow, else channel 1."""
+    reply = agent_turn(turn, reading=turn.intent) if agent and is_offline(turn.port) else None
+    return reply or dispatch(turn)
 
 
 def _understood(text: str, context: UnderstandContext, *, reader, port, user) -> tuple[Intent, bool]:
@@ -380,6 +428,8 @@ def _withdraw_stale_action(
     must never carry out what they moved on from. Another task (a side question, the weather) leaves it open."""
     if intent is None or intent.intent not in WRITE_TASKS or intent.intent != task:
         return
+    if intent.asks_option and not intent.pick:
+        return  # a question about the options on screen moves nothing: the card stays open
     if not _prepared(reply):
         pending_action_withdraw(user=user, conversation_id=conversation_id)
 

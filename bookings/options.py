@@ -546,6 +546,12 @@ def _sort_key(option: dict, sort: str | None) -> tuple:
     return (total, depart_at)
 
 
+def first_in_order(options: list[dict], sort: str) -> dict | None:
+    """The option that comes first in an order (cheapest, fastest, earliest, latest), by the rule the ranking
+    uses: "哪个最便宜" is answered as "最便宜的" is searched."""
+    return min(options, key=lambda option: _sort_key(option, sort), default=None)
+
+
 def rank_options(biz_type: str, options: list[dict], wants: BookingWants, *, limit: int = 3) -> Ranked:
     """The best `limit` options for the wants: all matching ones when any match, else the nearest ones with the
     wants they miss in `unmet` (see the module docstring)."""

@@ -145,6 +145,25 @@ def stay_end(check_in: dt.date, date_end: dt.date | None, nights: int | None) ->
     return None
 
 
+def stay_after(details: Mapping | None) -> dict[str, Any]:
+    """The hotel stay that follows a journey just booked: in the city it arrives in, checking in the day it arrives
+    (a night train's or a red-eye's next day). {} when the booking names no arrival."""
+    facts = details_facts(details)
+    if not facts.destination:
+        return {}
+    day = _iso_day(facts.arrive) or facts.day
+    if day and not facts.arrive and facts.overnight_days:
+        day += dt.timedelta(days=facts.overnight_days)
+    return {"city": facts.destination, **({"date_start": day} if day else {})}
+
+
+def _iso_day(value: Any) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(str(value)[:10]) if value else None
+    except ValueError:
+        return None
+
+
 def rebook_day(booking: Mapping, wants: BookingWants) -> dt.date | None:
     """The new day of a rebooking: the day said, else the booking's own day moved by the days said ("往后推一天")."""
     if wants.date_start is not None or not wants.day_shift:

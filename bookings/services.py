@@ -668,19 +668,45 @@ def _ref(option_ref: object) -> OptionRef:
         ) from None
 
 
+def _ref_search(ref: OptionRef) -> dict:
+    """The supplier search that offers the option a ref names (its route and day, or its city and stay)."""
+    if ref.biz_type == BizType.HOTEL:
+        return {"city": ref.city, "checkInDate": ref.date.isoformat(), "checkOutDate": ref.check_out.isoformat()}
+    return {"from": ref.origin, "to": ref.destination, "date": ref.date.isoformat()}
+
+
+def options_described(*, user, option_refs: list[object]) -> list[dict]:
+    """The options these refs name, in the order given, each read again from the supplier (one search per route or
+    city and day): what a question about the options on screen is answered from, never the caller's words. A ref
+    the supplier no longer offers (or a day gone by) is left out. Books nothing.
+
+    Raises BookingError INVALID_PARAM (not a ref), PLATFORM_UNAVAILABLE.
+    """
+    refs = [_ref(raw) for raw in option_refs]
+    answers: dict[tuple, dict] = {}
+    found = []
+    for ref in refs:
+        if ref.date < timezone.localdate():
+            continue
+        arguments = _ref_search(ref)
+        key = (ref.biz_type, *sorted(arguments.items()))
+        if key not in answers:
+            answers[key] = _supplier_search(user=user, biz=ref.biz_type, arguments=arguments)
+        option = option_for_ref(answers[key], ref)
+        if option is not None:
+            found.append(option)
+    return found
+
+
 def option_lookup(*, user, option_ref: object, passengers: int = 1) -> tuple[OptionRef, dict]:
     """The option a ref names, read again from the supplier (facts never come from the caller).
 
     Raises BookingError INVALID_PARAM (not a ref, or the supplier does not offer it), PLATFORM_UNAVAILABLE.
     """
     ref = _ref(option_ref)
-    if ref.biz_type == BizType.HOTEL:
-        arguments = {"city": ref.city, "checkInDate": ref.date.isoformat(), "checkOutDate": ref.check_out.isoformat()}
-    else:
-        arguments = {"from": ref.origin, "to": ref.destination, "date": ref.date.isoformat()}
     if ref.date < timezone.localdate():
         raise BookingError(Code.INVALID_PARAM, f"{ref.date.isoformat()} is in the past", {"invalid": ["date"]})
-    answer = _supplier_search(user=user, biz=ref.biz_type, arguments=arguments)
+    answer = _supplier_search(user=user, biz=ref.biz_type, arguments=_ref_search(ref))
     option = option_for_ref(answer, ref, passengers=passengers)
     if option is None:
         where = ref.city if ref.biz_type == BizType.HOTEL else f"{ref.origin}→{ref.destination}"

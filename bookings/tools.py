@@ -10,7 +10,7 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from bookings.hooks import BookingPersistenceHook
-from bookings.options import BookingWants
+from bookings.options import BookingWants, first_in_order
 from bookings.payment import booking_pay, booking_pay_preview
 from bookings.platform import READ_ACTIONS, PlatformError, parse_command
 from bookings.selectors import booking_facts, bookings_active_first, bookings_for_user
@@ -23,6 +23,7 @@ from bookings.services import (
     booking_options,
     booking_rebook,
     booking_rebook_preview,
+    options_described,
     platform_command_for_traveller,
     platform_command_preview,
 )
@@ -40,6 +41,7 @@ KIND_OPTIONS = "booking_options"
 KIND_CREATED = "booking_created"
 KIND_REBOOK = "rebook"
 KIND_PAY = "booking_pay"
+KIND_DESCRIBED = "options_described"
 MAX_LISTED = 20
 OPTION_REF = Field(max_length=200, description="An option's `ref`, exactly as find_booking_options returned it")
 
@@ -377,8 +379,35 @@ def check_my_bookings(
     return ok(data)
 
 
+@tool(risk=Risk.READ)
+def describe_options(
+    context: ToolContext,
+    option_refs: Annotated[list[Annotated[str, OPTION_REF]], Field(min_length=1, max_length=10)],
+    facts: Annotated[
+        list[Literal["PRICE", "DURATION", "DEPARTURE", "ARRIVAL", "VENDOR", "SEAT_CLASS", "DIRECT", "STAR"]],
+        Field(max_length=8, description="What the traveller asks of them (empty: everything)"),
+    ] = [],  # noqa: B006 (a schema default, never mutated)
+    order: Annotated[
+        Literal["CHEAPEST", "FASTEST", "EARLIEST", "LATEST"] | None,
+        Field(description="The traveller asks which of them comes first in this order (哪个最便宜 / which is fastest)"),
+    ] = None,
+) -> dict:
+    """Answer a question about options already on screen ("第一个多少钱？", "is the second one direct?", "which is
+    the cheapest?"): pass the refs of the options asked about (all of them for a "which" question) and what is
+    asked. Every fact is read again from the supplier. Books nothing and changes no choice."""
+    try:
+        options = options_described(user=context.user, option_refs=list(option_refs))
+    except BookingError as exc:
+        return fail(exc.code, exc.message, {**(exc.data or {}), "kind": KIND_DESCRIBED})
+    first = first_in_order(options, order) if order else None
+    data = {"kind": KIND_DESCRIBED, "options": options, "facts": list(facts), "order": order}
+    data["first"] = first["ref"] if first else None
+    return ok(data, f"{len(options)} option(s) described")
+
+
 TOOLS = [
     find_booking_options,
+    describe_options,
     book_option,
     rebook_booking,
     execute_platform_command,
@@ -391,6 +420,7 @@ HOOKS = [BookingPersistenceHook()]
 
 # The names the booking flows call these tools by (channel 1's handlers, the offline provider's channel 2).
 OPTIONS_TOOL = find_booking_options.name
+DESCRIBE_TOOL = describe_options.name
 BOOK_TOOL = book_option.name
 REBOOK_TOOL = rebook_booking.name
 CANCEL_TOOL = cancel_booking.name

@@ -244,7 +244,7 @@ def test_in_channel_1_a_question_of_the_main_part_is_the_whole_reply_and_the_oth
     assert turn.outcome == "CLARIFY" and turn.cards == []
 
 
-def test_in_channel_1_a_question_of_the_second_part_is_said_but_not_awaited(traveller):
+def test_in_channel_1_a_booking_asked_after_a_question_is_the_task_that_goes_on(traveller):
     from assistant.memory import memory_load
 
     turn = chat_turn(user=traveller, message="大理这周末天气怎么样，顺便帮我订个酒店", today=TODAY)
@@ -253,4 +253,6 @@ def test_in_channel_1_a_question_of_the_second_part_is_said_but_not_awaited(trav
     # the weather first; the booking part shows its options and asks for the guest, nothing is prepared
     assert [card["type"] for card in turn.cards][0] == "weather"
     assert "confirmation" not in [card["type"] for card in turn.cards]
-    assert memory_load(turn.conversation_id).awaiting is None  # the next message is a new request, not an answer
+    # the booking's question is the one awaited: the next message answers it (docs/conversation.md)
+    memory = memory_load(turn.conversation_id)
+    assert memory.task == "BOOK" and memory.awaiting == "booking"

@@ -19,6 +19,7 @@ from assistant.handlers.base import answer_with, run_tool
 from assistant.handlers.registry import handles
 from assistant.llm.schema import IntentName
 from assistant.presenters import present
+from assistant.presenters.base import merge_replies
 from assistant.replies import compose, format_day
 from assistant.turn import Reply, TurnContext, chip
 from bookings.models import BookingStatus
@@ -32,7 +33,15 @@ from bookings.requests import (
 )
 from bookings.selectors import bookings_cancellable
 from bookings.targets import booking_target, payment_target
-from bookings.tools import BOOK_TOOL, CANCEL_TOOL, LIST_BOOKINGS_TOOL, OPTIONS_TOOL, PAY_TOOL, REBOOK_TOOL
+from bookings.tools import (
+    BOOK_TOOL,
+    CANCEL_TOOL,
+    DESCRIBE_TOOL,
+    LIST_BOOKINGS_TOOL,
+    OPTIONS_TOOL,
+    PAY_TOOL,
+    REBOOK_TOOL,
+)
 
 MAX_CHOICES = 10
 ASK_TOOL = "ask_traveller"  # assistant.tools
@@ -101,6 +110,26 @@ def book(context: TurnContext) -> Reply:
         return rebook(context)
     if intent.pay:
         return pay(context)
+    if intent.asks_option and context.offered:
+        # A question about the options on screen is answered from them; a pick said with it goes on as a pick.
+        answered = _about_options(context)
+        return merge_replies([answered, _booked(context)]) if intent.pick else answered
+    return _booked(context)
+
+
+def _about_options(context: TurnContext) -> Reply:
+    """What the traveller asked of the options on screen: of the one named by its position, else of all of them
+    (the supplier's facts, re-read; the one first in an order when they ask which)."""
+    intent, offered = context.intent, context.offered
+    asked = intent.asked_option
+    refs = [offered[asked - 1]] if asked and 1 <= asked <= len(offered) and not intent.asked_order else list(offered)
+    facts = list(intent.asks_option)
+    return answer_with(context, DESCRIBE_TOOL, option_refs=refs, facts=facts, order=intent.asked_order)
+
+
+def _booked(context: TurnContext) -> Reply:
+    """Find the options and prepare the best (or the picked) one, asking first for what is missing."""
+    intent = context.intent
     passengers = passengers_of(intent, _texts(context))
     picked = _offered_pick(context)
     search = booking_search(booking_wants(intent), today=context.today)

@@ -100,6 +100,19 @@ class SeatClassName(StrEnum):
     HARD_SEAT = "HARD_SEAT"  # 硬座
 
 
+class OptionFactName(StrEnum):
+    """What a traveller may ask of the options on screen; the answer is read from the options by code."""
+
+    PRICE = "PRICE"  # 多少钱 / how much
+    DURATION = "DURATION"  # 多久 / how long
+    DEPARTURE = "DEPARTURE"  # 几点出发 / what time does it leave
+    ARRIVAL = "ARRIVAL"  # 几点到 / when does it land
+    VENDOR = "VENDOR"  # 哪家航空 / which airline
+    SEAT_CLASS = "SEAT_CLASS"  # 什么舱 / which class
+    DIRECT = "DIRECT"  # 是直飞吗 / is it direct
+    STAR = "STAR"  # 几星 / how many stars
+
+
 class SocialName(StrEnum):
     GREETING = "GREETING"  # 你好 / hi
     THANKS = "THANKS"  # 谢谢 / thanks
@@ -252,6 +265,12 @@ class Intent(BaseModel):
     details: bool = False
     # The sentence asks what to wear or pack ("要带什么衣服", "what should I pack"): the weather answer says it.
     packing: bool = False
+    # A question about the options on screen ("第一个多少钱？多久？", "is the second one direct?", "哪个最便宜"): the
+    # facts asked, of which option (its position) or of the first in an order; the booking goes on unchanged. A
+    # sentence that also takes the option ("第二个多少钱？那就订它吧") carries `pick` too.
+    asks_option: list[OptionFactName] = []
+    asked_option: int | None = None
+    asked_order: SortName | None = None
     # -- how sure the reading is (issue 14): 0..1, and the other readings worth offering when it is low -------------
     confidence: float | None = None
     alternatives: list[IntentName] = []
@@ -281,6 +300,9 @@ class Intent(BaseModel):
     # A second (and third) request in the same sentence ("帮我规划三天丽江行程，顺便查天气"): answered after the main
     # one, with the same slots. Unknown names are dropped, never the main intent again, at most MAX_ALSO.
     also: list[IntentName] = []
+    # BOOK: the other products the same sentence books ("机票和上海的酒店", "a train there and a hotel for 2 nights"):
+    # the first product is booked now, these are kept and taken up after it (a hotel in the city of arrival).
+    also_book: list[BizTypeName] = []
 
     @field_validator("interests", "avoid_interests", mode="wrap")
     @classmethod
@@ -351,7 +373,27 @@ class Intent(BaseModel):
             people.append({"name": item["name"].strip()[:40], "mobile": mobile})
         return people
 
-    @field_validator("nights", "star", "pick", mode="wrap")
+    @field_validator("also_book", mode="wrap")
+    @classmethod
+    def _also_book(cls, value: Any, handler: Any) -> list[str]:
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list | tuple):
+            return []
+        names = [v.strip().upper() for v in value if isinstance(v, str)]
+        return [n for n in dict.fromkeys(names) if n in BizTypeName.__members__][:2]
+
+    @field_validator("asks_option", mode="wrap")
+    @classmethod
+    def _option_facts(cls, value: Any, handler: Any) -> list[str]:
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list | tuple):
+            return []
+        names = [v.strip().upper() for v in value if isinstance(v, str)]
+        return [n for n in dict.fromkeys(names) if n in OptionFactName.__members__]
+
+    @field_validator("nights", "star", "pick", "asked_option", mode="wrap")
     @classmethod
     def _small_int_or_null(cls, value: Any, handler: Any) -> int | None:
         number = _integer(value)
@@ -411,6 +453,7 @@ class Intent(BaseModel):
         "time_band",
         "avoid_time_band",
         "sort",
+        "asked_order",
         "seat_class",
         "social",
         "aftersale_reason",

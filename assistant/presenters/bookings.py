@@ -20,6 +20,7 @@ from assistant.replies import compose, format_day, format_range
 from assistant.selectors import conversation_history
 from assistant.turn import Reply, TurnContext, chip
 from bookings.selectors import bookings_for_user, bookings_of_platform_orders
+from bookings.services import duration_text, option_title
 from core.envelope import Code
 
 BIZ_TYPES = ("FLIGHT", "HOTEL", "TRAIN")
@@ -409,7 +410,75 @@ def present_rebook(envelopes: list[dict], context: TurnContext) -> Reply:
     return Reply(text, outcome, cards=[c for c in (new, old) if c])
 
 
+# What an order of options is called in a reply ("The cheapest is No. 2").
+ORDER_WORDS = {
+    "CHEAPEST": gettext_noop("The cheapest"),
+    "FASTEST": gettext_noop("The fastest"),
+    "EARLIEST": gettext_noop("The earliest"),
+    "LATEST": gettext_noop("The latest"),
+}
+
+
+def _option_facts(option: dict, facts: list[str]) -> list[str]:
+    """The facts asked of one option, as a reply says them (every fact when none was named)."""
+    asked = facts or ["PRICE", "DURATION", "DEPARTURE", "ARRIVAL", "SEAT_CLASS", "DIRECT", "STAR"]
+    hotel, flight = option.get("biz_type") == "HOTEL", option.get("biz_type") == "FLIGHT"
+    said = []
+    for fact in asked:
+        if fact == "PRICE" and hotel:
+            said.append(
+                _("¥%(unit)s a night, ¥%(total)s in all") % {"unit": option["unit_price"], "total": option["total"]}
+            )
+        elif fact == "PRICE":
+            said.append(_("¥%(total)s") % {"total": option["total"]})
+        elif fact == "DURATION" and not hotel and (duration := duration_text(option.get("duration_minutes"))):
+            said.append(_("%(duration)s on the way") % {"duration": duration})
+        elif fact == "DEPARTURE" and not hotel and option.get("depart"):
+            said.append(_("leaves at %(time)s") % {"time": str(option["depart"])[11:16]})
+        elif fact == "ARRIVAL" and not hotel and option.get("arrive"):
+            extra = _(" (+%(days)s day)") % {"days": option["overnight_days"]} if option.get("overnight_days") else ""
+            said.append(_("arrives at %(time)s") % {"time": str(option["arrive"])[11:16]} + extra)
+        elif fact == "VENDOR" and option.get("name"):
+            said.append(option["name"])
+        elif fact == "SEAT_CLASS" and not hotel and option.get("seat_class"):
+            said.append(option["seat_class"])
+        elif fact == "DIRECT" and flight and option.get("direct") is not None:
+            said.append(_("direct") if option["direct"] else _("with a stop"))
+        elif fact == "STAR" and hotel:
+            said.append(_("%(star)s stars") % {"star": option["star"]} if option.get("star") else _("no star rating"))
+    return [s for s in said if s]
+
+
+def present_described(envelopes: list[dict], context: TurnContext) -> Reply:
+    """The answer to a question about the options on screen, from the supplier's facts of the options asked about,
+    each named by its number on screen; the booking goes on as it was (no new options, the same open question)."""
+    envelope = envelopes[-1]
+    data = _data(envelope)
+    if not envelope.get("ok"):
+        return _failed_reply(envelope, context, getattr(context.intent, "biz_type", None))
+    options = [o for o in data.get("options") or [] if isinstance(o, dict) and o.get("ref")]
+    order, first = data.get("order"), data.get("first")
+    if order and first:
+        options = [o for o in options if o["ref"] == first]
+    language = context.language
+    with translation.override(language):
+        said = [
+            {
+                "index": context.offered.index(o["ref"]) + 1 if o["ref"] in context.offered else None,
+                "title": option_title(o),
+                "facts": _option_facts(o, list(data.get("facts") or [])),
+            }
+            for o in options
+        ]
+        lead = _(ORDER_WORDS[order]) if order in ORDER_WORDS and said else ""
+    chosen = bool(getattr(context.intent, "pick", None))  # "那就订它吧" said with it: the pick's reply goes on
+    text = compose("option_facts", language, options=said, lead=lead, chosen=chosen)
+    chips = [chip(compose("option_pick", language, n=n)) for n in range(1, len(context.offered) + 1)]
+    return Reply(text, "ANSWERED" if said else "EMPTY", suggestions=chips, awaiting="booking")
+
+
 PRESENTERS: dict[str, Presenter] = {
+    "options_described": present_described,
     "booking_options": present_options,
     "booking_created": present_created,
     "rebook": present_rebook,

@@ -34,6 +34,7 @@ from assistant.llm.rules import (
     intents,
     keywords,
     numbers,
+    option_questions,
     people,
     policy,
     products,
@@ -240,6 +241,10 @@ class RulesLLM:
             exclude_places and (kept or kept_phrases) and _NOT_THIS_BUT_THAT.search(ascii_lower(work))
         )
 
+        # A question about the options on screen: a booking waits and the sentence names no place nor day of its own.
+        names_a_trip = bool(matches or phrases or date_range.start or date_range.end)
+        talk.update(_option_question(work, pending, pick, wants.sort) if not names_a_trip else {})
+
         origin, destinations, province = _places(work, kept, travelling=pending in ("BOOK", "PLAN_ITINERARY"))
         if origin is None and (origin := _route_start(work, kept, kept_phrases)) is not None:
             destinations = [m for m in destinations if m.place.name != origin.place.name]
@@ -345,8 +350,9 @@ class RulesLLM:
         if name == "OUT_OF_SCOPE":
             # "再加一天" alone: the dialogue applies it to the trip at hand (or, with none, it is out of scope).
             return Intent(
-                intent=name, social=social, length_change=length_change, **reading, **talk,
-                **_refining(refine, pick=pick if talk["details"] else None, rebook=rebook),
+                intent=name, social=social, length_change=length_change, **reading,
+                # (a question about the options on screen says itself which one it takes, if any)
+                **{**_refining(refine, pick=pick if talk["details"] else None, rebook=rebook), **talk},
                 # an order only activities take ("show me the top rated ones"): the dialogue gives it to them
                 sort=wants.sort if wants.sort in ACTIVITY_ORDERS else None,
             )  # fmt: skip
@@ -404,6 +410,8 @@ class RulesLLM:
             )
         if "AFTERSALE" in wanted:
             data["aftersale_reason"] = reason
+        if name == "BOOK" and not (rebook or payment is not None):
+            data["also_book"] = _also_booked(work, biz_types)
         if name in ("AFTERSALE", "QUERY_PROGRESS", "CANCEL_BOOKING"):
             data["days"] = data["max_price"] = None  # "已经三天了" is not a trip length here
         if name not in ("AFTERSALE", "QUERY_PROGRESS", "QUERY_WEATHER"):
@@ -426,6 +434,10 @@ class RulesLLM:
             if original is not None or new is not None or shift is not None:
                 data["date_start"], data["date_end"], data["original_date"] = new, None, original
                 data["nights"] = dates_mod.nights(date_text)  # from the old day to the new one is no stay
+        if talk.get("asks_option"):
+            # "哪个最便宜", "is it direct?" ask about the options; they want no order and no nonstop flight.
+            data["sort"] = None if talk.get("asked_order") else data.get("sort")
+            data["direct"] = None if option_questions.DIRECT in talk["asks_option"] else data.get("direct")
         negations = [dialogue.negation_span(work, m.start, m.end) for m in excluded]
         not_cues = wants.spans + [span for span in negations if span]  # "不想去三亚": 想去 is not a request here
         cued = intents.cue_strength(mask(lowered, not_cues)) >= 2
@@ -446,6 +458,31 @@ def _refining(refine: refinements.Refinement, *, pick: int | None, rebook: bool)
         "day_shift": None if rebook else refine.day_shift,
         "pick": pick,
     }
+
+
+# The fact an order implies when a sentence asks only which option comes first in it ("哪个最便宜").
+_ORDER_FACT = {
+    "CHEAPEST": option_questions.PRICE,
+    "FASTEST": option_questions.DURATION,
+    "EARLIEST": option_questions.DEPARTURE,
+    "LATEST": option_questions.DEPARTURE,
+}
+
+
+def _option_question(text: str, pending: str | None, pick: int | None, sort: str | None) -> dict:
+    """What the sentence asks of the options a waiting booking showed: the facts, about which one (a position, or
+    the first in an order); {} when it asks nothing of them."""
+    if pending != "BOOK":
+        return {}
+    facts, _spans = option_questions.read_option_question(text)
+    order = sort if sort and option_questions.asks_which(text) else None
+    if order and not facts:
+        facts = [_ORDER_FACT[order]]
+    if not facts:
+        return {}
+    # "第一个多少钱" asks about the first without taking it; "第二个多少钱？那就订它吧" takes it too.
+    chosen = pick if option_questions.also_chooses(text) else None
+    return {"asks_option": facts, "asked_option": None if order else pick, "asked_order": order, "pick": chosen}
 
 
 def _speller(places: Gazetteer) -> spelling.Speller:
@@ -617,6 +654,20 @@ def _biz_types(text: str, matches: list[PlaceMatch]) -> list[str]:
                 found.append((m.start, "FLIGHT"))
                 break
     return [name for _, name in sorted(found)]
+
+
+# Two products offered as alternatives ("飞机还是高铁", "a flight or a train"), not both booked.
+_EITHER = re.compile(r"还是|或者|或|要么|\bor\b|\beither\b", re.I)
+
+
+def _also_booked(text: str, biz_types: list[str]) -> list[str]:
+    """The products a booking sentence books besides its first: a hotel after a journey ("机票和上海的酒店", "a train
+    there and a hotel for 2 nights"). Two journeys, or products said as alternatives, are not both booked."""
+    if len(biz_types) < 2 or biz_types[0] == "HOTEL" or "HOTEL" not in biz_types[1:]:
+        return []
+    if _EITHER.search(text):
+        return []
+    return ["HOTEL"]
 
 
 def _slots_only(text: str, spans: list[tuple[int, int]]) -> bool:
