@@ -48,6 +48,9 @@ def pin(instant: float) -> None:
     global _started
     import time_machine
 
-    os.environ[VARIABLE] = repr(instant - time.time())
     time_machine.travel(instant, tick=True).start()
+    # The offset read once travelling, from this clock and the machine's at the same moment: read before the start,
+    # it would put every process started later ahead of this one by however long the start took (under load, long
+    # enough to put a supplier's payment deadline past one this process computes).
+    os.environ[VARIABLE] = repr(time.time() - time_machine.escape_hatch.time.time())
     _started = True
