@@ -142,3 +142,14 @@ def test_a_refund_with_nothing_to_send_back_is_still_executed_at_once(
     ticket.refresh_from_db()
     assert ticket.status == TicketStatus.EXECUTED and refunds(supplier_sandbox) == {"ORD-001": 1}
     assert "return_to" not in AftersaleNotice.objects.get(ticket=ticket, kind="APPROVED").facts
+
+
+@pytest.mark.parametrize(("language", "said"), [("zh-hans", "请把商品寄回"), ("en", "Please send the item back to")])
+def test_the_chat_page_shows_the_notice_with_where_to_send_the_item(approved_return, demo_alice, language, said):
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(demo_alice)
+
+    html = client.get("/chat/live").content.decode()
+
+    assert said in html and ADDRESS in html and approved_return.ticket_no in html
+    assert AftersaleNotice.objects.get(ticket=approved_return).read_at is not None
