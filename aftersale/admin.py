@@ -251,7 +251,7 @@ class HitlTicketAdmin(BoundedSearchMixin, admin.ModelAdmin):
     )
     list_filter = ("status", "verdict", "flagged", "kind", "action", OverdueFilter)
     search_fields = ("ticket_no", "entity", "requested_by__username")
-    list_select_related = ("requested_by", "decided_by")
+    list_select_related = ("requested_by", "decided_by", "order")
     # Open work first: pending tickets, flagged ones first, oldest first; then the rest, newest first.
     ordering = (
         Case(When(status=TicketStatus.PENDING, then=Value(0)), default=Value(1), output_field=IntegerField()).asc(),
@@ -409,6 +409,13 @@ class HitlTicketAdmin(BoundedSearchMixin, admin.ModelAdmin):
 
     @admin.display(description=gettext_lazy("status / verdict"), ordering="status")
     def standing_display(self, ticket: HitlTicket) -> SafeString:
+        if ticket.status == TicketStatus.APPROVED and ticket.awaits_item:  # staff mark it received when it arrives
+            return format_html(
+                '{} <span class="ticket-awaits-item" data-awaits-item>{}</span><br>{}',
+                self.status_badge(ticket),
+                _("waiting for the item"),
+                self.verdict_display(ticket),
+            )
         return format_html("{}<br>{}", self.status_badge(ticket), self.verdict_display(ticket))
 
     @admin.display(description=gettext_lazy("verdict"), ordering="verdict")

@@ -1272,6 +1272,10 @@ def booking_cancel_preview(*, user, booking_id: object, language: str = "zh-hans
             terms = _(
                 "Hotels cannot be cancelled online: we record the cancellation and you call the hotel to confirm."
             )
+            if booking.status == BookingStatus.CONFIRMED:
+                terms += " " + _("It is paid (¥%(paid)s): the refund follows the hotel's own rules.") % {
+                    "paid": booking.amount
+                }
         else:
             route = f"{facts['origin']}→{facts['destination']}" if facts["origin"] else ""
             title = " ".join(

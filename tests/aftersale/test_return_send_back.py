@@ -112,6 +112,16 @@ def test_the_traveller_cannot_mark_their_own_return_received(approved_return, de
     assert approved_return.item_received_at is None and refunds(supplier_sandbox) == {}
 
 
+@pytest.mark.parametrize(("language", "said"), [("zh-hans", "等待商品寄回"), ("en", "waiting for the item")])
+def test_the_approval_console_lists_the_return_as_waiting_for_its_item(approved_return, demo_approver, language, said):
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    client.force_login(demo_approver)
+
+    html = client.get("/admin/aftersale/hitlticket/").content.decode()
+
+    assert html.count("data-awaits-item") == 1 and said in html
+
+
 def test_the_approval_console_marks_the_item_received(
     approved_return, demo_approver, supplier_sandbox, django_capture_on_commit_callbacks
 ):
