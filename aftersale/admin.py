@@ -43,6 +43,7 @@ from aftersale.models import (
 from aftersale.services.execution import (
     ticket_bulk_refusal,
     ticket_decide,
+    ticket_item_received,
     ticket_retry,
     tickets_approve_bulk,
 )
@@ -250,7 +251,7 @@ class HitlTicketAdmin(BoundedSearchMixin, admin.ModelAdmin):
     )
     list_filter = ("status", "verdict", "flagged", "kind", "action", OverdueFilter)
     search_fields = ("ticket_no", "entity", "requested_by__username")
-    list_select_related = ("requested_by", "decided_by")
+    list_select_related = ("requested_by", "decided_by", "order")
     # Open work first: pending tickets, flagged ones first, oldest first; then the rest, newest first.
     ordering = (
         Case(When(status=TicketStatus.PENDING, then=Value(0)), default=Value(1), output_field=IntegerField()).asc(),
@@ -261,7 +262,7 @@ class HitlTicketAdmin(BoundedSearchMixin, admin.ModelAdmin):
     list_per_page = 50
     show_full_result_count = False
     inlines = [TicketEventInline]
-    actions = ["approve_tickets", "reject_tickets", "retry_tickets"]
+    actions = ["approve_tickets", "reject_tickets", "retry_tickets", "mark_items_received"]
     readonly_fields = (
         "ticket_no",
         "kind",
@@ -285,6 +286,7 @@ class HitlTicketAdmin(BoundedSearchMixin, admin.ModelAdmin):
         "decided_by",
         "decided_at_display",
         "decision_reason",
+        "item_received_at",
         "attempts",
         "execution_started_display",
         "executed_at_display",
@@ -339,6 +341,11 @@ class HitlTicketAdmin(BoundedSearchMixin, admin.ModelAdmin):
         fieldsets += [
             (_("Other evidence"), {"fields": ("other_evidence", "trace_id"), "classes": ("collapse",)}),
             (_("Decision"), {"fields": (("decided_by", "decided_at_display"), "decision_reason")}),
+            *(
+                [(_("Item sent back"), {"fields": ("item_received_at",)})]
+                if obj is not None and obj.sends_item_back
+                else []
+            ),
             (
                 _("Execution"),
                 {"fields": (("attempts", "execution_started_display", "executed_at_display"), "execution_display")},
@@ -402,6 +409,13 @@ class HitlTicketAdmin(BoundedSearchMixin, admin.ModelAdmin):
 
     @admin.display(description=gettext_lazy("status / verdict"), ordering="status")
     def standing_display(self, ticket: HitlTicket) -> SafeString:
+        if ticket.status == TicketStatus.APPROVED and ticket.awaits_item:  # staff mark it received when it arrives
+            return format_html(
+                '{} <span class="ticket-awaits-item" data-awaits-item>{}</span><br>{}',
+                self.status_badge(ticket),
+                _("waiting for the item"),
+                self.verdict_display(ticket),
+            )
         return format_html("{}<br>{}", self.status_badge(ticket), self.verdict_display(ticket))
 
     @admin.display(description=gettext_lazy("verdict"), ordering="verdict")
@@ -516,6 +530,22 @@ class HitlTicketAdmin(BoundedSearchMixin, admin.ModelAdmin):
                 retried.append(ticket.ticket_no)
         if retried:
             self.message_user(request, _counted("retrying", retried), messages.SUCCESS)
+
+    @admin.action(
+        description=gettext_lazy("Mark the returned items of selected tickets received (refunds them)"),
+        permissions=["decide"],
+    )
+    def mark_items_received(self, request, queryset):
+        received = []
+        for ticket in queryset.order_by("pk"):
+            try:
+                ticket_item_received(ticket_id=ticket.pk, actor=request.user)
+            except AftersaleError as exc:
+                self.message_user(request, _ticket_error(ticket, exc), messages.ERROR)
+            else:
+                received.append(ticket.ticket_no)
+        if received:
+            self.message_user(request, _counted("received", received), messages.SUCCESS)
 
     def _decide(self, request, tickets: list[HitlTicket], *, approve: bool, single: HitlTicket | None = None):
         """The confirmation page, or (on `apply`) the decisions: one ticket's through `ticket_decide`, a bulk
@@ -651,6 +681,15 @@ def _counted(what: str, numbers: list[str]) -> str:
         return (
             ngettext(
                 "Rejected %(count)d ticket: %(tickets)s.", "Rejected %(count)d tickets: %(tickets)s.", len(numbers)
+            )
+            % values
+        )
+    if what == "received":
+        return (
+            ngettext(
+                "Item received back, refund started for %(count)d ticket: %(tickets)s.",
+                "Items received back, refunds started for %(count)d tickets: %(tickets)s.",
+                len(numbers),
             )
             % values
         )

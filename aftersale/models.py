@@ -163,6 +163,10 @@ class TicketAction(models.TextChoices):
 
 # Actions that pay money back on an order: the approver may approve less than the amount asked (a partial refund).
 MONEY_ACTIONS = frozenset({TicketAction.REFUND, TicketAction.RETURN})
+# A return of goods sends the item back: once approved, its refund waits until staff mark the item received
+# (`aftersale.services.execution.ticket_item_received`), so no money leaves before the goods come back.
+ITEM_BACK = Q(action=TicketAction.RETURN, order__category=OrderCategory.GOODS)
+AWAITING_ITEM = ITEM_BACK & Q(item_received_at__isnull=True)
 
 
 # Where a request stands reads the same to its traveller (the chat's ticket card, their requests page) and to the
@@ -238,6 +242,13 @@ class HitlTicket(models.Model):
         _("about"), max_length=64, help_text=_("The order or booking number the ticket is about.")
     )
     amount = models.DecimalField(_("amount asked"), max_digits=10, decimal_places=2, null=True, blank=True)
+    # A return of goods: the refund waits until staff mark the item received back (`ticket_item_received`).
+    item_received_at = models.DateTimeField(
+        _("item received back"),
+        null=True,
+        blank=True,
+        help_text=_("When staff marked the returned item received; the refund is made only then."),
+    )
     approved_amount = models.DecimalField(
         _("amount approved"),
         max_digits=10,
@@ -355,6 +366,18 @@ class HitlTicket(models.Model):
         """What an execution pays back: the approved amount, or (approved before partial refunds existed) the
         amount asked."""
         return self.approved_amount if self.approved_amount is not None else self.amount
+
+    @property
+    def sends_item_back(self) -> bool:
+        """A return of goods (`ITEM_BACK`): the traveller sends the item back before the refund."""
+        return (
+            self.action == TicketAction.RETURN and self.order is not None and self.order.category == OrderCategory.GOODS
+        )
+
+    @property
+    def awaits_item(self) -> bool:
+        """Approved (or about to be) and the item not received back yet: the refund waits (`AWAITING_ITEM`)."""
+        return self.sends_item_back and self.item_received_at is None
 
     @property
     def is_partial(self) -> bool:

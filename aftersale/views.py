@@ -6,6 +6,7 @@ approved, being processed), its live part asks for itself again every few second
 `requests_live`); once every request is settled the answer no longer asks, and the polling stops.
 """
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
@@ -37,6 +38,7 @@ def _live_context(user) -> dict:
         "tickets": tickets,
         "orders": orders_for_user(user=user)[:LISTED],
         "polling": any(t.status in MOVING_TICKET_STATUSES for t in tickets),
+        "return_address": settings.AFTERSALE_RETURN_ADDRESS,  # where an approved return's item is sent back
     }
 
 

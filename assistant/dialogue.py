@@ -74,7 +74,16 @@ TASK_TAKES: dict[str, frozenset[str]] = {
     TRAVEL_PLAN: frozenset((*PLACE_SLOTS, *DATES, "days", "max_price", "sort", "exclude_places", *KINDS)),
     ROUND_TRIP: frozenset(("origin", *PLACE_SLOTS, *DATES, "max_price", "biz_type", *PREFERENCE_SLOTS)),
     BOOK: frozenset(
-        (*BOOKING_FACTS, *PREFERENCE_SLOTS, "pick", "rebook", "original_date", "day_shift", "booking_ordinal")
+        (
+            *BOOKING_FACTS,
+            *PREFERENCE_SLOTS,
+            "pick",
+            "rebook",
+            "original_date",
+            "day_shift",
+            "booking_ordinal",
+            "past_date",
+        )
     ),
     CANCEL: frozenset(("booking_id", "biz_type", *DATES, "booking_ordinal")),
     AFTERSALE: frozenset(("order_id", "aftersale_action", "aftersale_reason", "aftersale_words")),
@@ -123,6 +132,8 @@ def next_state(memory: Memory, understood: Intent, text: str) -> Step:
         understood = _anchored(memory, understood)
     understood = _with_reason_words(memory, understood, text)
     new = own_slots(understood)
+    if understood.past_date and not understood.date_start:  # "昨天" answers "which date?": it goes on the task
+        new["past_date"] = understood.past_date.isoformat()
     name = understood.intent
     if understood.pay or understood.booking_status:
         return _about_bookings(memory, understood, new, text)
@@ -467,6 +478,9 @@ def _step(
     state: Memory, task: str, slots: dict, understood: Intent, *, accept_nearest: bool = False, same_options=False
 ) -> Step:
     slots = _without_places(slots, state.excluded)
+    if slots.pop("past_date", None) and not understood.date_start:
+        for key in DATES:  # a day already over replaces the day said before: a new one is asked for
+            slots.pop(key, None)
     task = _followed_task(task, slots)  # "有什么好玩的" after the weather of 丽江: the activities of 丽江
     takes_exclusions = task in TAKES_EXCLUSIONS
     data = {
@@ -481,6 +495,7 @@ def _step(
         "same_options": same_options,  # this sentence only
         "pay": understood.pay,  # this sentence only
         "packing": understood.packing,  # this sentence only: what to wear, with this weather
+        "past_date": understood.past_date if task == BOOK else None,  # this sentence only
         "booking_status": understood.booking_status,
     }
     intent = Intent.model_validate(data)

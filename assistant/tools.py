@@ -4,11 +4,13 @@ A model that needs a fact or a choice from the traveller calls `ask_traveller`; 
 from the reply templates (`assistant.presenters.ask`), the same ones channel 1 asks with, never from the model's
 words."""
 
+import datetime as dt
 from typing import Annotated, Literal
 
 from pydantic import Field
 
 from core.envelope import Code, fail, ok
+from core.ids import normalise_booking_id
 from core.tools import Risk, ToolContext, tool
 
 KIND_ASK = "ask"
@@ -32,16 +34,32 @@ def ask_traveller(
     biz_type: Annotated[
         Literal["FLIGHT", "HOTEL", "TRAIN"] | None, Field(description="What is being booked, when you know it")
     ] = None,
+    booking_id: Annotated[
+        str | None,
+        Field(max_length=32, description="The booking being changed (改签), when its new date is what is missing"),
+    ] = None,
+    passed_date: Annotated[
+        dt.date | None,
+        Field(description="The day the traveller asked to travel on when it is already over (ask for another)"),
+    ] = None,
 ) -> dict:
     """Ask the traveller for what you need before another tool can act: the facts that are missing (what to book,
     the route, the date, the check-out, the passenger's name and mobile, an order number, a place) and/or which of
     the options on screen they want (their refs). The application writes the question from its own templates; your
-    words are never shown. Call it instead of guessing, alone, and then stop."""
+    words are never shown. A day the traveller gave that is already over (yesterday, last Friday) is no date: pass it
+    as `passed_date` with "date" missing, and the question says it has passed; for a rebooking name the booking
+    (`booking_id`). Call it instead of guessing, alone,
+    and then stop."""
     missing = list(dict.fromkeys(missing or []))
     choices = list(dict.fromkeys(choices or []))
     if not missing and not choices:
         return fail(Code.INVALID_PARAM, "name what is missing or the refs to choose from", {"kind": KIND_ASK})
-    return ok({"kind": KIND_ASK, "missing": missing, "choices": choices, "biz_type": biz_type}, "asked")
+    data = {"kind": KIND_ASK, "missing": missing, "choices": choices, "biz_type": biz_type}
+    if passed_date is not None:
+        data["passed_date"] = passed_date.isoformat()
+    if booking_id:
+        data["booking_id"] = normalise_booking_id(booking_id) or None
+    return ok(data, "asked")
 
 
 TOOLS = (ask_traveller,)

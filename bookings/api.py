@@ -61,6 +61,7 @@ class CancelResultSerializer(serializers.Serializer):
     booking = BookingSerializer()
     already_cancelled = serializers.BooleanField()
     call_the_hotel = serializers.BooleanField()
+    refund = serializers.JSONField(allow_null=True, help_text="A paid booking's refund under its fare rules.")
 
 
 @extend_schema_view(
@@ -152,5 +153,6 @@ class BookingCancelView(APIView):
             "booking": BookingSerializer(outcome.booking).data,
             "already_cancelled": outcome.already_cancelled,
             "call_the_hotel": outcome.call_the_hotel,
+            "refund": None if outcome.already_cancelled else outcome.refund,
         }
         return Response(body)

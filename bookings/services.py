@@ -3,8 +3,9 @@ booking needs, and what a traveller's own platform command may do.
 
 A booking moves only through `booking_transition` (row lock, BOOKING_TRANSITIONS, a BookingEvent). Cancelling
 holds every cancel rule for every caller (chat, pages, API, admin, the after-sale executor): ownership, idempotency,
-the approval above BOOKINGS_CANCEL_APPROVAL_ABOVE (`cancel_needs_approval`), a claim on the row so concurrent cancels call the platform once,
-and the platform first, our record only after it succeeded.
+the approval of a paid booking above BOOKINGS_CANCEL_APPROVAL_ABOVE (`cancel_needs_approval`: only where money is at
+stake), a claim on the row so concurrent cancels call the platform once, the platform first, our record only after it
+succeeded, and the refund of a paid booking under its fare rules recorded on the row (`details.refund`).
 """
 
 import datetime as dt
@@ -309,6 +310,11 @@ class CancelOutcome:
     already_cancelled: bool = False
     call_the_hotel: bool = False
 
+    @property
+    def refund(self) -> dict | None:
+        """The refund this cancel recorded (`refund_record`), None for a booking that was never paid."""
+        return (self.booking.details or {}).get("refund")
+
 
 def _booking_facts(booking: BookingRecord) -> dict:
     return {
@@ -328,16 +334,38 @@ def cancel_approval_above() -> Decimal:
     return Decimal(str(settings.BOOKINGS_CANCEL_APPROVAL_ABOVE))
 
 
-def cancel_needs_approval(amount: Decimal) -> bool:
-    """Whether cancelling a booking of `amount` waits for an approver: the one rule the cancel gate and both
-    confirmation cards (a booking's terms, a cancel's preview) state."""
-    return amount > cancel_approval_above()
+def cancel_needs_approval(*, amount: Decimal, paid: bool) -> bool:
+    """Whether cancelling a booking waits for an approver: only where money is at stake, a paid booking above the
+    approval amount. An unpaid booking charged nothing (and expires by itself), so the traveller's confirmation is
+    enough. The one rule the cancel gate, the confirmation cards (a booking's terms, a cancel's, a rebooking's) and
+    the pages state."""
+    return paid and amount > cancel_approval_above()
+
+
+def booking_cancel_needs_approval(booking: BookingRecord) -> bool:
+    """`cancel_needs_approval` for a booking as it is now (paid = CONFIRMED)."""
+    return cancel_needs_approval(amount=booking.amount, paid=booking.status == BookingStatus.CONFIRMED)
+
+
+def refund_record(booking: BookingRecord) -> dict | None:
+    """What cancelling `booking` now gives back, as recorded on the cancelled row (`details.refund`) and told on
+    every card: `{"paid", "refund", "share", "band"}` (refund None: the supplier's or hotel's own rule), None when
+    nothing was paid. The amounts come from `bookings.refund_rules`, the one place of the fare rules."""
+    estimate = refund_estimate(booking)
+    if not estimate.paid:
+        return None
+    return {
+        "paid": str(booking.amount),
+        "refund": None if estimate.amount is None else str(estimate.amount),
+        "share": None if estimate.share is None else estimate.percent,
+        "at_least_seconds": None if estimate.at_least is None else int(estimate.at_least.total_seconds()),
+    }
 
 
 def _ask_approval(*, user, booking: BookingRecord) -> None:
-    """Above the approval amount a cancel runs only once an approver said yes; raises while it waits or when
-    it was rejected (the after-sale executor resuming an approved ticket is told to proceed)."""
-    if not cancel_needs_approval(booking.amount):
+    """A paid booking above the approval amount is cancelled only once an approver said yes; raises while it waits
+    or when it was rejected (the after-sale executor resuming an approved ticket is told to proceed)."""
+    if not booking_cancel_needs_approval(booking):
         return
     decision = approval_gate()(
         user=user,
@@ -372,14 +400,23 @@ def _release_claim(booking: BookingRecord) -> None:
     BookingRecord.objects.filter(pk=booking.pk).update(cancel_claimed_until=None)
 
 
-def _cancelled(booking_id: str, *, actor, reason: str) -> BookingRecord:
-    """Our record cancelled and the claim cleared, in one transaction."""
+def _cancelled(booking: BookingRecord, *, actor, reason: str) -> BookingRecord:
+    """Our record cancelled and the claim cleared, in one transaction; a paid booking's refund under its fare rules
+    (`refund_record`, as its cancel card told it) is recorded on the row and named in the event."""
+    fields: dict[str, Any] = {"cancel_claimed_until": None}
+    refund = refund_record(booking)
+    if refund is not None:
+        fields["details"] = {**(booking.details or {}), "refund": refund}
+        if refund["refund"] is not None:
+            reason += f" Refund ¥{refund['refund']} of ¥{refund['paid']} paid under the fare rules."
+        else:
+            reason += f" Paid ¥{refund['paid']}: refunded under the supplier's own rules."
     return booking_transition(
-        booking_id=booking_id,
+        booking_id=booking.booking_id,
         to_status=BookingStatus.CANCELLED,
         actor=actor,
         reason=reason,
-        fields={"cancel_claimed_until": None},
+        fields=fields,
     )
 
 
@@ -415,11 +452,18 @@ def booking_cancel(*, user, booking_id: object) -> CancelOutcome:
         if booking.status == BookingStatus.CANCELLED:  # the other cancel finished first
             return CancelOutcome(booking, already_cancelled=True, call_the_hotel=is_hotel)
         raise BookingError(Code.CANCEL_IN_PROGRESS, f"booking {bid} is being cancelled already")
+    was_paid = booking.status == BookingStatus.CONFIRMED
+    booking.refresh_from_db()
+    if booking.status == BookingStatus.CONFIRMED and not was_paid:  # paid meanwhile: money is at stake now
+        _release_claim(booking)
+        _ask_approval(user=user, booking=booking)
+        if not _claim_for_cancel(booking):
+            raise BookingError(Code.CANCEL_IN_PROGRESS, f"booking {bid} is being cancelled already")
 
     if is_hotel:
         # Hotels have no online cancel: record it and tell the traveller to call the hotel.
         try:
-            booking = _cancelled(bid, actor=user, reason="Cancelled; the traveller calls the hotel.")
+            booking = _cancelled(booking, actor=user, reason="Cancelled; the traveller calls the hotel.")
         except BaseException:
             _release_claim(booking)
             raise
@@ -442,7 +486,7 @@ def booking_cancel(*, user, booking_id: object) -> CancelOutcome:
             logger.warning("platform cancel failed", extra={"booking_id": bid, "code": exc.code})
             raise BookingError(Code.PLATFORM_CANCEL_FAILED, f"the platform did not cancel {bid}: {exc.code}") from None
         raise
-    booking = _cancelled(bid, actor=user, reason="Cancelled on the supplier platform.")
+    booking = _cancelled(booking, actor=user, reason="Cancelled on the supplier platform.")
     return CancelOutcome(booking)
 
 
@@ -809,10 +853,11 @@ def _cancel_terms(biz_type: str, amount: Decimal) -> str:
         terms = _("Hotels cannot be cancelled online: to cancel, you call the hotel.")
     else:
         terms = _("It can be cancelled online later; the refund follows the supplier's rules.")
-    if cancel_needs_approval(amount):
-        terms += " " + _("Cancelling a booking above ¥%(limit)s needs an approver's decision.") % {
-            "limit": cancel_approval_above()
-        }
+    if cancel_needs_approval(amount=amount, paid=True):
+        terms += " " + _(
+            "Once it is paid, cancelling a booking above ¥%(limit)s needs an approver's decision; unpaid, it is "
+            "cancelled on your confirmation."
+        ) % {"limit": cancel_approval_above()}
     return terms
 
 
@@ -1010,6 +1055,7 @@ class RebookOutcome:
     old_cancelled: bool
     cancel_error: str | None = None
     cancel_code: str | None = None
+    money: dict | None = None  # `rebook_money`, with the refund the old booking's cancel recorded
 
 
 def booking_of_user(*, user, booking_id: object) -> BookingRecord:
@@ -1067,13 +1113,117 @@ def booking_rebook_preview(*, user, booking_id: object, option_ref: object, lang
         order = _(
             "The new booking is made first, then %(old)s is cancelled; if that cancel fails, both stay and you are told."
         ) % {"old": old.booking_id}
+        money = rebook_money(old, new_amount=Decimal(preview["amount"]))
         return {
             **preview,
             "title": _("Change to %(title)s") % {"title": preview["title"]},
-            "rows": [[_("Booking now"), now], *preview["rows"]],
-            "terms": " ".join((order, _cancel_terms(old.biz_type, old.amount), preview["terms"])),
-            "subject": {**preview["subject"], "action": "rebook", "booking_id": old.booking_id},
+            "rows": [[_("Booking now"), now], *preview["rows"], *rebook_money_rows(money)],
+            "terms": " ".join((order, rebook_money_text(money), preview["terms"])),
+            "subject": {**preview["subject"], "action": "rebook", "booking_id": old.booking_id, "money": money},
         }
+
+
+def rebook_money(old: BookingRecord, *, new_amount: Decimal) -> dict:
+    """What a rebooking does with the money, told on its card before anything moves and again after it: what the
+    old booking was paid (None: not paid), its refund under the fare rules (`refund_record`, the same rule and
+    record as any cancel; None: the supplier's or hotel's own rule), the new fare, the difference (new fare minus
+    refund) and what is to pay (the new booking is a new order, paid in full). `waits_for_approver`: the old
+    booking's cancel, and so its refund, waits for an approver."""
+    refund = refund_record(old)
+    refund_amount = None if refund is None or refund["refund"] is None else Decimal(refund["refund"])
+    if refund is None:
+        difference = new_amount
+    elif refund_amount is None:
+        difference = None
+    else:
+        difference = new_amount - refund_amount
+    return {
+        "paid": None if refund is None else refund["paid"],
+        "refund": None if refund_amount is None else str(refund_amount),
+        "share": None if refund is None else refund["share"],
+        "new_amount": str(new_amount),
+        "difference": None if difference is None else str(difference),
+        "to_pay": str(new_amount),
+        "waits_for_approver": booking_cancel_needs_approval(old),
+        "old_booking_id": old.booking_id,
+    }
+
+
+def yuan(value: str | Decimal) -> str:
+    """An amount as cards and replies write it: ¥390, ¥370.50."""
+    return f"¥{Decimal(value):.2f}".replace(".00", "")
+
+
+def rebook_money_rows(money: dict) -> list[list[str]]:
+    """The card's money rows of a rebooking, in the active language."""
+    if money["paid"] is None:
+        rows = [[_("Paid for the booking now"), _("nothing (not paid yet)")]]
+    else:
+        refund = (
+            _("%(amount)s (%(share)s%% under its fare rules)")
+            % {"amount": yuan(money["refund"]), "share": money["share"]}
+            if money["refund"] is not None
+            else _("by the supplier's own rules")
+        )
+        rows = [[_("Paid for the booking now"), yuan(money["paid"])], [_("Refund of it"), refund]]
+    rows.append([_("New fare"), yuan(money["new_amount"])])
+    if money["difference"] is not None and money["paid"] is not None:
+        difference = Decimal(money["difference"])
+        sign = "+" if difference >= 0 else "−"
+        rows.append([_("Difference"), f"{sign}{yuan(abs(difference))}"])
+    rows.append([_("To pay for the new booking"), yuan(money["to_pay"])])
+    return rows
+
+
+def rebook_money_text(money: dict) -> str:
+    """What a rebooking does with the money, in a sentence or two of the active language (the card's terms)."""
+    facts = {
+        "old": money["old_booking_id"],
+        "paid": yuan(money["paid"]) if money["paid"] is not None else "",
+        "refund": yuan(money["refund"]) if money["refund"] is not None else "",
+        "share": money["share"] or "",
+        "new": yuan(money["new_amount"]),
+        "to_pay": yuan(money["to_pay"]),
+    }
+    if money["paid"] is None:
+        return (
+            _(
+                "Nothing was paid for %(old)s, so nothing is refunded; the new booking (%(new)s) is to pay, by its "
+                "payment deadline."
+            )
+            % facts
+        )
+    if money["refund"] is None:
+        text = (
+            _(
+                "%(old)s was paid %(paid)s: cancelling it refunds under the supplier's own rules. The new booking "
+                "(%(new)s) is a new order: %(to_pay)s is to pay."
+            )
+            % facts
+        )
+    else:
+        difference = Decimal(money["difference"])
+        text = (
+            _(
+                "%(old)s was paid %(paid)s: cancelling it refunds %(refund)s (%(share)s%% under its fare rules) to how "
+                "you paid. The new booking (%(new)s) is a new order: %(to_pay)s is to pay."
+            )
+            % facts
+        )
+        if difference > 0:
+            text += " " + _("With the refund, the change costs you %(diff)s more.") % {"diff": yuan(difference)}
+        elif difference < 0:
+            text += " " + _("With the refund, you get back %(diff)s more than the new fare.") % {
+                "diff": yuan(-difference)
+            }
+        else:
+            text += " " + _("With the refund, the change costs nothing more.")
+    if money["waits_for_approver"]:
+        text += " " + _(
+            "It is paid and above ¥%(limit)s, so cancelling %(old)s (and its refund) waits for an approver; until "
+            "then you hold both bookings."
+        ) % {"limit": cancel_approval_above(), "old": money["old_booking_id"]}
+    return text
 
 
 def booking_rebook(*, user, booking_id: object, option_ref: object, scope: str | None = None) -> RebookOutcome:
@@ -1093,6 +1243,7 @@ def booking_rebook(*, user, booking_id: object, option_ref: object, scope: str |
         reason=f"Rebooked from {old.booking_id} after the traveller confirmed.",
         extra_details={"rebooked_from": old.booking_id},
     )
+    money = rebook_money(old, new_amount=new.amount)
     try:
         outcome = booking_cancel(user=user, booking_id=old.booking_id)
     except BookingError as exc:
@@ -1100,8 +1251,19 @@ def booking_rebook(*, user, booking_id: object, option_ref: object, scope: str |
             "rebook: the old booking was not cancelled", extra={"booking_id": old.booking_id, "code": exc.code}
         )
         old.refresh_from_db()
-        return RebookOutcome(new=new, old=old, old_cancelled=False, cancel_error=exc.message, cancel_code=str(exc.code))
-    return RebookOutcome(new=new, old=outcome.booking, old_cancelled=True)
+        return RebookOutcome(
+            new=new,
+            old=old,
+            old_cancelled=False,
+            cancel_error=exc.message,
+            cancel_code=str(exc.code),
+            money={**money, "refunded": False},
+        )
+    recorded = outcome.refund  # what the cancel recorded (the same rule as the card, at the moment it ran)
+    if recorded is not None and recorded.get("refund") is not None:
+        refund = Decimal(recorded["refund"])
+        money = {**money, "refund": str(refund), "share": recorded["share"], "difference": str(new.amount - refund)}
+    return RebookOutcome(new=new, old=outcome.booking, old_cancelled=True, money={**money, "refunded": True})
 
 
 # --- what a cancel will do -------------------------------------------------------------------------------------------
@@ -1136,6 +1298,10 @@ def booking_cancel_preview(*, user, booking_id: object, language: str = "zh-hans
             terms = _(
                 "Hotels cannot be cancelled online: we record the cancellation and you call the hotel to confirm."
             )
+            if booking.status == BookingStatus.CONFIRMED:
+                terms += " " + _("It is paid (¥%(paid)s): the refund follows the hotel's own rules.") % {
+                    "paid": booking.amount
+                }
         else:
             route = f"{facts['origin']}→{facts['destination']}" if facts["origin"] else ""
             title = " ".join(
@@ -1148,10 +1314,10 @@ def booking_cancel_preview(*, user, booking_id: object, language: str = "zh-hans
                 [_("Passengers"), "、".join(facts["passengers"])],
             ]
             terms = _refund_terms(booking)
-        if cancel_needs_approval(booking.amount):
-            terms += " " + _("Above ¥%(limit)s an approver decides; nothing is cancelled until they approve.") % {
-                "limit": cancel_approval_above()
-            }
+        if booking_cancel_needs_approval(booking):
+            terms += " " + _(
+                "It is paid and above ¥%(limit)s, so an approver decides; nothing is cancelled until they approve."
+            ) % {"limit": cancel_approval_above()}
         rows = [[_("Booking"), booking.booking_id], *[r for r in rows if r[1]], [_("Amount"), f"¥{booking.amount}"]]
         return {
             "title": _("Cancel %(what)s") % {"what": title or booking.booking_id},
@@ -1163,7 +1329,7 @@ def booking_cancel_preview(*, user, booking_id: object, language: str = "zh-hans
                 "booking_id": booking.booking_id,
                 "biz_type": booking.biz_type,
                 "status": booking.status,
-                "needs_approver": cancel_needs_approval(booking.amount),
+                "needs_approver": booking_cancel_needs_approval(booking),
             },
         }
 

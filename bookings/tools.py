@@ -313,6 +313,7 @@ def rebook_booking(
         "old_cancelled": outcome.old_cancelled,
         "cancel_error": outcome.cancel_error,
         "cancel_code": outcome.cancel_code,
+        "money": outcome.money,
     }
     message = "rebooked" if outcome.old_cancelled else "new booking made; the old one is not cancelled"
     return ok(data, message)

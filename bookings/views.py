@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from bookings.payment import booking_pay, booking_pay_preview
 from bookings.selectors import bookings_for_user, notices_for_user
-from bookings.services import BookingError, booking_cancel, booking_cancel_preview, booking_notices_mark_read
+from bookings.services import BookingError, booking_cancel, booking_cancel_preview, booking_notices_mark_read, yuan
 from bookings.sync import bookings_refresh_for_user
 from core.envelope import Code
 from core.ids import normalise_booking_id
@@ -130,6 +130,12 @@ def booking_cancel_view(request, booking_id: str):
             note = _("%(booking)s: already cancelled.") % {"booking": booking}
         elif outcome.call_the_hotel:
             note = _("%(booking)s: cancelled — please call the hotel to confirm.") % {"booking": booking}
+        elif outcome.refund and outcome.refund.get("refund") is not None:
+            note = _("%(booking)s: cancelled; %(refund)s of the %(paid)s paid is refunded under its fare rules.") % {
+                "booking": booking,
+                "refund": yuan(outcome.refund["refund"]),
+                "paid": yuan(outcome.refund["paid"]),
+            }
         else:
             note = _("%(booking)s: cancelled.") % {"booking": booking}
     extra = {"waiting": waiting, "ticket_no": ticket_no, "cancel": outcome}

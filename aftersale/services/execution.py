@@ -63,6 +63,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from aftersale.models import (
+    AWAITING_ITEM,
     MONEY_ACTIONS,
     HitlTicket,
     OrderEvent,
@@ -219,9 +220,41 @@ def ticket_decide(
         ticket = ticket_transition(
             ticket_id=ticket.pk, to_status=to_status, actor=approver, reason=event_reason, **fields
         )
-        if approve:
+        if approve and not ticket.awaits_item:  # a return of goods is refunded once the item is back
             ticket_pk = ticket.pk
             transaction.on_commit(lambda: _enqueue_execution(ticket_pk))
+    return ticket
+
+
+def ticket_item_received(*, ticket_id: int, actor) -> HitlTicket:
+    """Staff received the item of an approved return of goods back: record when (and who, in an event row, status
+    unchanged), then execute its refund on a worker after the commit, like an approval of a refund does. Once only.
+
+    Raises AftersaleError: PERMISSION_DENIED (no `aftersale.decide_ticket`, or one's own request), TICKET_NOT_FOUND,
+    INVALID_TRANSITION (not an approved return of goods waiting for its item).
+    """
+    _require_approver(actor)
+    with transaction.atomic():
+        ticket = _locked_ticket(ticket_id)
+        if ticket.requested_by_id == actor.pk:
+            raise AftersaleError("PERMISSION_DENIED", _("Nobody may push their own request."))
+        if ticket.status != TicketStatus.APPROVED or not ticket.awaits_item:
+            raise AftersaleError(
+                "INVALID_TRANSITION",
+                _("Only an approved return waiting for its item can be marked received; %(ticket)s is %(status)s.")
+                % {"ticket": ticket.ticket_no, "status": ticket.get_status_display()},
+            )
+        ticket.item_received_at = timezone.now()
+        ticket.save(update_fields=["item_received_at", "updated_at"])
+        TicketEvent.objects.create(
+            ticket=ticket,
+            from_status=TicketStatus.APPROVED,
+            to_status=TicketStatus.APPROVED,
+            actor=actor,
+            reason="item received back; refund started",
+        )
+        ticket_pk = ticket.pk
+        transaction.on_commit(lambda: _enqueue_execution(ticket_pk))
     return ticket
 
 
@@ -326,7 +359,7 @@ def _claim(ticket_id: int, *, retry: bool, now: datetime) -> HitlTicket | None:
     """
     stale = Q(execution_started_at__lt=_lease_cutoff(now)) | Q(execution_started_at__isnull=True)
     sources: list[tuple[str, Q, str]] = [
-        (TicketStatus.APPROVED, Q(status=TicketStatus.APPROVED), "execution started"),
+        (TicketStatus.APPROVED, Q(status=TicketStatus.APPROVED) & ~AWAITING_ITEM, "execution started"),
         (TicketStatus.EXECUTING, Q(status=TicketStatus.EXECUTING) & stale, "the previous executor's lease expired"),
     ]
     if retry:
@@ -712,7 +745,7 @@ def tickets_resume_stalled(*, now: datetime | None = None) -> int:
     cutoff = _lease_cutoff(now)
     stalled = list(
         HitlTicket.objects.filter(
-            Q(status=TicketStatus.APPROVED, updated_at__lt=cutoff)
+            (Q(status=TicketStatus.APPROVED, updated_at__lt=cutoff) & ~AWAITING_ITEM)
             | Q(status=TicketStatus.EXECUTING, execution_started_at__lt=cutoff)
             | Q(status=TicketStatus.EXECUTING, execution_started_at__isnull=True)
         ).values_list("pk", flat=True)

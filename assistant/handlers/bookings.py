@@ -11,6 +11,7 @@ best is `bookings.options`' rule; what the traveller reads comes from the tools'
 and the questions from the reply templates.
 """
 
+import datetime as dt
 from dataclasses import dataclass, field, replace
 
 from assistant import cards
@@ -24,6 +25,7 @@ from assistant.replies import compose, format_day
 from assistant.turn import Reply, TurnContext, chip
 from bookings.models import BookingStatus
 from bookings.requests import (
+    NEEDS_DATE,
     BookingSearch,
     booking_search,
     option_choice,
@@ -134,7 +136,9 @@ def _booked(context: TurnContext) -> Reply:
     picked = _offered_pick(context)
     search = booking_search(booking_wants(intent), today=context.today)
     if search.missing and not picked:
-        return _ask(context, list(search.missing))
+        return _ask(
+            context, list(search.missing), passed=_passed_day(context) if NEEDS_DATE in search.missing else None
+        )
     found = _search(context, search, intent.pick) if not search.missing else None
     if found is not None:
         _keep_earlier_choice(context, found, picked)
@@ -188,10 +192,21 @@ def _offered_pick(context: TurnContext) -> str | None:
     return None
 
 
-def _ask(context: TurnContext, missing: list[str]) -> Reply:
+def _ask(context: TurnContext, missing: list[str], *, passed: dt.date | None = None) -> Reply:
     """One question listing only what is still missing, asked through the ask tool (`ask_traveller`: the question
-    is composed by its presenter from the `booking_need` template), as a model asks it in channel 2."""
-    return answer_with(context, ASK_TOOL, missing=missing, biz_type=context.intent.biz_type)
+    is composed by its presenter from the `booking_need` template), as a model asks it in channel 2. A day said
+    that is already over (`passed`) is named first: it has passed, so another date is asked for."""
+    arguments = {"passed_date": passed.isoformat()} if passed else {}
+    return answer_with(context, ASK_TOOL, missing=missing, biz_type=context.intent.biz_type, **arguments)
+
+
+def _passed_day(context: TurnContext) -> dt.date | None:
+    """The day the traveller asked to travel on when it is already over (the reader's `past_date`, or a model's
+    date before today): no booking can be made for it."""
+    intent = context.intent
+    if intent.past_date is not None:
+        return intent.past_date
+    return intent.date_start if intent.date_start is not None and intent.date_start < context.today else None
 
 
 # -- rebooking ------------------------------------------------------------------------------------------------------
@@ -212,9 +227,10 @@ def rebook(context: TurnContext) -> Reply:
         chips = [chip(compose("rebook_chip", language, booking_id=b["booking_id"], day=day)) for b in candidates]
         booking_cards = [cards.booking_card(b) for b in _rows(context, candidates)]
         return Reply(text, "CLARIFY" if candidates else "EMPTY", cards=booking_cards, suggestions=chips)
-    if rebook_day(booking, wants) is None:
-        text = compose("rebook_need", language, booking_id=booking["booking_id"])
-        return Reply(text, "CLARIFY", awaiting=AWAITING)
+    passed = _passed_day(context)
+    if rebook_day(booking, wants) is None or passed is not None:  # asked as a model asks it: the ask tool
+        arguments = {"passed_date": passed.isoformat()} if passed else {}
+        return answer_with(context, ASK_TOOL, missing=[NEEDS_DATE], booking_id=booking["booking_id"], **arguments)
     search = rebook_search(booking, wants)
     if search.missing:
         as_booked = replace(context, intent=intent.model_copy(update={"biz_type": booking["biz_type"]}))

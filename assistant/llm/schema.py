@@ -279,6 +279,9 @@ class Intent(BaseModel):
     # QUERY_PROGRESS: 我的订单付款了吗 / my booking status: how the traveller's bookings stand (not an after-sale request)
     booking_status: bool = False
     original_date: date | None = None  # the date of the booking being changed, when named (12月19号的机票改签到20号)
+    # BOOK: the day the traveller asked to travel on is already over (昨天, yesterday, last Friday, a date just gone):
+    # that day, with date_start null; the reply says it has passed and asks for another date, keeping the rest.
+    past_date: date | None = None
     # A rebooking by a relative amount ("往后推一天" +1, "move it a day earlier" -1): the new date is the booking's
     # day moved by that many days (date_start stays empty: the booking's day is not known here).
     day_shift: int | None = None
@@ -446,6 +449,7 @@ class Intent(BaseModel):
         "date_start",
         "date_end",
         "original_date",
+        "past_date",
         "day_shift",
         "booking_ordinal",
         "biz_type",

@@ -1,7 +1,9 @@
 """The question a model asked through `ask_traveller`, composed by code from the templates channel 1 asks with."""
 
+import datetime as dt
+
 from assistant.presenters.base import present_refusal
-from assistant.replies import compose
+from assistant.replies import compose, format_day
 from assistant.tools import KIND_ASK
 from assistant.turn import Reply, TurnContext, chip
 
@@ -22,6 +24,13 @@ def present_ask(envelopes: list[dict], context: TurnContext) -> Reply:
     choices = [ref for ref in data.get("choices") or [] if ref in context.offered]
     booking = [fact for fact in missing if fact in BOOKING_FACTS]
     texts = []
+    passed = _day(data.get("passed_date"))
+    if passed is not None:
+        texts.append(compose("date_passed", language, day=format_day(passed, language)))
+    rebooking = data.get("booking_id")
+    if rebooking and "date" in booking:  # the new day of a rebooking
+        texts.append(compose("rebook_need", language, booking_id=rebooking))
+        booking = [fact for fact in booking if fact != "date"]
     if booking:
         what = compose("booking_what", language, biz_type=biz_type)
         texts.append(compose("booking_need", language, what=what, biz_type=biz_type, missing=booking))
@@ -36,9 +45,16 @@ def present_ask(envelopes: list[dict], context: TurnContext) -> Reply:
         "\n".join(texts),
         "CLARIFY",
         suggestions=chips,
-        awaiting=AWAITING_BOOKING if booking or choices else AWAITING_ANSWER,
+        awaiting=AWAITING_BOOKING if booking or choices or rebooking else AWAITING_ANSWER,
         offered=choices,
     )
+
+
+def _day(value: object) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(str(value)) if value else None
+    except ValueError:
+        return None
 
 
 PRESENTERS = {KIND_ASK: present_ask}

@@ -7,6 +7,7 @@ what was done (product, action, order number), so no command string is read here
 """
 
 import datetime as dt
+from decimal import Decimal
 
 from django.utils import timezone, translation
 from django.utils.dateparse import parse_datetime
@@ -20,7 +21,7 @@ from assistant.replies import compose, format_day, format_range
 from assistant.selectors import conversation_history
 from assistant.turn import Reply, TurnContext, chip
 from bookings.selectors import bookings_for_user, bookings_of_platform_orders
-from bookings.services import duration_text, option_title
+from bookings.services import duration_text, option_title, yuan
 from core.envelope import Code
 
 BIZ_TYPES = ("FLIGHT", "HOTEL", "TRAIN")
@@ -103,6 +104,12 @@ def _booking_card(context: TurnContext, booking_id: str) -> dict | None:
     return cards.booking_card(booking) if booking is not None else None
 
 
+def _recorded_refund(context: TurnContext, booking_id: str) -> dict | None:
+    """The refund a paid booking's cancel recorded on its row (`bookings.services.refund_record`), or None."""
+    booking = bookings_for_user(user=context.user).filter(booking_id=booking_id).first() if booking_id else None
+    return (booking.details or {}).get("refund") if booking is not None else None
+
+
 def present_cancel(envelopes: list[dict], context: TurnContext) -> Reply:
     """The reply to a cancel: done (the booking card), waiting for an approver or rejected (the ticket card),
     refused or failed (the booking unchanged)."""
@@ -113,6 +120,7 @@ def present_cancel(envelopes: list[dict], context: TurnContext) -> Reply:
         if code == Code.INVALID_TRANSITION and data.get("already_cancelled"):  # the preview found it cancelled
             envelope, code = {**envelope, "ok": True}, Code.OK
         card = _booking_card(context, booking_id) if envelope.get("ok") else None
+        refund = _recorded_refund(context, booking_id) if card and not data.get("already_cancelled") else None
         ticket_no = data.get("ticket_no")
         ticket = ticket_for_user(user=context.user, ticket_no=ticket_no) if isinstance(ticket_no, str) else None
         rejected = code == Code.PERMISSION_DENIED and bool(ticket_no) and data.get("status") == "REJECTED"
@@ -130,6 +138,9 @@ def present_cancel(envelopes: list[dict], context: TurnContext) -> Reply:
                 ticket_no=ticket_no or "",
                 deadline=_deadline(ticket, data) if ticket_no else "",
                 reason=(ticket.decision_reason if ticket is not None else "") or "",
+                refund=refund,
+                refund_amount=yuan(refund["refund"]) if refund and refund.get("refund") is not None else "",
+                paid=yuan(refund["paid"]) if refund else "",
             )
         )
         if card:
@@ -406,6 +417,9 @@ def present_rebook(envelopes: list[dict], context: TurnContext) -> Reply:
         cancel_code=data.get("cancel_code") or "",
         cancel_error=data.get("cancel_error") or "",
     )
+    money = data.get("money")
+    if isinstance(money, dict) and new is not None:
+        text += "\n" + _money_text(money, new, context.language)
     outcome = "ANSWERED" if data.get("old_cancelled") else "DEGRADED"
     return Reply(text, outcome, cards=[c for c in (new, old) if c])
 
@@ -475,6 +489,23 @@ def present_described(envelopes: list[dict], context: TurnContext) -> Reply:
     text = compose("option_facts", language, options=said, lead=lead, chosen=chosen)
     chips = [chip(compose("option_pick", language, n=n)) for n in range(1, len(context.offered) + 1)]
     return Reply(text, "ANSWERED" if said else "EMPTY", suggestions=chips, awaiting="booking")
+
+
+def _money_text(money: dict, new: dict, language: str) -> str:
+    """What the rebooking did with the money (`bookings.services.rebook_money`, with the refund the cancel
+    recorded): the same facts its confirmation card told."""
+    difference = Decimal(money["difference"]) if money.get("difference") is not None else Decimal(0)
+    return compose(
+        "rebook_money",
+        language,
+        money=money,
+        new=new,
+        paid=yuan(money["paid"]) if money.get("paid") is not None else "",
+        refund=yuan(money["refund"]) if money.get("refund") is not None else "",
+        to_pay=yuan(money["to_pay"]),
+        more=yuan(difference) if difference > 0 else "",
+        back=yuan(-difference) if difference < 0 else "",
+    )
 
 
 PRESENTERS: dict[str, Presenter] = {

@@ -27,14 +27,17 @@ A_MINUTE_AFTER_DUE = dt.datetime(2026, 12, 3, 10, 1, tzinfo=SHANGHAI)
 
 @pytest.fixture
 def booking(alice) -> BookingRecord:
-    """A ¥2200 hotel booking of alice's: above ¥2000, so cancelling it needs an approver."""
-    return booking_record_from_platform(
+    """A paid ¥2200 hotel booking of alice's: above ¥2000, so cancelling it needs an approver."""
+    booking = booking_record_from_platform(
         user=alice,
         biz_type="HOTEL",
         external_order_no="HT2200D",
         arguments={"hotelId": "HDL001", "checkInDate": "2026-12-10", "checkOutDate": "2026-12-12"},
         response={"orderNo": "HT2200D", "totalPrice": 2200},
     )
+    BookingRecord.objects.filter(pk=booking.pk).update(status=BookingStatus.CONFIRMED)
+    booking.refresh_from_db()
+    return booking
 
 
 def cancel_through_the_api(user, booking: BookingRecord, at: dt.datetime):
@@ -63,7 +66,7 @@ def test_the_traveller_is_told_the_approver_has_until_48_hours_after_the_cancel_
     assert "2026-12-03 10:00 前决定" in response.json()["message"]
     ticket = HitlTicket.objects.get()
     assert (ticket.status, ticket.deadline) == (TicketStatus.PENDING, DUE)
-    assert booking_state(booking) == (BookingStatus.PENDING_PAYMENT, 1)
+    assert booking_state(booking) == (BookingStatus.CONFIRMED, 1)
 
 
 def test_the_sweep_leaves_the_ticket_pending_at_47_hours_59_and_times_it_out_at_48_hours_1(alice, booking):
@@ -80,7 +83,7 @@ def test_the_sweep_leaves_the_ticket_pending_at_47_hours_59_and_times_it_out_at_
     ticket.refresh_from_db()
     assert (due, ticket.status) == (1, TicketStatus.TIMEOUT)
     assert list(ticket.events.order_by("pk").values_list("to_status", flat=True)) == ["PENDING", "TIMEOUT"]
-    assert booking_state(booking) == (BookingStatus.PENDING_PAYMENT, 1)  # nothing was cancelled
+    assert booking_state(booking) == (BookingStatus.CONFIRMED, 1)  # nothing was cancelled
 
 
 def test_asked_again_a_minute_before_the_deadline_the_cancel_answers_from_the_same_ticket(alice, booking):
@@ -91,7 +94,7 @@ def test_asked_again_a_minute_before_the_deadline_the_cancel_answers_from_the_sa
 
     assert list(HitlTicket.objects.values_list("pk", "status")) == [(first.pk, TicketStatus.PENDING)]
     assert 'data-cancel="AWAITING_APPROVAL"' in row.content.decode() and first.ticket_no in row.content.decode()
-    assert booking_state(booking) == (BookingStatus.PENDING_PAYMENT, 1)
+    assert booking_state(booking) == (BookingStatus.CONFIRMED, 1)
 
 
 def test_asked_again_once_the_ticket_is_overdue_the_cancel_opens_a_new_ticket_with_a_new_48_hours(alice, booking):
@@ -109,4 +112,4 @@ def test_asked_again_once_the_ticket_is_overdue_the_cancel_opens_a_new_ticket_wi
     assert fresh.deadline == dt.datetime(2026, 12, 5, 10, 1, tzinfo=SHANGHAI)
     html = row.content.decode()
     assert fresh.ticket_no in html and overdue.ticket_no not in html
-    assert booking_state(booking) == (BookingStatus.PENDING_PAYMENT, 1)
+    assert booking_state(booking) == (BookingStatus.CONFIRMED, 1)

@@ -14,6 +14,7 @@ from aftersale.services import AftersaleError
 from aftersale.services.execution import (
     ticket_decide,
     ticket_execute,
+    ticket_item_received,
     ticket_retry,
     tickets_resume_stalled,
 )
@@ -96,7 +97,7 @@ def test_an_approved_refund_is_executed_the_order_refunded_and_the_supplier_refu
     assert (ord001.refunded_amount, ord001.refund_claim_id) == (Decimal("380.00"), None)
 
 
-def test_an_approved_return_leaves_the_order_returned(
+def test_an_approved_return_leaves_the_order_returned_once_its_item_is_back(
     demo_seeded, demo_approver, ticket_for, supplier_sandbox, django_capture_on_commit_callbacks
 ):
     order = BizOrder.objects.get(order_id="ORD-004")
@@ -104,6 +105,7 @@ def test_an_approved_return_leaves_the_order_returned(
 
     with django_capture_on_commit_callbacks(execute=True):
         ticket_decide(ticket_id=ticket.pk, approver=demo_approver, approve=True, reason="")
+        ticket_item_received(ticket_id=ticket.pk, actor=demo_approver)
 
     ticket.refresh_from_db()
     assert ticket.status == TicketStatus.EXECUTED

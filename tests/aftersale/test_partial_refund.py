@@ -24,7 +24,7 @@ from aftersale.models import (
     TicketStatus,
 )
 from aftersale.services import AftersaleError
-from aftersale.services.execution import ticket_decide, ticket_execute
+from aftersale.services.execution import ticket_decide, ticket_execute, ticket_item_received
 from aftersale.tasks import execute_ticket
 from bookings.platform import PlatformCommand, platform_call
 from bookings.services import supplier_account_ensure
@@ -218,6 +218,7 @@ def test_a_partial_return_leaves_the_order_returned_with_what_it_got_back(
 
     with django_capture_on_commit_callbacks(execute=True):
         ticket_decide(ticket_id=ticket.pk, approver=demo_approver, approve=True, reason=REASON, amount="129")
+        ticket_item_received(ticket_id=ticket.pk, actor=demo_approver)  # a return is refunded once the item is back
 
     ord004.refresh_from_db()
     assert (ord004.status, ord004.refunded_amount) == (OrderStatus.RETURNED, Decimal("129.00"))

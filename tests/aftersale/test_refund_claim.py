@@ -20,7 +20,7 @@ from django.db import connection
 from django.utils import timezone
 
 from aftersale.models import AftersaleNotice, BizOrder, HitlTicket, NoticeKind, OrderStatus, TicketAction, TicketStatus
-from aftersale.services.execution import ticket_decide, ticket_execute, ticket_retry
+from aftersale.services.execution import ticket_decide, ticket_execute, ticket_item_received, ticket_retry
 from bookings.platform import PlatformCommand, platform_call
 from bookings.services import supplier_account_ensure
 from tests.conftest import _start_worker, _stop_worker, _wait_for_workers
@@ -133,6 +133,7 @@ def test_a_ticket_executed_after_the_order_was_refunded_is_refused_as_before(
     first, second = ticket_for(ord004, action=TicketAction.RETURN), ticket_for(ord004)
     with django_capture_on_commit_callbacks(execute=True):
         ticket_decide(ticket_id=first.pk, approver=demo_approver, approve=True, reason="")
+        ticket_item_received(ticket_id=first.pk, actor=demo_approver)  # the return's item is back: refunded
     before = order_state()
 
     with django_capture_on_commit_callbacks(execute=True):

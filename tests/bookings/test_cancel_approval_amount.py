@@ -1,4 +1,4 @@
-"""Cancelling a booking of up to ¥2000 happens at once; from ¥2000.01 it waits for an approver, with the booking
+"""Cancelling a paid booking of up to ¥2000 happens at once; from ¥2000.01 it waits for an approver, with the booking
 untouched. Pinned by amount on the bookings page and in the chat, with the site's default settings (a test that set
 the amount itself would pass whatever the default became)."""
 
@@ -6,6 +6,7 @@ from decimal import Decimal
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from aftersale.models import HitlTicket
 from assistant.services import chat_turn
@@ -20,14 +21,17 @@ A_FEN_ABOVE = "2000.01"
 
 
 def hotel_booking(user, amount: str) -> BookingRecord:
-    """A hotel booking (no online cancel on the supplier: cancelling it is ours alone) of `amount` yuan."""
-    return booking_record_from_platform(
+    """A paid hotel booking (no online cancel on the supplier: cancelling it is ours alone) of `amount` yuan."""
+    booking = booking_record_from_platform(
         user=user,
         biz_type="HOTEL",
         external_order_no=f"HT{amount.replace('.', '')}",
         arguments={"hotelId": "HDL001", "checkInDate": "2026-12-10", "checkOutDate": "2026-12-12"},
         response={"orderNo": f"HT{amount.replace('.', '')}", "totalPrice": amount},
     )
+    BookingRecord.objects.filter(pk=booking.pk).update(status=BookingStatus.CONFIRMED, paid_at=timezone.now())
+    booking.refresh_from_db()
+    return booking
 
 
 def state(booking: BookingRecord) -> tuple:
@@ -69,13 +73,13 @@ def test_a_2000_yuan_01_booking_cancelled_from_the_chat_waits_for_an_approver_an
         Decimal("2000.01"),
         f"hitl:CANCEL_BOOKING:{booking.booking_id}",
     )
-    assert state(booking) == before == (BookingStatus.PENDING_PAYMENT, ["PENDING_PAYMENT"])
+    assert state(booking) == before == (BookingStatus.CONFIRMED, ["PENDING_PAYMENT"])
     assert ticket.ticket_no in answer.reply and "等待审批人" in answer.reply
 
 
 @pytest.mark.parametrize(
     ("amount", "status", "tickets"),
-    [(AT_THE_AMOUNT, BookingStatus.CANCELLED, 0), (A_FEN_ABOVE, BookingStatus.PENDING_PAYMENT, 1)],
+    [(AT_THE_AMOUNT, BookingStatus.CANCELLED, 0), (A_FEN_ABOVE, BookingStatus.CONFIRMED, 1)],
     ids=["2000.00", "2000.01"],
 )
 def test_the_bookings_page_cancels_up_to_2000_yuan_and_sends_a_fen_more_to_an_approver(alice, amount, status, tickets):
@@ -104,5 +108,5 @@ def test_moving_the_approval_amount_to_1000_sends_a_1500_yuan_cancel_to_an_appro
     assert "¥1000" in asked.cards[0]["terms"]
     ticket = HitlTicket.objects.get()
     assert (ticket.status, ticket.amount) == ("PENDING", Decimal("1500.00"))
-    assert state(booking) == before == (BookingStatus.PENDING_PAYMENT, ["PENDING_PAYMENT"])
+    assert state(booking) == before == (BookingStatus.CONFIRMED, ["PENDING_PAYMENT"])
     assert ticket.ticket_no in answer.reply

@@ -1,4 +1,4 @@
-"""The cancel rules hold in `booking_cancel` on every path: above BOOKINGS_CANCEL_APPROVAL_ABOVE a cancel waits for an
+"""The cancel rules hold in `booking_cancel` on every path: a paid booking above BOOKINGS_CANCEL_APPROVAL_ABOVE waits for an
 approver from chat (both channels), the /bookings/ page and the API; a model cannot cancel through the platform
 tool; two concurrent cancels call the platform once. Real sandbox supplier CLI, PostgreSQL."""
 
@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 from aftersale.models import HitlTicket, TicketStatus
 from assistant.services import chat_turn
 from bookings.models import BookingEvent, BookingRecord, BookingStatus
+from bookings.payment import booking_pay
 from bookings.platform import PlatformCommand, order_number, platform_call
 from bookings.services import (
     BookingError,
@@ -54,22 +55,26 @@ def flight_booking(user) -> BookingRecord:
 
 
 def hotel_booking(user, amount=2200) -> BookingRecord:
-    return booking_record_from_platform(
+    """A paid hotel booking (money at stake: above the amount its cancel waits for an approver)."""
+    booking = booking_record_from_platform(
         user=user,
         biz_type="HOTEL",
         external_order_no="HT2200",
         arguments={"hotelId": "HDL001", "checkInDate": "2026-12-10", "checkOutDate": "2026-12-12"},
         response={"orderNo": "HT2200", "totalPrice": amount},
     )
+    BookingRecord.objects.filter(pk=booking.pk).update(status=BookingStatus.CONFIRMED, paid_at=timezone.now())
+    booking.refresh_from_db()
+    return booking
 
 
 @pytest.fixture
 def expensive(settings):
-    """Make a booking 'above the approval amount' whatever the sandbox charges for it."""
+    """Make a booking paid and 'above the approval amount' whatever the sandbox charges for it."""
 
     def above(booking: BookingRecord) -> BookingRecord:
         settings.BOOKINGS_CANCEL_APPROVAL_ABOVE = int(booking.amount) - 1
-        return booking
+        return booking_pay(user=booking.user, booking_id=booking.booking_id).booking
 
     return above
 
@@ -104,7 +109,7 @@ def assert_waits_for_an_approver(booking, before, sandbox=None):
     assert ticket.amount == booking.amount
     assert state(booking) == before
     if sandbox is not None:
-        assert on_platform(booking.user, booking) == "PENDING_PAYMENT"
+        assert on_platform(booking.user, booking) == "PAID"
         assert sandbox.stats()["cancels"]["total"] == 0
     return ticket
 
@@ -148,7 +153,7 @@ def test_the_bookings_page_cancel_button_waits_for_an_approver_for_a_2200_hotel(
 
     ticket = assert_waits_for_an_approver(booking, before)
     html = response.content.decode()
-    assert 'data-status="PENDING_PAYMENT"' in html and 'data-cancel="AWAITING_APPROVAL"' in html
+    assert 'data-status="CONFIRMED"' in html and 'data-cancel="AWAITING_APPROVAL"' in html
     assert ticket.ticket_no in html
 
 
@@ -264,7 +269,7 @@ def test_a_scripted_model_composing_cancel_order_is_refused_and_nothing_changes(
     else:  # channel 1 books through code (find_booking_options → book_option): no model composes a command
         assert tool_messages == []
     assert state(booking) == before
-    assert on_platform(alice, booking) == "PENDING_PAYMENT"
+    assert on_platform(alice, booking) == "PAID"
     assert supplier_sandbox.stats()["cancels"]["total"] == 0
     assert not HitlTicket.objects.exists()
 

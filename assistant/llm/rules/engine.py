@@ -349,8 +349,10 @@ class RulesLLM:
         reading = {"confidence": decision.confidence, "alternatives": list(decision.alternatives)}
         if name == "OUT_OF_SCOPE":
             # "再加一天" alone: the dialogue applies it to the trip at hand (or, with none, it is out of scope).
+            # "昨天" alone answering "which date?" of a booking: a day already over.
+            passed = _past_date(date_text, today, {}, date_range).get("past_date") if pending == "BOOK" else None
             return Intent(
-                intent=name, social=social, length_change=length_change, **reading,
+                intent=name, social=social, length_change=length_change, past_date=passed, **reading,
                 # (a question about the options on screen says itself which one it takes, if any)
                 **{**_refining(refine, pick=pick if talk["details"] else None, rebook=rebook), **talk},
                 # an order only activities take ("show me the top rated ones"): the dialogue gives it to them
@@ -438,6 +440,8 @@ class RulesLLM:
             # "哪个最便宜", "is it direct?" ask about the options; they want no order and no nonstop flight.
             data["sort"] = None if talk.get("asked_order") else data.get("sort")
             data["direct"] = None if option_questions.DIRECT in talk["asks_option"] else data.get("direct")
+        if name == "BOOK" and data.get("day_shift") is None:
+            data.update(_past_date(date_text, today, data, date_range))
         negations = [dialogue.negation_span(work, m.start, m.end) for m in excluded]
         not_cues = wants.spans + [span for span in negations if span]  # "不想去三亚": 想去 is not a request here
         cued = intents.cue_strength(mask(lowered, not_cues)) >= 2
@@ -725,6 +729,21 @@ def _rebook_to_dated(text: str, date_range: dates_mod.DateRange) -> bool:
         return False
     spans = [match.span(name) for name, said in match.groupdict().items() if said]
     return all(any(s < end and e > start for s, e in date_range.spans) for start, end in spans)
+
+
+def _past_date(text: str, today: date, data: dict, date_range: dates_mod.DateRange) -> dict:
+    """A booking for a day already over (昨天, last Friday, 11月20号 on December 1st): `past_date` is that day and
+    the booking has no date (the handler says the day has passed and asks for another). Words read as a coming day
+    that are the past day's own ("Friday" of "last Friday", next year's 11月20号) are that past day."""
+    found = dates_mod.past_day(text, today)
+    start = data.get("date_start")
+    if found is None:
+        return {}
+    day, (begin, end) = found
+    misread = any(begin < e and s < end for s, e in date_range.spans)
+    if start is not None and start >= today and not misread:
+        return {}  # "昨天订的机票改到周五": the new day is Friday
+    return {"past_date": day, "date_start": None, "date_end": None, "nights": data.get("nights")}
 
 
 def _rebook_dates(text: str, today: date) -> tuple[date | None, date | None]:

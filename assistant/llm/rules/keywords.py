@@ -102,6 +102,7 @@ _EN_STOP = {
     "city", "there", "here", "china", "the city", "area", "nearby", "weekend", "holiday", "vacation", "december",
     "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
     "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "tomorrow", "today", "see",
+    "yesterday", "yday", "last",
     "be", "do", "go", "get", "somewhere", "anywhere", "places", "place", "it", "them", "you", "me", "with", "for",
     "from", "and", "or", "under", "budget", "days", "day", "week", "weeks", "month", "night", "nights", "cheap",
     "book", "plan", "visit", "travel", "beach", "mountains", "mountain", "countryside", "abroad", "overseas",
@@ -157,7 +158,7 @@ _VERBS_BEFORE_PLACE = frozenset("爬登游逛环绕上下进出看拍赏玩")
 
 
 _NOT_PLACE_WORDS = re.compile(
-    r"^[一二两三四五六七八九十几半]|夜|顺便|顺带|顺道|另外|同时|然后|帮忙|麻烦|查|问|告诉|了解|知道|推荐|介绍|以内|以下|之内|左右|"
+    r"^[一二两三四五六七八九十几半]|夜|昨天|昨日|前天|顺便|顺带|顺道|另外|同时|然后|帮忙|麻烦|查|问|告诉|了解|知道|推荐|介绍|以内|以下|之内|左右|"
     r"预算|块钱|元|人均|价格|便宜|贵|星级|适合|孩子|小孩|宝宝|老人|情侣|亲子|学生|家庭|朋友|同事|一家|全家|带娃"
 )
 
