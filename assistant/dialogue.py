@@ -44,7 +44,16 @@ PROGRESS = IntentName.QUERY_PROGRESS.value
 CANCEL = IntentName.CANCEL_BOOKING.value
 
 # Facts of a task that are not slots of the schema but belong to the task while it lasts.
-TASK_FLAGS = ("rebook", "original_date", "day_shift", "booking_ordinal", "aftersale_reason", "aftersale_words", "pick")
+TASK_FLAGS = (
+    "rebook",
+    "original_date",
+    "day_shift",
+    "booking_ordinal",
+    "aftersale_reason",
+    "aftersale_words",
+    "pick",
+    "complaint",
+)
 DATES = ("date_start", "date_end")
 BOOKING_FACTS = ("biz_type", "origin", *PLACE_SLOTS, *DATES, "nights", "max_price", "passengers", "booking_id")
 

@@ -39,6 +39,10 @@ class Memory:
     # conversation in memory need not read its row: a memory names its owner, and another user's is never used.
     owner: int | None = None
     language: str = ""
+    # A person holds (or held) the conversation: the next turn asks the database whether they still do.
+    handover: bool = False
+    # How many turns in a row the assistant could not help (unsure, out of scope): at two it offers a person.
+    misses: int = 0
 
     @property
     def intent(self) -> str | None:
@@ -56,6 +60,8 @@ class Memory:
             "excluded": list(self.excluded)[:MAX_EXCLUDED],
             "owner": self.owner,
             "language": self.language,
+            "handover": self.handover,
+            "misses": self.misses,
         }
 
 
@@ -88,6 +94,8 @@ def memory_from(raw: Any) -> Memory:
         excluded=_strings(raw.get("excluded"), MAX_EXCLUDED),
         owner=raw.get("owner") if type(raw.get("owner")) is int else None,
         language=raw.get("language") if isinstance(raw.get("language"), str) else "",
+        handover=raw.get("handover") is True,
+        misses=raw.get("misses") if type(raw.get("misses")) is int else 0,
     )
 
 

@@ -26,6 +26,7 @@ TRAINING = (
     "intents-tuning.jsonl",
     "intents-generated.jsonl",
     "intents-train-27.jsonl",
+    "intents-train-28-handover.jsonl",
 )
 # Sentences the model never learns from: its confidence is calibrated on how often it is right on them, and the
 # reading's choice between the rules and the scorer is set there.
