@@ -15,6 +15,7 @@ from aftersale.selectors import orders_for_user, tickets_for_user
 from assistant.handovers import (
     ANSWER_PERMISSION,
     MAX_BODY_CHARS,
+    QUEUE_ORDER,
     HandoverError,
     handover_close,
     handover_queue,
@@ -174,11 +175,10 @@ class HandoverAdmin(BoundedSearchMixin, admin.ModelAdmin):
         ),
     )
 
+    ordering = QUEUE_ORDER
+
     def get_queryset(self, request):
         return handover_queue()
-
-    def get_ordering(self, request):
-        return ()  # the queue's own order (handover_queue)
 
     # -- permissions: seeing and answering the queue is the support permission ----------------------------------
 

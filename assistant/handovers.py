@@ -46,14 +46,20 @@ def handover_held(*, conversation_id) -> Handover | None:
     return Handover.objects.filter(conversation_id=conversation_id).exclude(status=HandoverStatus.CLOSED).first()
 
 
+# The queue's order: held hand-overs first, the longest waiting first; then the closed ones, the newest first.
+_HELD = ~Q(status=HandoverStatus.CLOSED)
+QUEUE_ORDER = (
+    Case(When(_HELD, then=Value(0)), default=Value(1), output_field=IntegerField()).asc(),
+    Case(When(_HELD, then=F("opened_at")), output_field=DateTimeField()).asc(),
+    Case(When(_HELD, then=F("id")), output_field=IntegerField()).asc(),
+    "-opened_at",
+    "-id",
+)
+
+
 def handover_queue() -> QuerySet[Handover]:
-    """Hand-overs for staff: held ones first, the longest waiting first; then the closed ones, the newest first."""
-    held = ~Q(status=HandoverStatus.CLOSED)
-    return Handover.objects.select_related("user", "taken_by", "closed_by").order_by(
-        Case(When(held, then=Value(0)), default=Value(1), output_field=IntegerField()).asc(),
-        Case(When(held, then=F("opened_at")), output_field=DateTimeField()).asc(),
-        "-opened_at",
-    )
+    """Hand-overs for staff, in the queue's order (`QUEUE_ORDER`)."""
+    return Handover.objects.select_related("user", "taken_by", "closed_by").order_by(*QUEUE_ORDER)
 
 
 def handover_news(*, user, conversation_id=None) -> QuerySet[HandoverMessage]:
