@@ -83,15 +83,18 @@ HANDOVER_DECLINED = re.compile(
     rf"(?:{_PERSON_EN})\b",
     re.I,
 )
-HANDOVER_CUES = _cues(
+# What the desk does itself for a complaint: money back, a return, a cancel ("投诉！要求退一半钱" is an after-sale
+# request whose reason is the complaint, not a hand-over).
+DESK_REMEDY = re.compile(r"退|赔|取消|\b(?:refund\w*|money back|reimburs\w*|compensat\w*|return\w*|cancel\w*)\b", re.I)
+PERSON_CUES = _cues(
     (rf"(?:{_ASK_ZH}).{{0,3}}(?:{_PERSON_ZH})", 6),
     (rf"^(?:{_PERSON_ZH})(?:吧|呢|啊|呀|谢谢)?$|(?:{_PERSON_ZH})(?:来|过来|出来)?(?:处理|回复|回答|帮我|跟我|和我|联系我)|有没有(?:人工|客服|真人)", 6),
     (r"不(?:想|要)(?:跟|和)?机器人|机器人(?:没用|不行|听不懂|太笨)|别(?:用)?机器人", 6),
     (rf"\b(?:{_VERB_EN})(?:{_PERSON_EN})\b", 6),
     (r"\b(?:real|live|actual) (?:person|human|agent)|\bhuman (?:please|agent|support)|\bnot (?:a|the|this) (?:bot|robot|machine)"
      r"|\b(?:stop|no more) (?:the )?(?:bot|robot)\b", 6),
-    (COMPLAINT.pattern, 6),
 )  # fmt: skip
+HANDOVER_CUES = _cues(*((p.pattern, w) for p, w in PERSON_CUES), (COMPLAINT.pattern, 6))
 
 
 PROGRESS_STRONG = _cues(
@@ -301,9 +304,14 @@ def about_tours(text: str) -> bool:
 
 
 def asks_for_person(text: str) -> bool:
-    """Whether the sentence asks for a person or complains ("转人工", "我要投诉", "talk to a human"), and does not
-    say it needs none ("不用转人工")."""
-    return _score(HANDOVER_CUES, text) >= 6 and not HANDOVER_DECLINED.search(text)
+    """Whether the sentence asks for a person ("转人工", "talk to a human") or complains ("我要投诉") without asking
+    for what the desk does itself (a refund, a return, a cancel: then that is the request and the complaint its
+    reason), and does not say it needs none ("不用转人工")."""
+    if HANDOVER_DECLINED.search(text):
+        return False
+    if _score(PERSON_CUES, text) >= 6:
+        return True
+    return bool(COMPLAINT.search(text)) and not DESK_REMEDY.search(text)
 
 
 def cancel_words(text: str) -> bool:
