@@ -64,7 +64,7 @@ _PERSON_ZH = (
     r"(?:你们|你们的)?(?:领导|经理)"
 )
 _PERSON_EN = (
-    r"(?:a |an |the |some |your |real |live |human |actual |customer )*(?:person|human(?: being)?|(?<!travel )agent|"
+    r"(?:a |an |the |some |your |real |live |human |actual |customer )*(?:person|human|(?<!travel )agent|"
     r"representative|rep|operator|staff(?: member)?|customer (?:service|support|care)|support (?:team|staff)|"
     r"manager|supervisor|people|someone|somebody)"
 )
