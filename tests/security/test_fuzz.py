@@ -419,6 +419,7 @@ BASELINES = {
     "request_aftersale": {"order_id": "ORD-999", "action": "REFUND"},
     "query_progress": {},
     "ask_traveller": {"missing": ["date"], "biz_type": "TRAIN"},
+    "hand_over_to_person": {"complaint": True},
 }
 WHOLE_ARGUMENTS = {
     "null": None,
