@@ -8,6 +8,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.urls import reverse
 
+from assistant.handovers import handover_reply
 from assistant.models import Handover, HandoverEvent, HandoverMessage
 from tests.assistant.conftest import Chat
 from tests.bookings.test_booking_life import book_flight
@@ -142,3 +143,27 @@ def test_without_the_support_permission_nobody_sees_the_queue_or_answers(client,
     handover.refresh_from_db()
     assert handover.status == "OPEN" and not HandoverMessage.objects.filter(role="STAFF").exists()
     assert list(HandoverEvent.objects.values_list("to_status", flat=True)) == ["OPEN"]
+
+
+def test_the_chat_page_shows_staff_replies_after_the_turn_they_answer_and_not_again_live(client, demo):
+    handover = hand_over(demo["alice"], "转人工")
+    handover_reply(handover_id=handover.pk, staff=demo["approver"], body="你好，我是 Ada。")
+    client.force_login(demo["alice"])
+
+    page = client.get(reverse("assistant:chat"), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+
+    assert page.index("转人工") < page.index("你好，我是 Ada。") and "工作人员 Ada" in page
+    assert client.get(reverse("assistant:live")).status_code == 204
+
+
+def test_a_staff_reply_comes_with_the_next_message_sent_from_the_chat_page(client, demo):
+    client.force_login(demo["alice"])
+    client.post(reverse("assistant:send"), {"message": "I want to talk to a person"}, HTTP_HX_REQUEST="true")
+    handover_reply(handover_id=Handover.objects.get().pk, staff=demo["approver"], body="Hi, Ada here.")
+
+    partial = client.post(
+        reverse("assistant:send"), {"message": "hello?"}, HTTP_HX_REQUEST="true", HTTP_ACCEPT_LANGUAGE="en"
+    ).content.decode()
+
+    assert "Hi, Ada here." in partial and "Ada, from our staff" in partial
+    assert client.get(reverse("assistant:live")).status_code == 204

@@ -13,6 +13,8 @@ from assistant.handovers import HandoverError, handover_close, handover_reply, h
 from assistant.models import Handover, HandoverEvent, HandoverMessage, PendingAction, Turn
 from bookings.models import BookingRecord
 from tests.assistant.conftest import Chat
+from tests.support import fixtures
+from tests.support.fake_openai import Reply
 
 pytestmark = [pytest.mark.django_db]
 
@@ -180,3 +182,37 @@ def test_words_about_people_that_ask_for_no_person_hand_nothing_over(chat, sente
     chat.say(sentence)
 
     assert not Handover.objects.exists()
+
+
+# -- channel 2 with a model (a scripted OpenAI-compatible server) ----------------------------------------------------
+
+fake_openai = fixtures.fake_openai
+
+
+@pytest.fixture
+def model(settings, fake_openai):
+    settings.ASSISTANT_AGENT_ENABLED = True
+    settings.ASSISTANT_LLM_PROVIDER = "openai"
+    settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
+    settings.ASSISTANT_LLM_API_KEY = "sk-test-handover"
+    settings.ASSISTANT_LLM_MODEL = "scripted-model"
+    settings.ASSISTANT_LLM_TIMEOUT = 2.0
+    return fake_openai
+
+
+def test_a_model_hands_over_with_its_tool_and_is_not_asked_while_a_person_holds_it(alice, model):
+    model.enqueue(
+        Reply(tool_calls=[{"id": "call_1", "name": "hand_over_to_person", "arguments": {"complaint": True}}]),
+        Reply(content="handed over"),
+    )
+    chat = Chat(alice)
+
+    answer = chat.say("this hotel is filthy and I want to complain to someone")
+    asked = len(model.requests)
+    held = chat.say("book me a flight to Chengdu tomorrow instead")
+
+    assert answer["outcome"] == "HANDOVER" and answer["meta"]["channel"] == 2 and "complaint" in answer["reply"]
+    assert Handover.objects.get().reason == "COMPLAINT"
+    assert held["outcome"] == "HANDOVER" and held["cards"] == []
+    assert len(model.requests) == asked  # the held message reached no model
+    assert nothing_written()
