@@ -112,7 +112,10 @@ def handover_open(
 ) -> tuple[Handover, bool]:
     """Hand the traveller's conversation to staff: (the hand-over, whether this call opened it). A conversation
     already held keeps its hand-over (no second row); its words are added as a message."""
-    pk = uuid.UUID(str(conversation_id))
+    try:
+        pk = uuid.UUID(str(conversation_id))
+    except ValueError:
+        raise HandoverError(Code.NOT_FOUND, "There is no such conversation.") from None
     Conversation.objects.bulk_create([Conversation(pk=pk, user=user)], ignore_conflicts=True)
     conversation = Conversation.objects.select_for_update().get(pk=pk)
     if conversation.user_id != user.pk:

@@ -60,6 +60,8 @@ def hand_over_to_person(
     human) or complains. Staff answer in this chat; until they close it the assistant does nothing here. Moves no
     money and changes no booking. Call it once and stop."""
     reason = HandoverReason.COMPLAINT if complaint else HandoverReason.ASKED
+    if not context.conversation_id:
+        return fail(Code.INVALID_PARAM, "a hand-over needs a conversation", {"kind": KIND_HANDOVER})
     try:
         handover, opened = handover_open(
             user=context.user, conversation_id=context.conversation_id, words=context.request_text, reason=reason

@@ -89,7 +89,8 @@ DESK_REMEDY = re.compile(r"退|赔|取消|\b(?:refund\w*|money back|reimburs\w*|
 PERSON_CUES = _cues(
     (rf"(?:{_ASK_ZH}).{{0,3}}(?:{_PERSON_ZH})", 6),
     (rf"^(?:{_PERSON_ZH})(?:吧|呢|啊|呀|谢谢)?$|(?:{_PERSON_ZH})(?:来|过来|出来)?(?:处理|回复|回答|帮我|跟我|和我|联系我)|有没有(?:人工|客服|真人)", 6),
-    (r"不(?:想|要)(?:跟|和)?机器人|机器人(?:没用|不行|听不懂|太笨)|别(?:用)?机器人", 6),
+    (rf"(?:{_PERSON_ZH})(?:在哪|在哪里|在吗|怎么(?:找|联系|转)|电话|热线)", 6),
+    (r"不(?:想|要)(?:跟|和)?机器人|机器人.{0,4}(?:没用|不行|不懂|太笨|说不清|不明白|搞不定|不靠谱)|别(?:用)?机器人", 6),
     (rf"\b(?:{_VERB_EN})(?:{_PERSON_EN})\b", 6),
     (r"\b(?:real|live|actual) (?:person|human|agent)|\bhuman (?:please|agent|support)|\bnot (?:a|the|this) (?:bot|robot|machine)"
      r"|\b(?:stop|no more) (?:the )?(?:bot|robot)\b", 6),
