@@ -11,10 +11,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from assistant.actions import pending_action_get
+from assistant.handovers import handover_replies
 from assistant.llm.audit import audited
 from assistant.llm.factory import get_llm_port
 from assistant.llm.port import LLMError, UnderstandContext
 from assistant.llm.schema import AnswerName
+from assistant.presenters.handover import staff_items
 from assistant.ratelimit import turn_admitted
 from assistant.replies import LANGUAGES
 from assistant.selectors import CONVERSATION_TITLE_CHARS, conversation_get, conversation_turns, conversations_for_user
@@ -37,14 +39,27 @@ class ChatRequestSerializer(serializers.Serializer):
     fresh = serializers.BooleanField(default=False, help_text="Start without the conversation's remembered slots.")
 
 
+class StaffMessageSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(
+        choices=["staff", "back"], help_text="staff: a person wrote it; back: the assistant answers again."
+    )
+    author = serializers.CharField(allow_blank=True, help_text="The member of staff who wrote it (empty for back).")
+    text = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
 class ChatResponseSerializer(serializers.Serializer):
-    reply = serializers.CharField()
+    reply = serializers.CharField(allow_blank=True)
     intent = serializers.JSONField(allow_null=True)
     cards = serializers.ListField(child=serializers.DictField())
     suggestions = serializers.ListField(child=serializers.DictField())
     session_id = serializers.CharField()
     outcome = serializers.CharField()
     meta = serializers.DictField()
+    staff = StaffMessageSerializer(
+        many=True,
+        help_text="What staff wrote in this conversation since the traveller last saw it (a hand-over), oldest first.",
+    )
 
 
 class UnderstandRequestSerializer(serializers.Serializer):
@@ -94,6 +109,7 @@ class ChatView(APIView):
             "session_id": result.conversation_id,
             "outcome": result.outcome,
             "meta": result.meta,
+            "staff": result.staff,
         }
         return Response(ChatResponseSerializer(body).data)
 
@@ -162,6 +178,7 @@ class _ActionAnswerView(APIView):
             "conversation_id": result.conversation_id,
             "outcome": result.outcome,
             "meta": result.meta,
+            "staff": result.staff,
         }
         return Response(ActionAnswerResponseSerializer(body).data)
 
@@ -219,6 +236,7 @@ class ConversationTurnSerializer(serializers.Serializer):
 
 class ConversationDetailSerializer(ConversationSerializer):
     turns = ConversationTurnSerializer(many=True, help_text="Oldest first.")
+    staff = StaffMessageSerializer(many=True, help_text="What staff wrote while a person held it, oldest first.")
 
 
 @extend_schema_view(
@@ -244,7 +262,13 @@ class ConversationView(APIView):
         if conversation is None:
             raise ConversationNotFound()
         turns = conversation_turns(user=request.user, conversation_id=conversation.pk)
-        body = {**ConversationSerializer(conversation).data, "turns": ConversationTurnSerializer(turns, many=True).data}
+        language = request.LANGUAGE_CODE if request.LANGUAGE_CODE in LANGUAGES else "zh-hans"
+        staff = staff_items(list(handover_replies(user=request.user, conversation_id=conversation.pk)), language)
+        body = {
+            **ConversationSerializer(conversation).data,
+            "turns": ConversationTurnSerializer(turns, many=True).data,
+            "staff": StaffMessageSerializer(staff, many=True).data,
+        }
         return Response(body)
 
     @extend_schema(

@@ -1,7 +1,8 @@
 """Demo users: travellers, an approver and an admin, with the passwords the README and the run script print.
 
 Seeding fills what is absent (by username) and never changes an existing user: not the password, not a field.
-The "approvers" group gets its permissions (re)applied on every run; adding a permission twice is a no-op.
+The "approvers" and "support" groups get their permissions (re)applied on every run; adding a permission twice is a
+no-op. The demo approver also answers hand-overs (the "support" group).
 """
 
 from datetime import date, timedelta
@@ -26,6 +27,17 @@ APPROVER_PERMISSIONS: tuple[tuple[str, str], ...] = (
     ("aftersale", "view_policy"),
     ("aftersale", "view_ticketevent"),
     ("bookings", "view_bookingrecord"),
+)
+
+SUPPORT_GROUP = "support"
+
+# (app_label, codename) of what support staff may see and do: the hand-over queue, and the traveller's bookings,
+# orders and requests it links to (read only).
+SUPPORT_PERMISSIONS: tuple[tuple[str, str], ...] = (
+    ("assistant", "answer_handover"),
+    ("bookings", "view_bookingrecord"),
+    ("aftersale", "view_bizorder"),
+    ("aftersale", "view_hitlticket"),
 )
 
 # Demo credentials, shown on purpose: these accounts exist only in demo databases.
@@ -53,7 +65,8 @@ DEMO_LOGINS: list[dict[str, str]] = [
         "username": "approver",
         "password": "approve-2026",
         "role": "approver",
-        "description": "Staff in the 'approvers' group: decides after-sale tickets in the admin; not a superuser.",
+        "description": "Staff in the 'approvers' and 'support' groups: decides after-sale tickets and answers "
+        "hand-overs in the admin; not a superuser.",
     },
     {
         "username": "admin",
@@ -88,9 +101,9 @@ def birth_date_for_age(age: int, *, today: date) -> date:
         return anchor.replace(year=anchor.year - age, day=28)
 
 
-def _approver_permissions() -> list[Permission]:
+def _approver_permissions(wanted=APPROVER_PERMISSIONS) -> list[Permission]:
     permissions = []
-    for app_label, codename in APPROVER_PERMISSIONS:
+    for app_label, codename in wanted:
         try:
             permissions.append(Permission.objects.get(content_type__app_label=app_label, codename=codename))
         except Permission.DoesNotExist:
@@ -106,6 +119,8 @@ def seed_demo_users(*, today: date | None = None) -> dict[str, tuple[int, int]]:
 
     group, group_created = Group.objects.get_or_create(name=APPROVERS_GROUP)
     group.permissions.add(*_approver_permissions())
+    support, support_created = Group.objects.get_or_create(name=SUPPORT_GROUP)
+    support.permissions.add(*_approver_permissions(SUPPORT_PERMISSIONS))
 
     users_created = 0
     for login in DEMO_LOGINS:
@@ -123,6 +138,8 @@ def seed_demo_users(*, today: date | None = None) -> dict[str, tuple[int, int]]:
         # unless the group itself is new (it was deleted, or this is the first run).
         if login["role"] == "approver" and (created or group_created):
             user.groups.add(group)
+        if login["role"] == "approver" and (created or support_created):
+            user.groups.add(support)
 
     profiles_created = 0
     for username, (scores, age, gender) in _PROFILES.items():
@@ -135,6 +152,6 @@ def seed_demo_users(*, today: date | None = None) -> dict[str, tuple[int, int]]:
 
     return {
         "users": (users_created, len(DEMO_LOGINS) - users_created),
-        "groups": (int(group_created), 1 - int(group_created)),
+        "groups": (int(group_created) + int(support_created), 2 - int(group_created) - int(support_created)),
         "interest profiles": (profiles_created, len(_PROFILES) - profiles_created),
     }

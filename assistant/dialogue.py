@@ -58,7 +58,16 @@ CANCEL = IntentName.CANCEL_BOOKING.value
 CHEAPEST, PRICIEST, TOP_RATED = SortName.CHEAPEST.value, SortName.PRICIEST.value, SortName.TOP_RATED.value
 
 # Facts of a task that are not slots of the schema but belong to the task while it lasts.
-TASK_FLAGS = ("rebook", "original_date", "day_shift", "booking_ordinal", "aftersale_reason", "aftersale_words", "pick")
+TASK_FLAGS = (
+    "rebook",
+    "original_date",
+    "day_shift",
+    "booking_ordinal",
+    "aftersale_reason",
+    "aftersale_words",
+    "pick",
+    "complaint",
+)
 DATES = ("date_start", "date_end")
 BOOKING_FACTS = ("biz_type", "origin", *PLACE_SLOTS, *DATES, "nights", "max_price", "passengers", "booking_id")
 

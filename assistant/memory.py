@@ -43,6 +43,10 @@ class Memory:
     # conversation in memory need not read its row: a memory names its owner, and another user's is never used.
     owner: int | None = None
     language: str = ""
+    # A person holds (or held) the conversation: the next turn asks the database whether they still do.
+    handover: bool = False
+    # How many turns in a row the assistant could not help (unsure, out of scope): at two it offers a person.
+    misses: int = 0
 
     @property
     def intent(self) -> str | None:
@@ -61,6 +65,8 @@ class Memory:
             "queued": list(self.queued)[:MAX_QUEUED],
             "owner": self.owner,
             "language": self.language,
+            "handover": self.handover,
+            "misses": self.misses,
         }
 
 
@@ -98,6 +104,8 @@ def memory_from(raw: Any) -> Memory:
         else [],
         owner=raw.get("owner") if type(raw.get("owner")) is int else None,
         language=raw.get("language") if isinstance(raw.get("language"), str) else "",
+        handover=raw.get("handover") is True,
+        misses=raw.get("misses") if type(raw.get("misses")) is int else 0,
     )
 
 

@@ -7,6 +7,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from core.models import StatusEvent
 from core.tracing import current_trace_id
 
 
@@ -38,6 +39,7 @@ class TurnOutcome(models.TextChoices):
     REJECTED = "REJECTED", "Business rejection"
     DEGRADED = "DEGRADED", "Degraded (a part was down)"
     RATE_LIMITED = "RATE_LIMITED", "Rate limited"
+    HANDOVER = "HANDOVER", "Held by a person"
     ERROR = "ERROR", "Error"
 
 
@@ -197,3 +199,126 @@ class PendingAction(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tool} {self.status} ({self.user})"
+
+
+class HandoverStatus(models.TextChoices):
+    OPEN = "OPEN", _("Waiting for staff")
+    TAKEN = "TAKEN", _("Taken by staff")
+    CLOSED = "CLOSED", _("Closed")
+
+
+# Which moves a hand-over may make (core.transitions): staff take an open one, close it taken or not.
+HANDOVER_TRANSITIONS: dict[str, set[str]] = {
+    HandoverStatus.OPEN: {HandoverStatus.TAKEN, HandoverStatus.CLOSED},
+    HandoverStatus.TAKEN: {HandoverStatus.TAKEN, HandoverStatus.CLOSED},
+    HandoverStatus.CLOSED: set(),
+}
+
+
+class HandoverReason(models.TextChoices):
+    ASKED = "ASKED", _("Asked for a person")
+    COMPLAINT = "COMPLAINT", _("Complaint")
+
+
+class Handover(models.Model):
+    """A conversation handed to staff: while it is open (or taken) the assistant stays quiet in that conversation;
+    the traveller's messages are kept here, and staff answer from the admin (`assistant.handovers`)."""
+
+    Status = HandoverStatus
+
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.CASCADE, related_name="handovers", verbose_name=_("conversation")
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="handovers", verbose_name=_("traveller")
+    )
+    status = models.CharField(
+        _("status"), max_length=8, choices=HandoverStatus.choices, default=HandoverStatus.OPEN, db_index=True
+    )
+    reason = models.CharField(_("why"), max_length=12, choices=HandoverReason.choices, default=HandoverReason.ASKED)
+    words = models.TextField(_("the traveller's words"), blank=True)
+    opened_at = models.DateTimeField(_("opened at"), auto_now_add=True)
+    taken_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("taken by"),
+    )
+    taken_at = models.DateTimeField(_("taken at"), null=True, blank=True)
+    closed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("closed by"),
+    )
+    closed_at = models.DateTimeField(_("closed at"), null=True, blank=True)
+    # Whether the traveller was told a person will answer (said once per hand-over, not after every message).
+    told_waiting = models.BooleanField(default=False)
+
+    class Meta:
+        verbose_name = _("hand-over")
+        verbose_name_plural = _("hand-overs")
+        ordering = ["opened_at", "id"]
+        permissions = [("answer_handover", "Can take, answer and close hand-overs to staff")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["conversation"],
+                condition=~Q(status="CLOSED"),
+                name="handover_one_held_per_conversation",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.user} {self.get_status_display()}"
+
+    @property
+    def held(self) -> bool:
+        return self.status != HandoverStatus.CLOSED
+
+
+class HandoverEvent(StatusEvent):
+    """Every move of a hand-over: opened, taken, closed (who, when, why)."""
+
+    SUBJECT_FIELD = "handover"
+    handover = models.ForeignKey(Handover, on_delete=models.CASCADE, related_name="events")
+
+    class Meta(StatusEvent.Meta):
+        verbose_name = _("hand-over event")
+        verbose_name_plural = _("hand-over events")
+
+
+class HandoverMessage(models.Model):
+    """One message of a hand-over: what the traveller wrote while a person held the conversation, what staff
+    answered, or the word that the assistant is back. Staff and system messages reach the traveller's chat once
+    (`shown_at`)."""
+
+    class Role(models.TextChoices):
+        TRAVELLER = "TRAVELLER", _("Traveller")
+        STAFF = "STAFF", _("Staff")
+        BACK = "BACK", _("The assistant is back")
+
+    handover = models.ForeignKey(Handover, on_delete=models.CASCADE, related_name="messages")
+    role = models.CharField(_("from"), max_length=10, choices=Role.choices)
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("author"),
+    )
+    body = models.TextField(_("message"), blank=True)
+    created_at = models.DateTimeField(_("when"), auto_now_add=True)
+    shown_at = models.DateTimeField(_("shown to the traveller"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("hand-over message")
+        verbose_name_plural = _("hand-over messages")
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.get_role_display()}: {self.body[:40]}"

@@ -27,6 +27,7 @@ from assistant.booking_wants import booking_wants
 from assistant.dialogue import next_state, queued_after, refines, remembered, taken_up, task_waits
 from assistant.dispatcher import dispatch
 from assistant.handlers.unsure import did_you_mean
+from assistant.handovers import handover_held, handover_news, handover_news_shown, handover_note
 from assistant.llm.audit import AuditedPort, audited, calls_save
 from assistant.llm.factory import OFFLINE, get_llm_port, is_offline
 from assistant.llm.port import LLMError, LLMPort, UnderstandContext
@@ -37,6 +38,7 @@ from assistant.pending import as_uuid
 from assistant.presenters.base import merge_replies
 from assistant.presenters.bookings import NEAREST
 from assistant.presenters.confirmation import present_decision
+from assistant.presenters.handover import offer_person, staff_items
 from assistant.ratelimit import turn_admitted
 from assistant.replies import compose, format_day, reply_language
 from assistant.selectors import catalogue_places
@@ -70,6 +72,9 @@ class TurnResult:
     suggestions: list[dict]
     outcome: str
     meta: dict = field(default_factory=dict)
+    # What staff wrote in this conversation (and the word that the assistant is back) since the traveller last saw
+    # it: shown once, with this reply (`assistant.handovers`).
+    staff: list[dict] = field(default_factory=list)
 
 
 def clean_message(raw: object) -> str:
@@ -182,24 +187,45 @@ def chat_turn(
     language = reply_language(text, page_language, conversation_language=conversation.language)
     # Every model call of the turn is audited (one LLMCall row each), inserted with the Turn row (`_finish`).
     port = audited(port or get_llm_port(), user=user, deferred=True)
+    held, news = None, []
+    if not conversation._state.adding and (remembered.owner != user.pk or remembered.handover):
+        # A person holds or held this conversation (or its memory is gone): whether they still do, and what they
+        # wrote since. A conversation in memory that was never handed over asks nothing more.
+        held = handover_held(conversation_id=conversation.pk)
+        news = list(handover_news(user=user, conversation_id=conversation.pk))
     try:
-        return _answer(
-            conversation=conversation,
-            memory=Memory() if fresh or conversation.pk != asked else remembered,  # a new one remembers nothing
-            user=user,
-            text=text,
-            language=language,
-            today=today,
-            port=port,
-            turn_id=turn_id,
-            started=started,
-            action_id=action_id,
-            answer=answer,
-            choice=choice,
-        )
+        if held is not None:
+            result = _held(conversation, user, text, language, held, port, started)
+        else:
+            result = _answer(
+                conversation=conversation,
+                memory=Memory() if fresh or conversation.pk != asked else remembered,  # a new one remembers nothing
+                user=user,
+                text=text,
+                language=language,
+                today=today,
+                port=port,
+                turn_id=turn_id,
+                started=started,
+                action_id=action_id,
+                answer=answer,
+                choice=choice,
+            )
     except BaseException:
         _save_audit(port)  # the model calls of a turn that failed are still on record
         raise
+    if news:
+        result.staff = staff_items(news, language)
+        handover_news_shown(user=user, message_ids=[m.pk for m in news])
+    return result
+
+
+def _held(conversation, user, text: str, language: str, held, port, started) -> TurnResult:
+    """A person holds the conversation: the message is theirs to read (kept on the hand-over); nothing is read,
+    called or written by the assistant, and the traveller is told once that a person will answer."""
+    tell = handover_note(handover_id=held.pk, user=user, text=text)
+    reply = Reply(compose("handover_waiting", language) if tell else "", TurnOutcome.HANDOVER)
+    return _finish(conversation, user, language, text, None, reply, port, started)
 
 
 def _answer(
@@ -266,7 +292,7 @@ def _answer(
             lead = Reply(compose("booking_queued", language, taking_up=True, biz_type=step.intent.biz_type), "ANSWERED")
             reply = merge_replies([reply, lead, _dispatched(turn, agent=agent)])
             kept = remembered(step, awaiting=reply.awaiting, offered=reply.offered)
-            memory_save(str(conversation.pk), replace(kept, owner=user.pk, language=language))
+            reply = _after(reply, kept, conversation=conversation, user=user, language=language)
         return _finish(conversation, user, language, text, None, reply, port, started)
     if agent and not is_offline(port):
         # Channel 2 with a model: the model reads the sentence and calls the tools; nothing reads it offline.
@@ -278,7 +304,7 @@ def _answer(
                 # shown on the side are no other options for the card.
                 pending_action_withdraw(user=user, conversation_id=str(conversation.pk))
             kept = replace(memory, awaiting=reply.awaiting, offered=reply.offered or memory.offered)
-            memory_save(str(conversation.pk), replace(kept, owner=user.pk, language=language))
+            reply = _after(reply, kept, conversation=conversation, user=user, language=language)
             return _finish(conversation, user, language, text, None, reply, port, started)
         agent, model_failed = False, True  # before anything changed: the offline reading serves the turn now
     if choice:
@@ -307,7 +333,9 @@ def _answer(
         unsure = step.intent.model_copy(
             update={"confidence": understood.confidence, "alternatives": understood.alternatives}
         )
-        reply = did_you_mean(context_for(unsure))
+        reply = _after(
+            did_you_mean(context_for(unsure)), memory, conversation=conversation, user=user, language=language
+        )
         return _finish(conversation, user, language, text, step.intent, reply, port, started, fallback=fallback)
     intent = _conversation_booking(step.intent, user=user, conversation_id=str(conversation.pk))
     # The request as channel 1 reads it (an earlier question's answers included) in both channels: with the rules
@@ -325,7 +353,7 @@ def _answer(
         said = [_queued_note(q["slots"], language) for q in added]
         reply = replace(reply, text="\n\n".join([reply.text, *said]))
     kept = replace(remembered(step, awaiting=reply.awaiting, offered=reply.offered), queued=queued)
-    memory_save(str(conversation.pk), replace(kept, owner=user.pk, language=language))
+    reply = _after(reply, kept, conversation=conversation, user=user, language=language, social=bool(intent.social))
     return _finish(
         conversation, user, language, text, None if agent else intent, reply, port, started, fallback=fallback
     )
@@ -362,6 +390,37 @@ def _dispatched(turn: TurnContext, *, agent: bool) -> Reply:
     adapter replaying channel 1's flow, else channel 1."""
     reply = agent_turn(turn, reading=turn.intent) if agent and is_offline(turn.port) else None
     return reply or dispatch(turn)
+
+
+# What a turn the assistant could not help with ends as: it did not understand (and asked back), or refused.
+MISSES = (TurnOutcome.CLARIFY, TurnOutcome.REFUSED)
+# After this many such turns in a row the reply offers a person (a chip: the request for one, as typed).
+MISSES_BEFORE_OFFER = 2
+
+
+def _after(reply: Reply, kept: Memory, *, conversation, user, language: str, social: bool = False) -> Reply:
+    """Save the memory the turn leaves, with whether a person now holds the conversation and how many turns in a row
+    the assistant could not help; the second such turn offers a person. A question the task asks on purpose ("which
+    date?") is no miss: only an unsure reading ("did you mean …?") and a refusal are."""
+    missed = (
+        reply.outcome == TurnOutcome.REFUSED
+        and not social
+        or (reply.outcome == TurnOutcome.CLARIFY and not reply.awaiting)
+    )
+    misses = kept.misses + 1 if missed else 0
+    memory_save(
+        str(conversation.pk),
+        replace(
+            kept,
+            owner=user.pk,
+            language=language,
+            handover=reply.outcome == TurnOutcome.HANDOVER,
+            misses=misses,
+        ),
+    )
+    if misses >= MISSES_BEFORE_OFFER:
+        reply = replace(reply, suggestions=[*reply.suggestions, offer_person(language)])
+    return reply
 
 
 def _understood(text: str, context: UnderstandContext, *, reader, port, user) -> tuple[Intent, bool]:

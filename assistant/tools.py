@@ -1,4 +1,6 @@
-"""What the agent may call that belongs to the conversation itself: asking the traveller (channel 2).
+"""What the agent may call that belongs to the conversation itself: asking the traveller (channel 2), and handing
+the conversation to a person when the traveller asks for one or complains (both channels: channel 1's handler calls
+the same tool).
 
 A model that needs a fact or a choice from the traveller calls `ask_traveller`; the question is composed by code
 from the reply templates (`assistant.presenters.ask`), the same ones channel 1 asks with, never from the model's
@@ -9,11 +11,14 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from assistant.handovers import HandoverError, handover_open
+from assistant.models import HandoverReason
 from core.envelope import Code, fail, ok
 from core.ids import normalise_booking_id
-from core.tools import Risk, ToolContext, tool
+from core.tools import Needs, Risk, ToolContext, tool
 
 KIND_ASK = "ask"
+KIND_HANDOVER = "handover"
 # What may be asked for: a booking's facts (the codes of channel 1's `booking_need` question), an order, a place.
 Fact = Literal[
     "biz_type", "route", "origin", "destination", "hotel_city", "date", "check_out", "contact", "order_id", "place"
@@ -62,4 +67,28 @@ def ask_traveller(
     return ok(data, "asked")
 
 
-TOOLS = (ask_traveller,)
+@tool(risk=Risk.WRITE, needs=Needs.NOTHING, tags=("conversation",))
+def hand_over_to_person(
+    context: ToolContext,
+    complaint: Annotated[
+        bool, Field(description="True when the traveller complains (投诉, I want to complain)")
+    ] = False,
+) -> dict:
+    """Hand the conversation to a person on the staff, when the traveller asks for one (转人工, 我要找客服, talk to a
+    human) or complains. Staff answer in this chat; until they close it the assistant does nothing here. Moves no
+    money and changes no booking. Call it once and stop."""
+    reason = HandoverReason.COMPLAINT if complaint else HandoverReason.ASKED
+    if not context.conversation_id:
+        return fail(Code.INVALID_PARAM, "a hand-over needs a conversation", {"kind": KIND_HANDOVER})
+    try:
+        handover, opened = handover_open(
+            user=context.user, conversation_id=context.conversation_id, words=context.request_text, reason=reason
+        )
+    except HandoverError as exc:
+        return exc.envelope()
+    return ok(
+        {"kind": KIND_HANDOVER, "handover_id": handover.pk, "opened": opened, "complaint": complaint}, "handed over"
+    )
+
+
+TOOLS = (ask_traveller, hand_over_to_person)

@@ -2,8 +2,10 @@
 
 What changed without the traveller asking is told in the chat too: what the supplier changed on its side (a booking
 expired, cancelled or moved: `bookings` notices) and what an approver decided about a request or what became of it
-(`aftersale` notices). The unread notices come after the conversation on the page, after the next reply, and, while
-the page is open, from `chat_live`, which the page asks every few seconds (HTMX polling); each is shown once.
+(`aftersale` notices), and what staff wrote while a person held a conversation (`assistant.handovers`). The unread
+notices come after the conversation on the page, after the next reply, and, while the page is open, from `chat_live`,
+which the page asks every few seconds (HTMX polling); each is shown once. Staff messages also stay in the
+conversation, after the turn they answered.
 Ticket cards of earlier turns show the request as it stands now.
 
 The page also lists the traveller's recent conversations (`HISTORY_SHOWN`, the most recently active first, in a panel
@@ -24,6 +26,8 @@ from aftersale.selectors import aftersale_notices_for_user, tickets_for_user
 from aftersale.services.notices import aftersale_notices_mark_read
 from assistant import cards as card_builders
 from assistant.actions import pending_action_statuses
+from assistant.handovers import handover_news, handover_news_shown, handover_replies
+from assistant.presenters.handover import staff_items
 from assistant.selectors import conversation_get, conversation_latest, conversation_turns, conversations_for_user
 from assistant.services import (
     ConversationNotFound,
@@ -87,13 +91,35 @@ def _show_current_tickets(user, turns) -> None:
     _show_current(turns, "ticket", "ticket_no", tickets_for_user(user=user), card_builders.ticket_card)
 
 
-def _unread_notices(user) -> dict:
-    """The notices not shown yet, now marked shown (the caller shows them): the context of the notices partial."""
+def _unread_notices(request) -> dict:
+    """The notices not shown yet, now marked shown (the caller shows them): the context of the notices partial.
+    What staff wrote is framed in the page's language."""
+    user = request.user
     bookings = list(notices_for_user(user=user, unread=True)[:NOTICES_IN_CHAT])
     booking_notices_mark_read(user=user, notice_ids=[n.pk for n in bookings])
     aftersale = list(aftersale_notices_for_user(user=user, unread=True)[:NOTICES_IN_CHAT])
     aftersale_notices_mark_read(user=user, notice_ids=[n.pk for n in aftersale])
-    return {"notices": bookings, "aftersale_notices": aftersale}
+    staff = list(handover_news(user=user))
+    handover_news_shown(user=user, message_ids=[m.pk for m in staff])
+    return {
+        "notices": bookings,
+        "aftersale_notices": aftersale,
+        "staff_messages": staff_items(staff, request.LANGUAGE_CODE),
+    }
+
+
+def _show_staff_replies(request, cid, turns) -> None:
+    """What staff wrote in this conversation, each after the turn it followed (`turn.staff`); shown now, so the
+    live part of the page does not show it again."""
+    replies = list(handover_replies(user=request.user, conversation_id=cid))
+    handover_news_shown(user=request.user, message_ids=[m.pk for m in replies if m.shown_at is None])
+    items = staff_items(replies, request.LANGUAGE_CODE)
+    for turn in turns:
+        turn.staff = []
+    for reply, item in zip(replies, items, strict=True):
+        before = [turn for turn in turns if turn.created_at <= reply.created_at]
+        if before:
+            before[-1].staff.append(item)
 
 
 @login_required
@@ -103,8 +129,10 @@ def chat_page(request):
     _show_current_status(request.user, turns)
     _show_current_bookings(request.user, turns)
     _show_current_tickets(request.user, turns)
+    if cid:
+        _show_staff_replies(request, cid, turns)
     starters = [_(starter) for starter in STARTERS]
-    context = {"turns": turns, "starters": starters, "conversation_id": cid, **_unread_notices(request.user)}
+    context = {"turns": turns, "starters": starters, "conversation_id": cid, **_unread_notices(request)}
     context["history"] = list(conversations_for_user(user=request.user)[:HISTORY_SHOWN])
     context["history_shown"] = HISTORY_SHOWN
     context["history_deleted"] = request.session.pop(HISTORY_DELETED_KEY, False)
@@ -135,7 +163,7 @@ def chat_send(request):
     if result.conversation_id and request.session.get(SESSION_KEY) != result.conversation_id:
         request.session[SESSION_KEY] = result.conversation_id  # a session written only when it changes
     if request.htmx:
-        context = {"result": result, "message": request.POST["message"], **_unread_notices(request.user)}
+        context = {"result": result, "message": request.POST["message"], **_unread_notices(request)}
         return render(request, "assistant/partials/exchange.html", context)
     return redirect("assistant:chat")
 
@@ -145,7 +173,7 @@ def chat_send(request):
 def chat_live(request):
     """What happened since the page was drawn (the page polls this): the unread notices, or 204 when there are none,
     so that HTMX leaves the page as it is."""
-    context = _unread_notices(request.user)
+    context = _unread_notices(request)
     if not any(context.values()):
         return HttpResponse(status=204)
     return render(request, "assistant/partials/notices.html", context)

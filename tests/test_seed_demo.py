@@ -175,10 +175,19 @@ def test_the_approver_is_staff_in_the_approvers_group_and_may_decide_tickets_but
     approver = User.objects.get(username="approver")
 
     assert approver.is_staff and not approver.is_superuser
-    assert list(approver.groups.values_list("name", flat=True)) == ["approvers"]
+    assert sorted(approver.groups.values_list("name", flat=True)) == ["approvers", "support"]
     assert approver.has_perm("aftersale.decide_ticket")
     assert all(approver.has_perm(f"{app}.{codename}") for app, codename in APPROVER_PERMISSIONS)
     assert not approver.has_perm("aftersale.delete_bizorder")
+
+
+def test_the_approver_also_answers_hand_overs_and_the_travellers_do_not():
+    seed()
+
+    approver = User.objects.get(username="approver")
+
+    assert approver.has_perm("assistant.answer_handover")
+    assert not User.objects.get(username="alice").has_perm("assistant.answer_handover")
 
 
 def test_the_admin_is_a_superuser_and_the_travellers_are_not_staff():

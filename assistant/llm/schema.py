@@ -25,6 +25,7 @@ class IntentName(StrEnum):
     CANCEL_BOOKING = "CANCEL_BOOKING"
     AFTERSALE = "AFTERSALE"
     QUERY_PROGRESS = "QUERY_PROGRESS"
+    HANDOVER = "HANDOVER"  # 转人工 / 投诉 / talk to a person: the conversation goes to staff
     OUT_OF_SCOPE = "OUT_OF_SCOPE"
 
 
@@ -294,6 +295,8 @@ class Intent(BaseModel):
     # A cancel, a rebooking or a payment names one of the traveller's bookings by when it was made (最新的那个订单 /
     # the latest one / 第一个订的): the newest or the oldest of those that fit the other hints.
     booking_ordinal: BookingOrdinalName | None = None
+    # HANDOVER: the traveller complains (投诉 / I want to make a complaint), not only asks for a person.
+    complaint: bool = False
     social: SocialName | None = None  # greeting, thanks, help (answered by the OUT_OF_SCOPE handler)
     aftersale_reason: AftersaleReasonName | None = None
     # AFTERSALE: the traveller's own words for why (行程有变, it arrived broken), read by code from their messages

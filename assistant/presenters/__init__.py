@@ -10,7 +10,7 @@ import json
 import logging
 from itertools import groupby
 
-from assistant.presenters import activities, aftersale, ask, bookings, confirmation, plans, travel
+from assistant.presenters import activities, aftersale, ask, bookings, confirmation, handover, plans, travel
 from assistant.presenters.base import Presenter, kind_of, merge_replies, present_refusal
 from assistant.presenters.confirmation import KIND_CONFIRMATION
 from assistant.replies import compose
@@ -27,6 +27,7 @@ PRESENTERS: dict[str, Presenter] = {
     **aftersale.PRESENTERS,
     **confirmation.PRESENTERS,
     **ask.PRESENTERS,
+    **handover.PRESENTERS,
 }
 
 

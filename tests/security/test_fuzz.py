@@ -415,10 +415,12 @@ BASELINES = {
         "passengers": [{"name": "张三", "mobile": "13800000000"}],
     },
     "rebook_booking": {"booking_id": "BK20990101001", "option_ref": "FLIGHT|MU5101|2026-12-06|上海|杭州|经济舱"},
+    "describe_options": {"option_refs": ["FLIGHT|MU5101|2026-12-05|上海|杭州|经济舱"], "facts": ["PRICE"]},
     "list_my_bookings": {},
     "request_aftersale": {"order_id": "ORD-999", "action": "REFUND"},
     "query_progress": {},
     "ask_traveller": {"missing": ["date"], "biz_type": "TRAIN"},
+    "hand_over_to_person": {"complaint": True},
 }
 WHOLE_ARGUMENTS = {
     "null": None,

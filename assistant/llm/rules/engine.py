@@ -414,6 +414,8 @@ class RulesLLM:
             data["aftersale_reason"] = reason
         if name == "BOOK" and not (rebook or payment is not None):
             data["also_book"] = _also_booked(work, biz_types)
+        if name == "HANDOVER":
+            data["complaint"] = bool(intents.COMPLAINT.search(lowered))
         if name in ("AFTERSALE", "QUERY_PROGRESS", "CANCEL_BOOKING"):
             data["days"] = data["max_price"] = None  # "已经三天了" is not a trip length here
         if name not in ("AFTERSALE", "QUERY_PROGRESS", "QUERY_WEATHER"):
@@ -445,9 +447,11 @@ class RulesLLM:
         negations = [dialogue.negation_span(work, m.start, m.end) for m in excluded]
         not_cues = wants.spans + [span for span in negations if span]  # "不想去三亚": 想去 is not a request here
         cued = intents.cue_strength(mask(lowered, not_cues)) >= 2
-        data["follow_up"] = _follow_up(work, decision, pending, evidence, data, named_biz=named_biz, cued=cued) or (
+        # A request for a person ("还是转人工吧") changes no slot of the task at hand.
+        data["follow_up"] = name != "HANDOVER" and (
+            _follow_up(work, decision, pending, evidence, data, named_biz=named_biz, cued=cued)
             # "那丽江呢", "还是大理", "cheaper" read as a search: it changes the slots of the task at hand
-            name == "SEARCH_ACTIVITIES" and dialogue.sounds_like_follow_up(text) and not talk["asks_activities"]
+            or (name == "SEARCH_ACTIVITIES" and dialogue.sounds_like_follow_up(text) and not talk["asks_activities"])
         )
         return Intent(**data)
 

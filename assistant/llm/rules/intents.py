@@ -54,6 +54,50 @@ OUT_OF_SCOPE_CUES = _cues(
      r"lyrics|recipe|podcast)\b", 6),
 )  # fmt: skip
 
+# -- a person instead of the assistant ---------------------------------------------------------------------------
+# A request for a person is an asking word with a word for a person who serves (转人工, 我要找客服, 请真人来, talk to a
+# human, connect me with an agent), a person-word asked to act (人工来处理, 客服回复我), or a complaint (投诉, 维权, I
+# want to complain). Each kind of word is listed once; the patterns are built from them.
+_ASK_ZH = r"转|转接|找|要|想|请|叫|让|联系|呼叫|需要|给我|帮我|换|喊|接通|来个|来一个"
+_PERSON_ZH = (
+    r"人工(?:客服|服务|坐席|台)?|客服(?:人员|专员|小姐姐|经理)?|真人|活人|工作人员|服务人员|值班人员|专员|主管|负责人|"
+    r"(?:你们|你们的)?(?:领导|经理)"
+)
+_PERSON_EN = (
+    r"(?:a |an |the |some |your |real |live |human |actual |customer )*(?:person|human|(?<!travel )agent|"
+    r"representative|rep|operator|staff(?: member)?|customer (?:service|support|care)|support (?:team|staff)|"
+    r"manager|supervisor|people|someone|somebody)"
+)
+_VERB_EN = (
+    r"(?:talk|speak|chat|get through) (?:to|with) |(?:connect|transfer|put|pass) (?:me )?(?:to|through to|with|on to) |"
+    r"(?:want|need|get|give me|ask for|request|like|prefer|call|reach|contact) (?:to (?:talk|speak|chat) (?:to|with) )?"
+)
+COMPLAINT = re.compile(
+    r"投诉|举报|维权|申诉|告你们|要告|曝光你们|\b(?:complain(?:t|ts|ing|ed)?|file a grievance|escalat(?:e|ion))\b",
+    re.I,
+)
+# "不用转人工", "no need for a human": the person is not asked for.
+HANDOVER_DECLINED = re.compile(
+    rf"(?:不用|不要|不需要|别|没必要|无需)(?:{_ASK_ZH})?(?:{_PERSON_ZH})|"
+    rf"\b(?:no need (?:for|to)|don'?t (?:need|want) (?:to (?:talk|speak) (?:to|with) )?|not? (?:a |an )?)"
+    rf"(?:{_PERSON_EN})\b",
+    re.I,
+)
+# What the desk does itself for a complaint: money back, a return, a cancel ("投诉！要求退一半钱" is an after-sale
+# request whose reason is the complaint, not a hand-over).
+DESK_REMEDY = re.compile(r"退|赔|取消|\b(?:refund\w*|money back|reimburs\w*|compensat\w*|return\w*|cancel\w*)\b", re.I)
+PERSON_CUES = _cues(
+    (rf"(?:{_ASK_ZH}).{{0,3}}(?:{_PERSON_ZH})", 6),
+    (rf"^(?:{_PERSON_ZH})(?:吧|呢|啊|呀|谢谢)?$|(?:{_PERSON_ZH})(?:来|过来|出来)?(?:处理|回复|回答|帮我|跟我|和我|联系我)|有没有(?:人工|客服|真人)", 6),
+    (rf"(?:{_PERSON_ZH})(?:在哪|在哪里|在吗|怎么(?:找|联系|转)|电话|热线)", 6),
+    (r"不(?:想|要)(?:跟|和)?机器人|机器人.{0,4}(?:没用|不行|不懂|太笨|说不清|不明白|搞不定|不靠谱)|别(?:用)?机器人", 6),
+    (rf"\b(?:{_VERB_EN})(?:{_PERSON_EN})\b", 6),
+    (r"\b(?:real|live|actual) (?:person|human|agent)|\bhuman (?:please|agent|support)|\bnot (?:a|the|this) (?:bot|robot|machine)"
+     r"|\b(?:stop|no more) (?:the )?(?:bot|robot)\b", 6),
+)  # fmt: skip
+HANDOVER_CUES = _cues(*((p.pattern, w) for p, w in PERSON_CUES), (COMPLAINT.pattern, 6))
+
+
 PROGRESS_STRONG = _cues(
     (r"进度|进展|到哪一?步|到哪了|到哪儿了|审批|审核|批下来|批了吗|处理到|处理(?:得)?怎么样|处理了吗|处理好了吗|处理完了吗|状态|"
      r"还没(?:有)?消息|没消息|没动静|有消息吗|有回复吗|没人处理|还没(?:有)?(?:退|到|收到|处理|批)|怎么还没|迟迟|退款呢|钱呢|"
@@ -267,6 +311,17 @@ def about_tours(text: str) -> bool:
     return _score(SEARCH_CUES, text) >= 2 and not re.search(r"酒店|宾馆|民宿|客栈|住|\b(?:hotels?|rooms?|stay)\b", text)
 
 
+def asks_for_person(text: str) -> bool:
+    """Whether the sentence asks for a person ("转人工", "talk to a human") or complains ("我要投诉") without asking
+    for what the desk does itself (a refund, a return, a cancel: then that is the request and the complaint its
+    reason), and does not say it needs none ("不用转人工")."""
+    if HANDOVER_DECLINED.search(text):
+        return False
+    if _score(PERSON_CUES, text) >= 6:
+        return True
+    return bool(COMPLAINT.search(text)) and not DESK_REMEDY.search(text)
+
+
 def cancel_words(text: str) -> bool:
     """Whether the sentence says to cancel something ("取消", "不要了", "cancel")."""
     return _score(CANCEL_CUES, text) >= 2.5
@@ -288,6 +343,7 @@ def classify(text: str, ev: Evidence, pending_intent: str | None = None) -> Deci
 
 # Cue lists by the intent they speak for (a reading's confidence weighs the best one against the others).
 CUES_BY_INTENT = {
+    "HANDOVER": HANDOVER_CUES,
     "QUERY_PROGRESS": PROGRESS_STRONG,
     "AFTERSALE": AFTERSALE_CUES,
     "CANCEL_BOOKING": CANCEL_CUES,
@@ -338,7 +394,7 @@ def signals(text: str, ev: Evidence) -> list[str]:
     found += [f"biz:{kind}" for kind in ev.biz_types]
     lists = {**CUES_BY_INTENT, "OUT_OF_SCOPE": OUT_OF_SCOPE_CUES, "PROGRESS_WEAK": PROGRESS_WEAK}
     for name, cues in lists.items():
-        strength = _score(cues, text)
+        strength = _score(cues, text) if name != "HANDOVER" or asks_for_person(text) else 0
         if strength > 0:
             found.append(f"cue:{name}")
         if strength >= 4:
@@ -355,6 +411,8 @@ _SLOT_GUESSES = ("SEARCH_ACTIVITIES", "QUERY_WEATHER", "MAKE_TRAVEL_PLAN")
 def _decide(text: str, ev: Evidence, pending_intent: str | None = None) -> Decision:
     if not text.strip() and not (ev.order_id or ev.booking_id):  # a bare "ORD-001" is masked to nothing
         return Decision("OUT_OF_SCOPE")
+    if asks_for_person(text):  # 转人工, 投诉, talk to a human: before anything the sentence also names
+        return Decision("HANDOVER")
     oos = _score(OUT_OF_SCOPE_CUES, text)
     progress = _score(PROGRESS_STRONG, text)
     progress_weak = _score(PROGRESS_WEAK, text)
