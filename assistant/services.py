@@ -484,7 +484,12 @@ def _withdraw_stale_action(
 ) -> None:
     """A turn that goes on with the write task the card belongs to (the booking) but prepared no new card — the
     traveller changed a fact that no option meets, or asked for other options — withdraws the open card: "确认"
-    must never carry out what they moved on from. Another task (a side question, the weather) leaves it open."""
+    must never carry out what they moved on from. Another task (a side question, the weather) leaves it open; a
+    cancel while a booking's card waits and nothing else was prepared ("算了，不订了，取消吧") withdraws it too."""
+    if intent is not None and intent.intent == IntentName.CANCEL_BOOKING and task == IntentName.BOOK:
+        if not _prepared(reply):
+            pending_action_withdraw(user=user, conversation_id=conversation_id)
+        return
     if intent is None or intent.intent not in WRITE_TASKS or intent.intent != task:
         return
     if intent.asks_option and not intent.pick:

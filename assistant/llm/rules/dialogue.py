@@ -150,7 +150,15 @@ FOLLOW_UP_RE = re.compile(
     re.I,
 )
 # "算了还是高铁吧": a change of mind about the transport, not a cancellation.
-CHANGE_OF_MIND_RE = re.compile(r"算了(?=[,，.。!！\s]*(?:还是|那就|就|换|改|要|坐|订|去|选|用|直接))", re.I)
+CHANGE_OF_MIND_RE = re.compile(
+    r"算了(?=[,，.。!！\s]*(?:还是|那就|就|换|改|要|坐|订|去|选|用|直接))|"
+    # a reason between: "算了，火车太慢，改坐飞机" (the switch said after it, in the same message)
+    r"算了[^?？]{0,12}?(?<![不别没])(?:还是|那就|换成|换坐|换乘|改成|改坐|改乘|改订|改买)|"
+    # "never mind the train, let's fly instead", "forget the flight, book a train"
+    r"\b(?:never ?mind|forget(?: about)?|scrap|drop|ditch)\b[^?.!]{0,30}?"
+    r"\b(?:let'?s|instead|rather|go with|switch to|change to|make it|book|get|take)\b",
+    re.I,
+)
 
 
 # A comparison with what was shown ("要便宜一点的", "an earlier one"): a follow-up when nothing else is said.
