@@ -31,6 +31,7 @@ TRAINING = (
     "intents-train-28-two.jsonl",
     "intents-train-28-money.jsonl",
     "intents-train-28-handover.jsonl",
+    "intents-train-28-journey.jsonl",
 )
 # Sentences the model never learns from: its confidence is calibrated on how often it is right on them, and the
 # reading's choice between the rules and the scorer is set there.

@@ -219,7 +219,17 @@ class RulesLLM:
             matches = [m for m in matches if not any(p.start <= m.start and m.end <= p.end for p in phrases)]
 
         # What refines a result: kinds of activity wanted or refused, who comes along, details, packing, a day moved
-        # (read with the places masked: "大理古城" names a place, not an interest in old towns).
+        # (read with the known places masked: "大理古城" names a place, not an interest in old towns). A phrase no
+        # list knows that is only a kind's word is that kind, no place ("anything for photography instead?"); one
+        # with a name of its own is a place of that kind ("南浔古镇", "old town prague").
+        refine = refinements.read_refinement(mask(work, [(m.start, m.end) for m in matches]))
+        kind_led = [
+            p for p in phrases
+            if _KIND_FILLER.fullmatch(mask(work, refine.spans)[p.start : p.end].strip()) and p.end - p.start > 1
+            and any(p.start < end and start < p.end for start, end in refine.spans)
+        ]  # fmt: skip
+        if kind_led:
+            phrases = [p for p in phrases if p not in kind_led]
         refine = refinements.read_refinement(
             mask(work, [(m.start, m.end) for m in matches] + [(p.start, p.end) for p in phrases])
         )
@@ -276,6 +286,9 @@ class RulesLLM:
         moved = moved or (length_change is None and dialogue.booking_moved(work))
         rebook = dialogue.is_rebook(work) or _rebook_to_dated(work, date_range) or moved
         change_spans = dialogue.change_of_mind_spans(work)
+        if change_spans and (switched := _biz_types(mask(work, [(0, change_spans[-1][1])]), kept)):
+            # "算了，火车太慢，改坐飞机": the product said after the change of mind is the one wanted now
+            biz_types = [*switched, *(b for b in biz_types if b not in switched)]
         evidence = intents.Evidence(
             order_id=bool(order_id),
             booking_id=bool(booking_id),
@@ -648,6 +661,10 @@ def _route_start(text: str, matches: list[PlaceMatch], phrases: list[keywords.Ph
                 ):
                     return m
     return None
+
+
+# What may stand beside a kind's word in a phrase that is only that kind ("photography instead", "摄影类的").
+_KIND_FILLER = re.compile(r"(?:\s|instead|ones?|stuff|things?|please|类的?|方面的?|主题的?|的)*", re.I)
 
 
 def _biz_types(text: str, matches: list[PlaceMatch]) -> list[str]:
