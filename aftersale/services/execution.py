@@ -64,6 +64,7 @@ from django.utils.translation import gettext as _
 
 from aftersale.models import (
     AWAITING_ITEM,
+    ITEM_BACK,
     MONEY_ACTIONS,
     HitlTicket,
     OrderEvent,
@@ -358,8 +359,14 @@ def _claim(ticket_id: int, *, retry: bool, now: datetime) -> HitlTicket | None:
     which one we came from, for the event row.
     """
     stale = Q(execution_started_at__lt=_lease_cutoff(now)) | Q(execution_started_at__isnull=True)
+    approved = Q(status=TicketStatus.APPROVED)
+    if HitlTicket.objects.filter(ITEM_BACK, pk=ticket_id).exists():
+        # A return of goods starts once its item is back. Said on the ticket's own row, never through its order: a
+        # condition with a join makes Django's UPDATE a `pk IN (subquery)`, which PostgreSQL does not re-check
+        # after waiting for another executor's row lock, so every racing executor would claim the ticket.
+        approved &= Q(item_received_at__isnull=False)
     sources: list[tuple[str, Q, str]] = [
-        (TicketStatus.APPROVED, Q(status=TicketStatus.APPROVED) & ~AWAITING_ITEM, "execution started"),
+        (TicketStatus.APPROVED, approved, "execution started"),
         (TicketStatus.EXECUTING, Q(status=TicketStatus.EXECUTING) & stale, "the previous executor's lease expired"),
     ]
     if retry:
