@@ -215,7 +215,10 @@ def test_while_one_tickets_refund_call_is_under_way_another_ticket_of_the_order_
     ord004, ticket_for, supplier_sandbox, held_refunds, settings
 ):
     settings.PLATFORM_TIMEOUT = 60.0  # the held call must outlive the wait below on a loaded machine
-    holder = ticket_for(ord004, action=TicketAction.RETURN, status=TicketStatus.APPROVED)
+    # (a return of goods whose item is back: its refund may start)
+    holder = ticket_for(
+        ord004, action=TicketAction.RETURN, status=TicketStatus.APPROVED, item_received_at=timezone.now()
+    )
     second = ticket_for(ord004, status=TicketStatus.APPROVED)
 
     def execute_holder():
@@ -299,7 +302,10 @@ def decide_at_once(decisions: list[tuple[int, int]]) -> list[str]:
 def test_a_return_and_a_refund_of_one_order_approved_at_the_same_moment_refund_it_once(
     ord004, ticket_for, supplier_sandbox, held_refunds, two_workers_holding_refunds, django_user_model
 ):
-    returned = ticket_for(ord004, action=TicketAction.RETURN, request_reason="不想要了")
+    # the item came back before the decision: the return is refunded on its approval, racing the other ticket
+    returned = ticket_for(
+        ord004, action=TicketAction.RETURN, request_reason="不想要了", item_received_at=timezone.now()
+    )
     refunded = ticket_for(ord004, action=TicketAction.REFUND, request_reason="质量问题", flagged=True)
     approvers = [django_user_model.objects.get(username=name).pk for name in ("approver", "admin")]
     workers = two_workers_holding_refunds

@@ -384,7 +384,9 @@ def test_a_worker_killed_mid_refund_keeps_the_orders_claim_so_another_ticket_is_
 ):
     release = hanging_supplier("order.refund")
     order = BizOrder.objects.get(order_id="ORD-004")  # delivered: a return and a refund may both be asked
-    holder, other = ticket_for(order, action="RETURN"), ticket_for(order, action="REFUND")
+    # (the returned item is back already: its refund starts on the approval)
+    holder = ticket_for(order, action="RETURN", item_received_at=timezone.now())
+    other = ticket_for(order, action="REFUND")
     first = start_worker_group(f"doomed-{os.getpid()}", tmp_path / "doomed.log")
     rescuers, late_call, child = [], None, None
     try:
