@@ -363,11 +363,12 @@ def task_waits(memory: Memory) -> bool:
 
 def refines(memory: Memory, understood: Intent) -> bool:
     """Whether the reading refines the result on screen: kinds, an order or who comes along for activities or a
-    plan, a pick among the activities shown, the weather's day moved or what to wear. The conversation then says
+    plan, a follow-up of its slots, a pick among the activities shown, the weather's day moved or what to wear. The conversation then says
     what the sentence means, however unsure the reading of its words alone was."""
     if memory.task in REFINED:
         kinds = understood.interests or understood.avoid_interests or understood.audience or understood.sort
-        return bool(kinds or (understood.pick and _shows_activities(memory)))
+        # (a follow-up that only changes the slots, "那下周呢", "那丽江呢", redoes the result on screen too)
+        return bool(kinds or understood.follow_up or (understood.pick and _shows_activities(memory)))
     if memory.task == WEATHER:
         return bool(understood.day_shift or understood.packing)
     return False
