@@ -520,32 +520,28 @@ class HitlTicketAdmin(BoundedSearchMixin, admin.ModelAdmin):
 
     @admin.action(description=gettext_lazy("Retry execution of selected failed tickets"), permissions=["decide"])
     def retry_tickets(self, request, queryset):
-        retried = []
-        for ticket in queryset.order_by("pk"):
-            try:
-                ticket_retry(ticket_id=ticket.pk, actor=request.user)
-            except AftersaleError as exc:
-                self.message_user(request, _ticket_error(ticket, exc), messages.ERROR)
-            else:
-                retried.append(ticket.ticket_no)
-        if retried:
-            self.message_user(request, _counted("retrying", retried), messages.SUCCESS)
+        self._each(request, queryset, ticket_retry, "retrying")
 
     @admin.action(
         description=gettext_lazy("Mark the returned items of selected tickets received (refunds them)"),
         permissions=["decide"],
     )
     def mark_items_received(self, request, queryset):
-        received = []
+        self._each(request, queryset, ticket_item_received, "received")
+
+    def _each(self, request, queryset, act, done_as: str) -> None:
+        """`act` (a service taking `ticket_id` and `actor`) on each selected ticket: one message per refusal, one
+        for those it did."""
+        done = []
         for ticket in queryset.order_by("pk"):
             try:
-                ticket_item_received(ticket_id=ticket.pk, actor=request.user)
+                act(ticket_id=ticket.pk, actor=request.user)
             except AftersaleError as exc:
                 self.message_user(request, _ticket_error(ticket, exc), messages.ERROR)
             else:
-                received.append(ticket.ticket_no)
-        if received:
-            self.message_user(request, _counted("received", received), messages.SUCCESS)
+                done.append(ticket.ticket_no)
+        if done:
+            self.message_user(request, _counted(done_as, done), messages.SUCCESS)
 
     def _decide(self, request, tickets: list[HitlTicket], *, approve: bool, single: HitlTicket | None = None):
         """The confirmation page, or (on `apply`) the decisions: one ticket's through `ticket_decide`, a bulk
