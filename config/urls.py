@@ -2,6 +2,8 @@ from csp.decorators import csp_update
 from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.shortcuts import redirect
+from django.templatetags.static import static
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
@@ -17,6 +19,9 @@ handler500 = "config.api_errors.server_error"
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
+    # Browsers ask for /favicon.ico whatever a page links (templates/icons.html): the PNG icon, under its static name
+    # (content-hashed in production, hence a temporary redirect looked up on each request).
+    path("favicon.ico", lambda request: redirect(static("img/icons/favicon-32.png")), name="favicon"),
     # Prometheus' text format, for staff or the scrape token (config/ops_views.py).
     path("metrics", metrics_endpoint, name="metrics"),
     # The operations page, inside the admin for its staff (before admin.site.urls, which would take the path).
