@@ -28,7 +28,12 @@ CONTENT_SECURITY_POLICY = {
 # static/js/api-redoc.js); the one its bundle inserts as it loads, before it knows the nonce (perfect-scrollbar's
 # CSS), is allowed by its hashes: empty as created, then filled. They belong to drf-spectacular-sidecar 2026.10.1's
 # ReDoc (tests/browser/test_page_finish.py fails on a new bundle's). Its search runs in a worker made from a blob: URL.
+# The one outside file its bundle names is Redocly's logo on its "API docs by Redocly" link: allowed by its exact URL,
+# so the page is whole online (offline ReDoc hides the image, as it does when the logo fails); nothing else leaves the
+# site, and the Referrer-Policy sends it no address of ours.
+REDOCLY_LOGO = "https://cdn.redoc.ly/redoc/logo-mini.svg"
 REDOC_CSP_UPDATE = {
+    "img-src": [REDOCLY_LOGO],
     "style-src": [
         NONCE,
         "'sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU='",

@@ -228,3 +228,25 @@ def test_without_https_the_checklist_warns_of_the_https_settings_alone():
     assert done.returncode == 0, done.stderr
     warned = set(re.findall(r"\(([\w.]+\.[WE]\d+)\)", done.stdout + done.stderr))
     assert warned == {"security.W004", "security.W008", "security.W012", "security.W016"}, done.stdout + done.stderr
+
+
+def test_the_redoc_page_allows_what_redoc_loads_and_no_other_page_does(alice):
+    client = signed_in(alice)
+
+    page = client.get("/api/v1/docs/redoc/")
+
+    policy = csp_of(page)
+    assert policy["script-src"] == {"'self'"} and policy["object-src"] == {"'none'"}
+    assert policy["img-src"] == {"'self'", "data:", "https://cdn.redoc.ly/redoc/logo-mini.svg"}
+    assert policy["worker-src"] == {"'self'", "blob:"}
+    assert any(source.startswith("'nonce-") for source in policy["style-src"])
+    markup = markup_of(page)
+    assert markup.blocked == []
+    (bundle,) = [url for url in markup.loads if url.endswith("/redoc.standalone.js")]
+    assert all(url.startswith("/") and client.get(url).status_code == 200 for url in markup.loads), markup.loads
+    # every image the bundle names outright is one the page's policy lets it show
+    code = b"".join(client.get(bundle).streaming_content).decode()
+    images = set(re.findall(r'src:"(https?://[^"]+)"', code))
+    assert images and images <= policy["img-src"], images
+    for path in traveller_pages():
+        assert csp_of(client.get(path)) == POLICY, path
