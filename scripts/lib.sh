@@ -23,3 +23,32 @@ ensure_venv() {
 tcp_open() {
   (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null
 }
+
+# The demo (run.sh without --prod) is read by a person in a terminal: plain text log lines, unless LOG_FORMAT says
+# otherwise (JSON stays the default everywhere else: config/settings/logging.py), and the offline `rules` model.
+demo_environment() {
+  export LOG_FORMAT="${LOG_FORMAT:-text}"
+  export ASSISTANT_LLM_PROVIDER="${ASSISTANT_LLM_PROVIDER:-rules}"
+}
+
+# demo_banner HOST PORT TASKS: where the demo runs and its logins, in one piece. The logins are read first, so what
+# that command logs while starting comes before the table, not in the middle of it.
+demo_banner() {
+  local logins
+  logins=$(python manage.py seed_demo --logins)
+  cat <<INFO
+
+TripDesk is running.
+  Chat:     http://$1:$2/
+  Console:  http://$1:$2/admin/
+  API docs: http://$1:$2/api/v1/docs/
+  Health:   http://$1:$2/healthz
+  Tasks:    $3
+  Logs:     var/web.log, var/worker.log
+
+Log in with:
+$logins
+
+Press Ctrl-C to stop.
+INFO
+}

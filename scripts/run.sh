@@ -2,6 +2,7 @@
 # Install and run TripDesk on this machine.
 #
 #   scripts/run.sh                  the demo: web server + one Celery worker, demo data, the offline `rules` model.
+#                                   Logs in plain text (LOG_FORMAT, default text here): servers' in var/*.log.
 #                                   HOST/PORT: TRIPDESK_HOST (127.0.0.1), TRIPDESK_PORT (8000). Services:
 #                                   DATABASE_URL, REDIS_URL (see README). Nothing set: SQLite (db.sqlite3) and
 #                                   tasks in-process; with REDIS_URL, a Celery worker and beat on that broker.
@@ -168,8 +169,8 @@ if [ "${1:-}" = "--prod" ]; then
 fi
 
 ensure_venv
+demo_environment
 
-export ASSISTANT_LLM_PROVIDER="${ASSISTANT_LLM_PROVIDER:-rules}"
 host="${TRIPDESK_HOST:-127.0.0.1}"
 port="${TRIPDESK_PORT:-8000}"
 mkdir -p var
@@ -199,19 +200,5 @@ pids+=($!)
 
 for _ in $(seq 1 50); do tcp_open "$host" "$port" && break; sleep 0.2; done
 
-cat <<INFO
-
-TripDesk is running.
-  Chat:     http://$host:$port/
-  Console:  http://$host:$port/admin/
-  API docs: http://$host:$port/api/v1/docs/
-  Health:   http://$host:$port/healthz
-  Tasks:    $tasks
-  Logs:     var/web.log, var/worker.log
-
-Log in with:
-INFO
-python manage.py seed_demo --logins
-echo
-echo "Press Ctrl-C to stop."
+demo_banner "$host" "$port" "$tasks"
 wait
