@@ -40,6 +40,7 @@ from aftersale.models import (
     TicketKind,
     TicketStatus,
 )
+from aftersale.reasons import event_reason_text
 from aftersale.services.execution import (
     ticket_bulk_refusal,
     ticket_decide,
@@ -85,7 +86,7 @@ class EventInline(ReadOnlyInline):
 
     @admin.display(description=gettext_lazy("why"))
     def why(self, event) -> str:
-        return event.reason or EMPTY
+        return event_reason_text(event.reason) or EMPTY
 
 
 class OrderEventInline(EventInline):
@@ -329,7 +330,7 @@ class HitlTicketAdmin(BoundedSearchMixin, admin.ModelAdmin):
         ]
         if checkpoint:
             fieldsets.append((_("What would be cancelled"), {"fields": ("cancel_display",), "classes": EVIDENCE}))
-            fieldsets.append((_("Paused tool call"), {"fields": ("paused_call",), "classes": EVIDENCE}))
+            fieldsets.append((_("What an approval lets run"), {"fields": ("paused_call",), "classes": EVIDENCE}))
         else:
             fieldsets.append((_("Order facts"), {"fields": ("order_display",), "classes": EVIDENCE}))
             fieldsets.append(
@@ -496,7 +497,7 @@ class HitlTicketAdmin(BoundedSearchMixin, admin.ModelAdmin):
     def policies_display(self, ticket: HitlTicket) -> SafeString:
         return shown.policies_section(ticket)
 
-    @admin.display(description=gettext_lazy("arguments of the paused call"))
+    @admin.display(description=gettext_lazy("the paused action"))
     def paused_call(self, ticket: HitlTicket) -> SafeString:
         return shown.paused_call(ticket)
 

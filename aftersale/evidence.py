@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.utils.dateformat import format as date_format
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -29,6 +30,7 @@ from aftersale.models import (
     Verdict,
 )
 from aftersale.policy import REASONS, policy_reason_text, ticket_verdict_reason
+from aftersale.reasons import summary_text
 from aftersale.selectors import ticket_confirmation
 from bookings.models import BizType, BookingRecord, BookingStatus
 from bookings.selectors import booking_facts
@@ -351,7 +353,8 @@ def cancel_section(ticket: HitlTicket) -> SafeString:
 
 
 def _summary(summary: Any) -> SafeString | str:
-    return format_html('<p class="ticket-summary">{}</p>', summary) if summary else ""
+    """The paused call's one line, stored in English, worded in the reader's language (`aftersale.reasons`)."""
+    return format_html('<p class="ticket-summary">{}</p>', capfirst(summary_text(str(summary)))) if summary else ""
 
 
 def _cited_ids(ticket: HitlTicket) -> list[Any]:
@@ -436,12 +439,28 @@ def verdict_section(ticket: HitlTicket) -> SafeString:
 
 
 def paused_call(ticket: HitlTicket) -> SafeString:
+    """The action an approval would let run, as facts in the reader's language: what it does, on which booking or
+    order, how much, for whom (the traveller and the booking's passengers), and any other argument it runs with.
+    The paused tool's name and raw arguments are the executor's business, not the approver's."""
     saved = _dict(ticket.arguments)
-    tool = saved.get("tool")
     arguments = _dict(saved.get("arguments"))
-    if not tool and not arguments:
-        return format_html("{}", EMPTY)
-    return format_html("<p>{} <code>{}</code></p>{}", _("Tool"), tool or EMPTY, facts_table(arguments.items()))
+    booking = BookingRecord.objects.filter(booking_id=ticket.entity).first()
+    passengers = booking_facts(booking)["passengers"] if booking is not None else []
+    rows: list[tuple[str, Any]] = [
+        (_("action"), ticket.get_action_display()),
+        (_("booking number") if ticket.action == "CANCEL_BOOKING" else _("order number"), ticket.entity or EMPTY),
+        (_("amount"), f"¥{ticket.amount}" if ticket.amount is not None else EMPTY),
+        (_("for"), ticket.requested_by.get_username() if ticket.requested_by_id else EMPTY),
+    ]
+    if passengers:
+        rows.append((_("passengers"), ", ".join(passengers)))
+    identifiers = {"booking_id", "order_id", "entity"}
+    rows += [(key, item) for key, item in arguments.items() if key not in identifiers]
+    return format_html(
+        '<p class="ticket-paused-action">{}</p>{}',
+        _("Once approved, this is carried out on its own, exactly once:"),
+        facts_table(rows, css="ticket-facts ticket-paused"),
+    )
 
 
 def other_evidence(ticket: HitlTicket) -> SafeString:
