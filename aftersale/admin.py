@@ -50,6 +50,7 @@ from aftersale.services.execution import (
 )
 from aftersale.services.transitions import AftersaleError
 from core.admin import BoundedSearchMixin, ReadOnlyAdmin, ReadOnlyInline
+from core.languages import bilingual
 
 DECIDE_PERMISSION = "aftersale.decide_ticket"
 CONFIRMATION_TEMPLATE = "admin/aftersale/hitlticket/decide_confirmation.html"
@@ -153,9 +154,14 @@ class BizOrderAdmin(ReadOnlyAdmin):
 class PolicyAdmin(BoundedSearchMixin, admin.ModelAdmin):
     """Policies are content: those with the change permission edit them; approvers read them."""
 
-    list_display = ("title", "category", "is_active")
+    list_display = ("title_display", "category", "is_active")
     list_filter = ("category", "is_active")
     search_fields = ("title", "text")
+
+    @admin.display(description=gettext_lazy("title"), ordering="title")
+    def title_display(self, policy: Policy) -> str:
+        """The reader's half of a bilingual title ("中文 / English"); the form edits both."""
+        return bilingual(policy.title)
 
 
 @admin.register(AftersaleNotice)

@@ -260,3 +260,15 @@ def test_event_captions_name_statuses_by_their_labels(refund_executed):
     assert "处理中 → 已完成" in caption and "EXECUTED" not in caption
     assert "已退款" in order_caption
     assert TicketEvent.objects.exists() and BookingEvent is not None
+
+
+@pytest.mark.parametrize(
+    "language, shown, hidden",
+    [("zh-hans", "活动门票退款规则", "Activity ticket refunds"), ("en", "Activity ticket refunds", "活动门票退款规则")],
+)
+def test_the_policy_list_names_each_policy_in_the_readers_language(client, demo_approver, language, shown, hidden):
+    client.force_login(demo_approver)
+
+    page = client.get(reverse("admin:aftersale_policy_changelist"), HTTP_ACCEPT_LANGUAGE=language).content.decode()
+
+    assert shown in page and hidden not in page
