@@ -463,6 +463,21 @@ def paused_call(ticket: HitlTicket) -> SafeString:
     )
 
 
+# The workflow's steps (aftersale.services.workflow NODES) as an approver reads them.
+STEP_LABELS: dict[str, Any] = {
+    "query_user": gettext_lazy("traveller checked"),
+    "query_order": gettext_lazy("order read"),
+    "query_policy": gettext_lazy("policies retrieved"),
+    "validate": gettext_lazy("verdict"),
+    "submit_ticket": gettext_lazy("ticket opened"),
+    "rejected": gettext_lazy("refused"),
+}
+
+
+def _step(step: Any) -> str:
+    return str(STEP_LABELS.get(str(step), step))
+
+
 def other_evidence(ticket: HitlTicket) -> SafeString:
     """What the evidence holds beyond the sections above (the workflow's path, anything a later version adds)."""
     rest = {key: item for key, item in _evidence(ticket).items() if key not in SHOWN_KEYS}
@@ -471,7 +486,7 @@ def other_evidence(ticket: HitlTicket) -> SafeString:
     if path:
         steps = path if isinstance(path, list) else [path]
         parts.append(
-            format_html('<p class="ticket-path">{}: {}</p>', _label("path"), " → ".join(str(s) for s in steps))
+            format_html('<p class="ticket-path">{}: {}</p>', _label("path"), " → ".join(_step(step) for step in steps))
         )
     if rest:
         parts.append(facts_table(rest.items()))

@@ -194,7 +194,7 @@ def test_the_change_page_shows_the_evidence_escaped(approver_client, make_ticket
         assert raw not in content
     assert "&lt;b&gt;bold&lt;/b&gt;" in content and "&lt;img src=x onerror=alert(1)&gt;" in content
     assert "review closely" in content and "cited by the verdict" in content
-    assert "query_user → query_order → query_policy → validate → submit_ticket" in content
+    assert "traveller checked → order read → policies retrieved → verdict → ticket opened" in content
     assert 'name="_save"' not in content  # read-only: nothing to save
 
 

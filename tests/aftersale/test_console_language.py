@@ -78,13 +78,14 @@ def cancel_waiting(demo_alice, settings):
 
 
 # The parts of a ticket's page that say what happened and why: its events, the verdict and policy passages, and
-# for a paused action what it would do (Django's inline group and read-only field rows).
+# for a paused action what it would do, and the workflow's path (Django's inline group and read-only field rows).
 SECTIONS = (
     "events-group",
     "field-verdict_detail",
     "field-policies_display",
     "field-paused_call",
     "field-cancel_display",
+    "field-other_evidence",
 )
 ENGLISH_WORD = re.compile(r"\b[A-Za-z]*[a-z][A-Za-z]*\b")
 # Latin a Chinese section may show: the demo's user names (who acted, for whom).
