@@ -30,7 +30,7 @@ from aftersale.models import (
     Verdict,
 )
 from aftersale.policy import REASONS, policy_reason_text, ticket_verdict_reason
-from aftersale.reasons import summary_text
+from aftersale.reasons import event_reason_text, reasons_text, summary_text
 from aftersale.selectors import ticket_confirmation
 from bookings.models import BizType, BookingRecord, BookingStatus
 from bookings.selectors import booking_facts
@@ -501,5 +501,29 @@ def execution_section(ticket: HitlTicket) -> SafeString:
         return format_html("{}", EMPTY)
     if not isinstance(result, Mapping):
         return format_html("{}", value(result))
-    rows = [(key, f"¥{item}" if key == "amount" and item not in (None, "") else item) for key, item in result.items()]
-    return facts_table(rows)
+    return facts_table([(key, _result_value(key, item)) for key, item in result.items()])
+
+
+# Where a failed execution stopped (aftersale.services.execution `_fail`'s stages).
+STAGE_LABELS: dict[str, Any] = {
+    "verify": gettext_lazy("checking for an earlier refund"),
+    "reconcile": gettext_lazy("reconciling with the order"),
+    "supplier": gettext_lazy("the supplier's refund"),
+    "resume": gettext_lazy("resuming the paused action"),
+    "dispatch": gettext_lazy("choosing what to execute"),
+    "internal": gettext_lazy("an internal error"),
+}
+
+
+def _result_value(key: str, item: Any) -> Any:
+    """An execution result's value: amounts in yuan; what went wrong (stored in English, as the checks said it) in
+    the reader's language, a supplier's own words as they are."""
+    if key == "amount" and item not in (None, ""):
+        return f"¥{item}"
+    if key == "stage" and isinstance(item, str):
+        return str(STAGE_LABELS.get(item, item))
+    if key == "message" and isinstance(item, str):
+        return reasons_text(item)
+    if key == "reasons" and isinstance(item, list):
+        return [event_reason_text(str(reason)) for reason in item]
+    return item

@@ -22,8 +22,8 @@ AMOUNT = r"[\d.]+"
 action_word = label_of(TicketAction)
 
 
-def _each(text: str) -> str:
-    """Reasons joined by "; " (the reconciliation's mismatches), each worded."""
+def reasons_text(text: str) -> str:
+    """Reasons joined by "; " (the reconciliation's mismatches, a failed execution's message), each worded."""
     return _("; ").join(event_reason_text(part) for part in text.split("; "))
 
 
@@ -174,7 +174,7 @@ TEMPLATES = (
     ReasonTemplate(
         r"(?P<code>[A-Z][A-Z0-9_]+): (?P<message>.*)",
         gettext_lazy("execution failed (%(code)s): %(message)s"),
-        {"message": _each},
+        {"message": reasons_text},
     ),
     *MISMATCHES,
 )

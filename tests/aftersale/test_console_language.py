@@ -14,7 +14,7 @@ import pytest
 from django.urls import reverse
 from django.utils import translation
 
-from aftersale.models import HitlTicket, OrderEvent, TicketEvent
+from aftersale.models import BizOrder, HitlTicket, OrderEvent, TicketEvent
 from aftersale.reasons import event_reason_text
 from aftersale.services.execution import ticket_decide
 from aftersale.services.workflow import aftersale_request_submit
@@ -86,6 +86,7 @@ SECTIONS = (
     "field-paused_call",
     "field-cancel_display",
     "field-other_evidence",
+    "field-execution_display",
 )
 ENGLISH_WORD = re.compile(r"\b[A-Za-z]*[a-z][A-Za-z]*\b")
 # Latin a Chinese section may show: the demo's user names (who acted, for whom).
@@ -123,8 +124,12 @@ def sections(page: str) -> list[str]:
     return parser.parts
 
 
+# An idempotency key (the supplier's request id, "refund:ORD-001") is a code, not words.
+KEY = re.compile(r"\b[a-z_]+:[A-Z0-9-]+")
+
+
 def english_words(texts: list[str]) -> list[str]:
-    return [word for text in texts for word in ENGLISH_WORD.findall(text) if word not in USERNAMES]
+    return [word for text in texts for word in ENGLISH_WORD.findall(KEY.sub(" ", text)) if word not in USERNAMES]
 
 
 def chinese_runs(texts: list[str]) -> list[str]:
@@ -141,7 +146,22 @@ def cancel_approved(cancel_waiting, demo_approver):
     return cancel_waiting
 
 
-TICKETS = ("refund_executed", "cancel_waiting", "cancel_approved")
+@pytest.fixture
+def refund_failed(demo_seeded, demo_approver, ticket_for, supplier_sandbox, django_capture_on_commit_callbacks):
+    """A refund of ORD-001 approved while a return of the same order holds its money: the execution fails on the
+    reconciliation, and the supplier is not asked."""
+    order = BizOrder.objects.get(order_id="ORD-001")
+    other = ticket_for(order, action="RETURN", status="EXECUTING")
+    BizOrder.objects.filter(pk=order.pk).update(refund_claim=other)
+    ticket = ticket_for(order)
+    with django_capture_on_commit_callbacks(execute=True):
+        ticket_decide(ticket_id=ticket.pk, approver=demo_approver, approve=True, reason="")
+    ticket.refresh_from_db()
+    assert ticket.status == "FAILED"
+    return ticket
+
+
+TICKETS = ("refund_executed", "refund_failed", "cancel_waiting", "cancel_approved")
 
 
 @pytest.mark.parametrize("ticket_name", TICKETS)
@@ -175,6 +195,16 @@ def test_an_executed_refund_reads_its_history_with_its_facts_in_both_languages(r
     assert "活动门票退款规则" not in english and "Activity ticket refunds" not in chinese
     # the audit record stays as the service wrote it
     assert list(refund_executed.events.values_list("reason", flat=True))[-1] == f"refunded on the supplier {refund_id}"
+
+
+def test_a_failed_refund_says_why_in_the_readers_language(reader, refund_failed):
+    claimant = BizOrder.objects.get(order_id="ORD-001").refund_claim_id
+
+    chinese = " ".join(sections(reader("zh-hans", refund_failed)))
+    english = " ".join(sections(reader("en", refund_failed)))
+
+    assert f"订单 ORD-001 正由申请单 {claimant} 退款" in chinese and "执行失败（RECONCILIATION_FAILED）" in chinese
+    assert f"ORD-001 is being refunded by ticket {claimant}" in english
 
 
 def test_a_paused_cancel_says_what_on_which_booking_how_much_and_for_whom(reader, cancel_waiting):
