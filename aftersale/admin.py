@@ -40,6 +40,7 @@ from aftersale.models import (
     TicketKind,
     TicketStatus,
 )
+from aftersale.reasons import event_reason_text
 from aftersale.services.execution import (
     ticket_bulk_refusal,
     ticket_decide,
@@ -49,6 +50,7 @@ from aftersale.services.execution import (
 )
 from aftersale.services.transitions import AftersaleError
 from core.admin import BoundedSearchMixin, ReadOnlyAdmin, ReadOnlyInline
+from core.languages import bilingual
 
 DECIDE_PERMISSION = "aftersale.decide_ticket"
 CONFIRMATION_TEMPLATE = "admin/aftersale/hitlticket/decide_confirmation.html"
@@ -85,7 +87,7 @@ class EventInline(ReadOnlyInline):
 
     @admin.display(description=gettext_lazy("why"))
     def why(self, event) -> str:
-        return event.reason or EMPTY
+        return event_reason_text(event.reason) or EMPTY
 
 
 class OrderEventInline(EventInline):
@@ -152,9 +154,14 @@ class BizOrderAdmin(ReadOnlyAdmin):
 class PolicyAdmin(BoundedSearchMixin, admin.ModelAdmin):
     """Policies are content: those with the change permission edit them; approvers read them."""
 
-    list_display = ("title", "category", "is_active")
+    list_display = ("title_display", "category", "is_active")
     list_filter = ("category", "is_active")
     search_fields = ("title", "text")
+
+    @admin.display(description=gettext_lazy("title"), ordering="title")
+    def title_display(self, policy: Policy) -> str:
+        """The reader's half of a bilingual title ("中文 / English"); the form edits both."""
+        return bilingual(policy.title)
 
 
 @admin.register(AftersaleNotice)
@@ -329,7 +336,7 @@ class HitlTicketAdmin(BoundedSearchMixin, admin.ModelAdmin):
         ]
         if checkpoint:
             fieldsets.append((_("What would be cancelled"), {"fields": ("cancel_display",), "classes": EVIDENCE}))
-            fieldsets.append((_("Paused tool call"), {"fields": ("paused_call",), "classes": EVIDENCE}))
+            fieldsets.append((_("What an approval lets run"), {"fields": ("paused_call",), "classes": EVIDENCE}))
         else:
             fieldsets.append((_("Order facts"), {"fields": ("order_display",), "classes": EVIDENCE}))
             fieldsets.append(
@@ -496,7 +503,7 @@ class HitlTicketAdmin(BoundedSearchMixin, admin.ModelAdmin):
     def policies_display(self, ticket: HitlTicket) -> SafeString:
         return shown.policies_section(ticket)
 
-    @admin.display(description=gettext_lazy("arguments of the paused call"))
+    @admin.display(description=gettext_lazy("the paused action"))
     def paused_call(self, ticket: HitlTicket) -> SafeString:
         return shown.paused_call(ticket)
 

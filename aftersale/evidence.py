@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.utils.dateformat import format as date_format
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -29,6 +30,7 @@ from aftersale.models import (
     Verdict,
 )
 from aftersale.policy import REASONS, policy_reason_text, ticket_verdict_reason
+from aftersale.reasons import event_reason_text, reasons_text, summary_text
 from aftersale.selectors import ticket_confirmation
 from bookings.models import BizType, BookingRecord, BookingStatus
 from bookings.selectors import booking_facts
@@ -351,7 +353,8 @@ def cancel_section(ticket: HitlTicket) -> SafeString:
 
 
 def _summary(summary: Any) -> SafeString | str:
-    return format_html('<p class="ticket-summary">{}</p>', summary) if summary else ""
+    """The paused call's one line, stored in English, worded in the reader's language (`aftersale.reasons`)."""
+    return format_html('<p class="ticket-summary">{}</p>', capfirst(summary_text(str(summary)))) if summary else ""
 
 
 def _cited_ids(ticket: HitlTicket) -> list[Any]:
@@ -436,12 +439,43 @@ def verdict_section(ticket: HitlTicket) -> SafeString:
 
 
 def paused_call(ticket: HitlTicket) -> SafeString:
+    """The action an approval would let run, as facts in the reader's language: what it does, on which booking or
+    order, how much, for whom (the traveller and the booking's passengers), and any other argument it runs with.
+    The paused tool's name and raw arguments are the executor's business, not the approver's."""
     saved = _dict(ticket.arguments)
-    tool = saved.get("tool")
     arguments = _dict(saved.get("arguments"))
-    if not tool and not arguments:
-        return format_html("{}", EMPTY)
-    return format_html("<p>{} <code>{}</code></p>{}", _("Tool"), tool or EMPTY, facts_table(arguments.items()))
+    booking = BookingRecord.objects.filter(booking_id=ticket.entity).first()
+    passengers = booking_facts(booking)["passengers"] if booking is not None else []
+    rows: list[tuple[str, Any]] = [
+        (_("action"), ticket.get_action_display()),
+        (_("booking number") if ticket.action == "CANCEL_BOOKING" else _("order number"), ticket.entity or EMPTY),
+        (_("amount"), f"¥{ticket.amount}" if ticket.amount is not None else EMPTY),
+        (_("for"), ticket.requested_by.get_username() if ticket.requested_by_id else EMPTY),
+    ]
+    if passengers:
+        rows.append((_("passengers"), ", ".join(passengers)))
+    identifiers = {"booking_id", "order_id", "entity"}
+    rows += [(key, item) for key, item in arguments.items() if key not in identifiers]
+    return format_html(
+        '<p class="ticket-paused-action">{}</p>{}',
+        _("Once approved, this is carried out on its own, exactly once:"),
+        facts_table(rows, css="ticket-facts ticket-paused"),
+    )
+
+
+# The workflow's steps (aftersale.services.workflow NODES) as an approver reads them.
+STEP_LABELS: dict[str, Any] = {
+    "query_user": gettext_lazy("traveller checked"),
+    "query_order": gettext_lazy("order read"),
+    "query_policy": gettext_lazy("policies retrieved"),
+    "validate": gettext_lazy("verdict"),
+    "submit_ticket": gettext_lazy("ticket opened"),
+    "rejected": gettext_lazy("refused"),
+}
+
+
+def _step(step: Any) -> str:
+    return str(STEP_LABELS.get(str(step), step))
 
 
 def other_evidence(ticket: HitlTicket) -> SafeString:
@@ -452,7 +486,7 @@ def other_evidence(ticket: HitlTicket) -> SafeString:
     if path:
         steps = path if isinstance(path, list) else [path]
         parts.append(
-            format_html('<p class="ticket-path">{}: {}</p>', _label("path"), " → ".join(str(s) for s in steps))
+            format_html('<p class="ticket-path">{}: {}</p>', _label("path"), " → ".join(_step(step) for step in steps))
         )
     if rest:
         parts.append(facts_table(rest.items()))
@@ -467,5 +501,29 @@ def execution_section(ticket: HitlTicket) -> SafeString:
         return format_html("{}", EMPTY)
     if not isinstance(result, Mapping):
         return format_html("{}", value(result))
-    rows = [(key, f"¥{item}" if key == "amount" and item not in (None, "") else item) for key, item in result.items()]
-    return facts_table(rows)
+    return facts_table([(key, _result_value(key, item)) for key, item in result.items()])
+
+
+# Where a failed execution stopped (aftersale.services.execution `_fail`'s stages).
+STAGE_LABELS: dict[str, Any] = {
+    "verify": gettext_lazy("checking for an earlier refund"),
+    "reconcile": gettext_lazy("reconciling with the order"),
+    "supplier": gettext_lazy("the supplier's refund"),
+    "resume": gettext_lazy("resuming the paused action"),
+    "dispatch": gettext_lazy("choosing what to execute"),
+    "internal": gettext_lazy("an internal error"),
+}
+
+
+def _result_value(key: str, item: Any) -> Any:
+    """An execution result's value: amounts in yuan; what went wrong (stored in English, as the checks said it) in
+    the reader's language, a supplier's own words as they are."""
+    if key == "amount" and item not in (None, ""):
+        return f"¥{item}"
+    if key == "stage" and isinstance(item, str):
+        return str(STAGE_LABELS.get(item, item))
+    if key == "message" and isinstance(item, str):
+        return reasons_text(item)
+    if key == "reasons" and isinstance(item, list):
+        return [event_reason_text(str(reason)) for reason in item]
+    return item

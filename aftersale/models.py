@@ -128,8 +128,8 @@ class OrderEvent(StatusEvent):
         verbose_name = _("order event")
         verbose_name_plural = _("order events")
 
-    def __str__(self) -> str:
-        return f"{self.order.order_id}: {self.from_status or '∅'} → {self.to_status}"
+    def __str__(self) -> str:  # the caption of its row in the console: statuses by their labels
+        return f"{self.order.order_id}: {_status_word(OrderStatus, self.from_status)} → {_status_word(OrderStatus, self.to_status)}"
 
 
 class Policy(models.Model):
@@ -402,8 +402,17 @@ class TicketEvent(StatusEvent):
         verbose_name = _("ticket event")
         verbose_name_plural = _("ticket events")
 
-    def __str__(self) -> str:
-        return f"{self.ticket.ticket_no}: {self.from_status or '∅'} → {self.to_status}"
+    def __str__(self) -> str:  # the caption of its row in the console: statuses by their labels
+        return (
+            f"{self.ticket.ticket_no}: {_status_word(TicketStatus, self.from_status)} → "
+            f"{_status_word(TicketStatus, self.to_status)}"
+        )
+
+
+def _status_word(choices, code: str) -> str:
+    if not code:
+        return "∅"
+    return str(choices(code).label) if code in choices.values else code
 
 
 class NoticeKind(models.TextChoices):

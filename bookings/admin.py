@@ -8,13 +8,32 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from bookings.models import BookingEvent, BookingRecord, BookingStatus, SupplierAccount, SupplierCall
+from bookings.reasons import booking_event_reason_text
 from bookings.services import BookingError, booking_transition
 from core.admin import BoundedSearchMixin, ReadOnlyAdmin, ReadOnlyInline
 
 
 class BookingEventInline(ReadOnlyInline):
+    """Who changed what, when and why: statuses by their labels, the reason in the reader's language."""
+
     model = BookingEvent
-    fields = readonly_fields = ("from_status", "to_status", "source", "actor", "reason", "trace_id", "created_at")
+    fields = readonly_fields = ("from_label", "to_label", "source", "actor", "why", "trace_id", "created_at")
+
+    @admin.display(description=_("from"))
+    def from_label(self, event: BookingEvent) -> str:
+        return _status_word(event.from_status) or "—"
+
+    @admin.display(description=_("to"))
+    def to_label(self, event: BookingEvent) -> str:
+        return _status_word(event.to_status)
+
+    @admin.display(description=_("why"))
+    def why(self, event: BookingEvent) -> str:
+        return booking_event_reason_text(event.reason) or "—"
+
+
+def _status_word(code: str) -> str:
+    return str(BookingStatus(code).label) if code in BookingStatus.values else code
 
 
 @admin.register(BookingRecord)

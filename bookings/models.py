@@ -96,8 +96,14 @@ class BookingEvent(StatusEvent):
         verbose_name = _("booking event")
         verbose_name_plural = _("booking events")
 
-    def __str__(self) -> str:
-        return f"{self.booking.booking_id}: {self.from_status or '∅'} → {self.to_status}"
+    def __str__(self) -> str:  # the caption of its row in the admin: statuses by their labels
+        return f"{self.booking.booking_id}: {_status_word(self.from_status)} → {_status_word(self.to_status)}"
+
+
+def _status_word(code: str) -> str:
+    if not code:
+        return "∅"
+    return str(BookingStatus(code).label) if code in BookingStatus.values else code
 
 
 class NoticeKind(models.TextChoices):

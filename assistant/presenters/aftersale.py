@@ -51,7 +51,7 @@ def _request_reply(envelope: dict, context: TurnContext) -> Reply:
         order_id=data.get("order_id") or "",
         ticket=card,
         reason=data.get("reason") or "",
-        policy=(data.get("policies") or [{}])[0].get("title", ""),
+        policy=_reader_half((data.get("policies") or [{}])[0].get("title", ""), context.language),
         judged_by=_reader_half(judged_by.get("title", ""), context.language) if envelope.get("ok") else "",
         action=action,
     )

@@ -194,7 +194,7 @@ def test_the_change_page_shows_the_evidence_escaped(approver_client, make_ticket
         assert raw not in content
     assert "&lt;b&gt;bold&lt;/b&gt;" in content and "&lt;img src=x onerror=alert(1)&gt;" in content
     assert "review closely" in content and "cited by the verdict" in content
-    assert "query_user → query_order → query_policy → validate → submit_ticket" in content
+    assert "traveller checked → order read → policies retrieved → verdict → ticket opened" in content
     assert 'name="_save"' not in content  # read-only: nothing to save
 
 
@@ -213,7 +213,7 @@ def test_a_ticket_the_workflow_opened_is_shown_and_approved_in_the_console(appro
     assert (ticket.status, ticket.decided_by) == ("APPROVED", demo["approver"])
 
 
-def test_the_change_page_of_a_checkpoint_shows_the_paused_call(approver_client, demo, make_ticket):
+def test_the_change_page_of_a_checkpoint_shows_the_paused_action_as_facts(approver_client, demo, make_ticket):
     ticket = make_ticket(
         kind=TicketKind.CHECKPOINT,
         action="CANCEL_BOOKING",
@@ -229,7 +229,10 @@ def test_the_change_page_of_a_checkpoint_shows_the_paused_call(approver_client, 
 
     content = approver_client.get(reverse("admin:aftersale_hitlticket_change", args=[ticket.pk])).content.decode()
 
-    assert "Paused tool call" in content and "cancel_booking" in content and "BK20261201001" in content
+    paused = content.split("ticket-paused-action")[1].split("</table>")[0]
+    assert "What an approval lets run" in content and "Cancel booking" in paused and "BK20261201001" in paused
+    assert "alice" in paused
+    assert "cancel_booking" not in content  # the tool's name is the executor's business
     assert "Cancel hotel booking BK20261201001" in content
 
 

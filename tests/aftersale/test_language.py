@@ -49,6 +49,9 @@ def test_a_chinese_traveller_reads_why_a_return_is_refused_in_chinese(demo_alice
     assert result.outcome == "REJECTED"
     assert "已签收 15 天" in result.reply and "超过了 7 天无理由退货期" in result.reply
     assert "Delivered" not in result.reply and "window" not in result.reply
+    assert "依据：" in result.reply and not re.search(
+        r"[A-Za-z]{3,}", result.reply.split("依据：")[1]
+    )  # the policy's name
     assert not HitlTicket.objects.exists()
 
 
@@ -57,6 +60,7 @@ def test_an_english_traveller_reads_the_same_refusal_in_english(demo_alice):
 
     assert "Delivered 15 days ago" in result.reply and "7-day no-reason return window" in result.reply
     assert "已签收" not in result.reply and "无理由退货期" not in result.reply
+    assert "(policy: " in result.reply and not re.search(r"[\u4e00-\u9fff]", result.reply)  # the policy's name too
 
 
 @pytest.mark.parametrize(
