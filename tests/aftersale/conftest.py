@@ -3,6 +3,7 @@
 import datetime as dt
 import itertools
 import uuid
+from decimal import Decimal
 
 import pytest
 from django.core.management import call_command
@@ -78,3 +79,27 @@ def rules_port():
     from assistant.llm.factory import get_llm_port
 
     return get_llm_port("rules")
+
+
+def paid_flight(user):
+    """A confirmed ¥2380 flight 上海→成都 (BK20261201002, MU5101 on Dec 19, 张三): one whose cancel waits for an
+    approver above ¥1000, as the console's pages show it."""
+    from bookings.models import BizType, BookingRecord, BookingStatus
+
+    return BookingRecord.objects.create(
+        booking_id="BK20261201002",
+        user=user,
+        biz_type=BizType.FLIGHT,
+        external_order_no="FL261201000002",
+        status=BookingStatus.CONFIRMED,
+        amount=Decimal("2380.00"),
+        details={
+            "number": "MU5101",
+            "name": "东方航空",
+            "origin": "上海",
+            "destination": "成都",
+            "depart": "2026-12-19T18:45",
+            "arrive": "2026-12-20T03:55",
+            "passengers": ["张三"],
+        },
+    )

@@ -15,6 +15,7 @@ from django.utils import timezone, translation
 from aftersale.models import AftersaleNotice, BizOrder, HitlTicket, TicketEvent, TicketKind
 from aftersale.services.workflow import aftersale_request_submit
 from bookings.models import BizType, BookingRecord, BookingStatus
+from tests.aftersale.conftest import paid_flight
 
 pytestmark = pytest.mark.django_db
 
@@ -206,23 +207,7 @@ def test_a_paused_hotel_cancel_says_which_hotel_dates_and_guests_it_would_cancel
 
 
 def test_a_paused_flight_cancel_says_which_flight_route_times_and_passengers(reader, demo_alice):
-    BookingRecord.objects.create(
-        booking_id="BK20261201002",
-        user=demo_alice,
-        biz_type=BizType.FLIGHT,
-        external_order_no="FL261201000002",
-        status=BookingStatus.CONFIRMED,
-        amount=Decimal("2380.00"),
-        details={
-            "number": "MU5101",
-            "name": "东方航空",
-            "origin": "上海",
-            "destination": "成都",
-            "depart": "2026-12-19T18:45",
-            "arrive": "2026-12-20T03:55",
-            "passengers": ["张三"],
-        },
-    )
+    paid_flight(demo_alice)
     ticket = HitlTicket.objects.create(
         ticket_no="TCPFLIGHT001",
         kind=TicketKind.CHECKPOINT,

@@ -7,7 +7,6 @@ The checks reuse tests/test_one_language.py (`visible`, `foreign_chinese`, `name
 ticket's own sections and stricter for Chinese: there, any English word outside a name or a code fails."""
 
 import re
-from decimal import Decimal
 from html.parser import HTMLParser
 
 import pytest
@@ -18,9 +17,10 @@ from aftersale.models import BizOrder, HitlTicket, OrderEvent, TicketEvent
 from aftersale.reasons import event_reason_text
 from aftersale.services.execution import ticket_decide
 from aftersale.services.workflow import aftersale_request_submit
-from bookings.models import BizType, BookingEvent, BookingRecord, BookingStatus
+from bookings.models import BookingEvent
 from bookings.reasons import booking_event_reason_text
 from bookings.services import BookingError, booking_cancel
+from tests.aftersale.conftest import paid_flight
 from tests.test_one_language import foreign_chinese, names_in_data
 
 pytestmark = pytest.mark.django_db
@@ -55,23 +55,7 @@ def refund_executed(demo_alice, demo_approver, supplier_sandbox, django_capture_
 @pytest.fixture
 def cancel_waiting(demo_alice, settings):
     settings.BOOKINGS_CANCEL_APPROVAL_ABOVE = 1000
-    BookingRecord.objects.create(
-        booking_id="BK20261201002",
-        user=demo_alice,
-        biz_type=BizType.FLIGHT,
-        external_order_no="FL261201000002",
-        status=BookingStatus.CONFIRMED,
-        amount=Decimal("2380.00"),
-        details={
-            "number": "MU5101",
-            "name": "东方航空",
-            "origin": "上海",
-            "destination": "成都",
-            "depart": "2026-12-19T18:45",
-            "arrive": "2026-12-20T03:55",
-            "passengers": ["张三"],
-        },
-    )
+    paid_flight(demo_alice)
     with pytest.raises(BookingError):
         booking_cancel(user=demo_alice, booking_id="BK20261201002")
     return HitlTicket.objects.get(entity="BK20261201002")
