@@ -59,7 +59,7 @@ DEMO_ORDERS: tuple[DemoOrder, ...] = (
         status=OrderStatus.DELIVERED,
         purpose="Not returnable: delivered 15 days ago, past the 7-day no-reason window.",
         paid_days_ago=18,
-        items=({"name": "登山鞋", "qty": 1, "price": 599},),
+        items=({"name": "登山鞋", "name_en": "Hiking boots", "qty": 1, "price": 599},),
         delivered_days_ago=15,
     ),
     DemoOrder(
@@ -69,7 +69,7 @@ DEMO_ORDERS: tuple[DemoOrder, ...] = (
         status=OrderStatus.DELIVERED,
         purpose="Carol's order: when alice asks about it, it is someone else's order.",
         paid_days_ago=5,
-        items=({"name": "冲锋衣", "qty": 1, "price": 899},),
+        items=({"name": "冲锋衣", "name_en": "Waterproof shell jacket", "qty": 1, "price": 899},),
         delivered_days_ago=2,
     ),
     DemoOrder(
@@ -79,7 +79,7 @@ DEMO_ORDERS: tuple[DemoOrder, ...] = (
         status=OrderStatus.DELIVERED,
         purpose="Returnable: delivered 3 days ago, inside the 7-day window.",
         paid_days_ago=6,
-        items=({"name": "登山杖", "qty": 2, "price": 129},),
+        items=({"name": "登山杖", "name_en": "Trekking pole", "qty": 2, "price": 129},),
         delivered_days_ago=3,
     ),
     DemoOrder(
@@ -119,7 +119,10 @@ DEMO_ORDERS: tuple[DemoOrder, ...] = (
         status=OrderStatus.DELIVERED,
         purpose="Returnable: bob's gear delivered yesterday.",
         paid_days_ago=4,
-        items=({"name": "速干T恤", "qty": 2, "price": 169}, {"name": "户外头灯", "qty": 1, "price": 129}),
+        items=(
+            {"name": "速干T恤", "name_en": "Quick-dry T-shirt", "qty": 2, "price": 169},
+            {"name": "户外头灯", "name_en": "Headlamp", "qty": 1, "price": 129},
+        ),
         delivered_days_ago=1,
     ),
 )
@@ -201,7 +204,10 @@ def order_fields(spec: DemoOrder, *, now: datetime, today: date) -> dict[str, An
         activity = Activity.objects.filter(title=spec.activity_title).order_by("id").first()
         if activity is None:
             raise LookupError(f"Demo activity {spec.activity_title!r} is missing: seed the activities first")
-        items = [{"name": activity.title, "qty": 1, "price": _money(activity.price)}]
+        english = getattr(activity, "title_en", None)  # the catalogue's English title (itinerary.translation)
+        chinese = getattr(activity, "title_zh_hans", None) or activity.title
+        items = [{"name": chinese, **({"name_en": english} if english else {}), "qty": 1}]
+        items[0]["price"] = _money(activity.price)
     amount = sum((Decimal(str(item["price"])) * item["qty"] for item in items), Decimal("0"))
     return {
         "category": spec.category,

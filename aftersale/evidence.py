@@ -28,6 +28,7 @@ from aftersale.models import (
     TicketKind,
     TicketStatus,
     Verdict,
+    item_name,
 )
 from aftersale.policy import REASONS, policy_reason_text, ticket_verdict_reason
 from aftersale.reasons import event_reason_text, reasons_text, summary_text
@@ -258,7 +259,7 @@ def items_table(items: Any) -> SafeString:
             subtotal = EMPTY
         rows.append(
             (
-                item.get("name") or EMPTY,
+                item_name(item) or EMPTY,
                 qty if qty is not None else EMPTY,
                 f"¥{price}" if price is not None else EMPTY,
                 subtotal,

@@ -3,8 +3,8 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import Case, DateTimeField, F, IntegerField, Q, Value, When
+from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
 
 from core.models import StatusEvent
 from core.tracing import current_trace_id
@@ -115,6 +115,21 @@ class BizOrder(models.Model):
 
     def __str__(self) -> str:
         return f"{self.order_id} {self.get_category_display()} ¥{self.amount} {self.get_status_display()}"
+
+    @property
+    def item_names(self) -> list[str]:
+        """What was bought, each item named in the active language (`item_name`)."""
+        return [name for name in map(item_name, self.items or []) if name]
+
+
+def item_name(item: object) -> str:
+    """An order item's name in the active language: its English name (`name_en`, kept beside the name by the shop
+    and by the demo) on an English page, else the name as the shop wrote it; "" for an item without a name."""
+    if not isinstance(item, dict):
+        return ""
+    name = str(item.get("name") or "").strip()
+    english = str(item.get("name_en") or "").strip()
+    return english if english and (get_language() or "").startswith("en") else name
 
 
 class OrderEvent(StatusEvent):

@@ -106,9 +106,10 @@ def _words(*, order: BizOrder, action: str) -> list[str]:
     words = list(ACTION_WORDS.get(action.upper(), ()))
     words += STATUS_WORDS.get(order.status, ())
     for item in order.items or []:
-        name = item.get("name") if isinstance(item, dict) else None
-        if isinstance(name, str) and name.strip():
-            words.append(name.strip())
+        for key in ("name", "name_en"):
+            name = item.get(key) if isinstance(item, dict) else None
+            if isinstance(name, str) and name.strip():
+                words.append(name.strip())
     return [word.lower() for word in dict.fromkeys(words)]
 
 

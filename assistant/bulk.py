@@ -368,7 +368,14 @@ def _seed_activities(wanted: int, *, today: dt.date, batch_size: int) -> tuple[i
 
 # -- orders ---------------------------------------------------------------------------------------------------------
 
-GOODS = (("登山鞋", 599), ("冲锋衣", 899), ("登山杖", 129), ("速干T恤", 169), ("户外头灯", 129), ("睡袋", 459))
+GOODS = (
+    ("登山鞋", "Hiking boots", 599),
+    ("冲锋衣", "Waterproof shell jacket", 899),
+    ("登山杖", "Trekking pole", 129),
+    ("速干T恤", "Quick-dry T-shirt", 169),
+    ("户外头灯", "Headlamp", 129),
+    ("睡袋", "Sleeping bag", 459),
+)
 ACTIVITY_ORDER_STATUSES = (
     (OrderStatus.PAID, 45),
     (OrderStatus.COMPLETED, 30),
@@ -436,7 +443,10 @@ def _order(seq: int, *, users: dict[int, int], wanted_users: int, catalogue: lis
         }
     else:
         picked = rng.sample(GOODS, rng.randint(1, 3))
-        items = [{"name": name, "qty": rng.randint(1, 2), "price": price} for name, price in picked]
+        items = [
+            {"name": name, "name_en": english, "qty": rng.randint(1, 2), "price": price}
+            for name, english, price in picked
+        ]
         status = _weighted(rng, GOODS_ORDER_STATUSES)
         delivered = status in {OrderStatus.DELIVERED, OrderStatus.COMPLETED, OrderStatus.RETURNED}
         fields |= {

@@ -46,6 +46,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from aftersale.models import (
     LIVE_TICKET_STATUSES,
@@ -57,6 +58,7 @@ from aftersale.models import (
     TicketKind,
     TicketStatus,
     Verdict,
+    item_name,
 )
 from aftersale.policy import (
     REASON_KINDS,
@@ -355,10 +357,13 @@ def _card(state: WorkflowState, finding: PolicyFinding) -> dict[str, Any]:
     order = state.order
     names = []
     for item in order.items or []:
-        if isinstance(item, dict) and str(item.get("name") or "").strip():
+        if name := item_name(item):
             qty = item.get("qty")
-            names.append(f"{item['name']} ×{qty}" if isinstance(qty, int) and qty > 1 else str(item["name"]))
-    rows = [[_("Order"), order.order_id], [_("What"), "、".join(names) or order.get_category_display()]]
+            names.append(f"{name} ×{qty}" if isinstance(qty, int) and qty > 1 else name)
+    rows = [
+        [_("Order"), order.order_id],
+        [_("What"), pgettext("list separator", ", ").join(names) or order.get_category_display()],
+    ]
     if order.service_date:
         rows.append([_("Date"), order.service_date.isoformat()])
     rows += [

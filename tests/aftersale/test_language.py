@@ -120,3 +120,22 @@ def test_a_models_own_reason_is_shown_as_it_was_written(demo_alice, ticket_for):
 
     with translation.override("zh-hans"):
         assert ticket_verdict_reason(ticket) == "The photos do not show the lock."
+
+
+def test_order_items_are_named_in_the_readers_language_on_the_requests_page_and_the_card(client, demo_alice):
+    client.force_login(demo_alice)
+    english = client.get(reverse("aftersale:requests"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    chinese = client.get(reverse("aftersale:requests"), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "ORD-004" in english and "Trekking pole" in english and "Hiking boots" in english
+    assert "登山杖" not in english and "登山鞋" not in english
+    assert "ORD-004" in chinese and "登山杖" in chinese and "Trekking pole" not in chinese
+
+    asked = chat_turn(user=demo_alice, message="I want to return order ORD-004", page_language="en")
+    result = chat_turn(
+        user=demo_alice, message="it does not fit", conversation_id=asked.conversation_id, page_language="en"
+    )
+    assert result.cards, result.reply
+    card = result.cards[0]
+    assert card["type"] == "confirmation"
+    assert ["What", "Trekking pole ×2"] in card["rows"], card["rows"]
+    assert not HitlTicket.objects.exists()  # a card to confirm, nothing filed
