@@ -4,9 +4,9 @@ The traveller never touches a mouse: every step is a key press (Tab, Shift+Tab, 
 page.keyboard sends them; nothing is clicked or focused by the test. She signs in, types her request with the
 passenger's name and mobile; the reply lists two flights and proposes the first on a confirmation card. She
 Shift+Tabs back to the second flight's pick button and presses Enter, Tabs on to the new confirmation card's Confirm
-and presses Space. The flight is booked for her and nothing else; the booking card is on
-the page; the focus is back in the message box; the page's live region (read out by screen readers) holds the reply;
-and Tab leads out of the conversation and round the page (no keyboard trap).
+(its focus ring showing) and presses Space. The second flight is booked for her and nothing else; the booking card
+is on the page; the focus is back in the message box; the page's live region (read out by screen readers) holds the
+reply; and Tab leads out of the conversation and round the page (no keyboard trap).
 """
 
 import pytest
@@ -91,7 +91,11 @@ def _story(base: str, browser, user_factory, supplier_sandbox) -> None:  # noqa:
     assert not BookingRecord.objects.exists(), "nothing is booked before the traveller confirms"
 
     # on to the confirmation card's Confirm, pressed with Space
-    _press_until_focused(page, "Tab", card.locator("button[data-confirm]"))
+    confirm = card.locator("button[data-confirm]")
+    _press_until_focused(page, "Tab", confirm)
+    # where the keyboard is shows: the site's focus ring (3 px in the accent colour), not only the browser's faint one
+    ring = confirm.evaluate("(el) => { const s = getComputedStyle(el); return [s.outlineStyle, s.outlineWidth]; }")
+    assert ring == ["solid", "3px"], ring
     page.keyboard.press("Space")
     expect(turns).to_have_count(3)
     booked = turns.nth(2).locator("[data-card=booking]")
@@ -105,8 +109,9 @@ def _story(base: str, browser, user_factory, supplier_sandbox) -> None:  # noqa:
     assert booking.biz_type == "FLIGHT"
     assert booking.status == BookingStatus.PENDING_PAYMENT
     expect(booked).to_have_attribute("data-booking-id", booking.booking_id)
-    assert supplier_sandbox.stats()["cancels"]["total"] == 0
-    assert supplier_sandbox.stats()["payments"]["total"] == 0
+    supplier = supplier_sandbox.stats()
+    assert supplier["orders"]["total"] == 1 and supplier["orders"]["byProduct"] == {"flight": 1}, supplier["orders"]
+    assert supplier["cancels"]["total"] == 0 and supplier["payments"]["total"] == 0
 
     # the keyboard is back in the message box, and the live region has the reply for a screen reader
     expect(page.locator("#message")).to_be_focused()
