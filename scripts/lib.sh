@@ -1,5 +1,5 @@
-# Shared by scripts/run.sh and scripts/test.sh: a virtualenv with requirements.txt installed.
-# Re-installs only when requirements.txt changed since the last install.
+# Shared by scripts/run.sh and scripts/test.sh: a virtualenv with requirements.txt installed (and, for the tests,
+# node_modules from package-lock.json). Each re-installs only when its list changed since the last install.
 
 ensure_venv() {
   local py="${PYTHON:-python3}"
@@ -17,6 +17,27 @@ ensure_venv() {
     echo "$want" > "$stamp"
   fi
   export PATH="$PWD/.venv/bin:$PATH"
+}
+
+# node_modules from package-lock.json (axe-core, which tests/browser inject into pages to check accessibility).
+# Re-installs only when the lock changed since the last install; without npm the accessibility tests skip and say so.
+ensure_node_modules() {
+  local stamp=node_modules/.package-lock.sha256
+  local want
+  want=$(sha256sum package-lock.json | cut -d' ' -f1)
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+    return 0
+  fi
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "· npm is not installed: the accessibility tests (axe-core) will skip" >&2
+    return 0
+  fi
+  echo "· installing package-lock.json into node_modules" >&2
+  if npm ci --quiet --no-audit --no-fund >/dev/null; then
+    echo "$want" > "$stamp"
+  else
+    echo "· npm ci failed: the accessibility tests (axe-core) will skip" >&2
+  fi
 }
 
 # tcp_open HOST PORT: true when something listens there.

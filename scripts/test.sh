@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
 ensure_venv
+ensure_node_modules
 mkdir -p var
 
 # tests/browser drive Debian's Chromium (never a Playwright download): install it once where apt-get can.

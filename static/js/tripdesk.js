@@ -104,3 +104,63 @@ document.addEventListener("click", (event) => {
     details.open = false;
   }
 });
+
+// Screen readers hear each new reply: every reply, staff message or notice added to #messages (a sent message, a
+// chip, a card's button, or the page's live part) has its text copied into #chat-announcer, a visually hidden
+// role="log" region. The turn itself is not live: it would be read whole, the traveller's own words and every card.
+// An error bubble says itself (role="alert").
+const announcer = document.getElementById("chat-announcer");
+const messageList = document.getElementById("messages");
+const ANNOUNCED = ".bubble.assistant:not([role=alert]), .bubble.staff, .handover-sent";
+const ANNOUNCEMENTS_KEPT = 5;
+
+function announce(node) {
+  const bubbles = node.matches(ANNOUNCED) ? [node] : node.querySelectorAll(ANNOUNCED);
+  bubbles.forEach((bubble) => {
+    const text = (bubble.innerText || bubble.textContent).replace(/\s+/g, " ").trim();  // innerText: a <br> is a break
+    if (!text) {
+      return;
+    }
+    const line = document.createElement("p");
+    line.textContent = text;
+    announcer.append(line);
+    while (announcer.childElementCount > ANNOUNCEMENTS_KEPT) {
+      announcer.firstElementChild.remove();
+    }
+  });
+}
+
+if (announcer && messageList) {
+  new MutationObserver((changes) => {
+    changes.forEach((change) => {
+      change.addedNodes.forEach((node) => {
+        if (node instanceof Element) {
+          announce(node);
+        }
+      });
+    });
+  }).observe(messageList, { childList: true });
+}
+
+// Keyboard users keep their place: when a reply arrives after a button that the request disabled (Confirm, Pay now,
+// Send), the focus would be lost to the page's start, so it goes back to the message box. Only after a key press:
+// a tap on a phone would otherwise pop up its keyboard.
+let lastInputWasKeyboard = false;
+document.addEventListener("keydown", () => {
+  lastInputWasKeyboard = true;
+}, true);
+document.addEventListener("pointerdown", () => {
+  lastInputWasKeyboard = false;
+}, true);
+
+document.addEventListener("htmx:afterSettle", (event) => {
+  const composer = document.getElementById("message");
+  const source = event.detail.requestConfig?.elt;
+  if (!composer || !lastInputWasKeyboard || !(source instanceof HTMLFormElement) || !source.dataset.scrollToLatest) {
+    return;
+  }
+  const focused = document.activeElement;
+  if (!focused || focused === document.body || focused.disabled || !focused.isConnected) {
+    composer.focus({ preventScroll: true });
+  }
+});
