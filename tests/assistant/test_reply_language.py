@@ -111,3 +111,75 @@ def test_a_place_name_alone_is_answered_in_the_conversations_language(chat, firs
     assert asked in reply["reply"], reply["reply"]
     assert Conversation.objects.get().language == ("en" if asked == "I still need" else "zh-hans")
     assert nothing_written()
+
+
+@pytest.fixture
+def demo_orders(supplier_sandbox, django_user_model):
+    from django.core.management import call_command
+
+    call_command("seed_demo", verbosity=0)
+    return django_user_model.objects.get(username="alice")
+
+
+def test_a_refusals_reason_is_worded_in_the_replys_language_whatever_language_the_tool_ran_in(demo_orders):
+    from django.utils import translation
+
+    from assistant.agent import default_registry
+    from assistant.llm.schema import Intent, IntentName
+    from assistant.presenters import present
+    from assistant.turn import TurnContext
+    from core.tools import ToolContext
+    from tests.assistant.conftest import TODAY
+
+    asked = {"order_id": "ORD-005", "action": "REFUND", "reason": "my plans changed", "reason_kind": "TICKET"}
+    tool_context = ToolContext(user=demo_orders, conversation_id="c", language="zh-hans", request_text="refund ORD-005")
+    with translation.override("zh-hans"):  # the service worded its reason in Chinese
+        envelope = default_registry().call("request_aftersale", asked, tool_context)
+    assert envelope["code"] == "INELIGIBLE" and CJK.search(envelope["message"])
+
+    reply = present([envelope], TurnContext(Intent(intent=IntentName.AFTERSALE), demo_orders, TODAY, "en"))
+
+    assert "within 48 hours" in reply.text and not CJK.search(reply.text), reply.text
+    assert not PendingAction.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("sentence", "language"),
+    [("订单ORD-001我要退款", "zh-hans"), ("refund order ORD-001", "en"), ("ORD-001退款进度", "zh-hans")],
+)
+@pytest.mark.parametrize("page", ["zh-hans", "en"])
+def test_an_order_number_touching_chinese_words_says_nothing_about_the_language(sentence, language, page):
+    from assistant.replies import reply_language
+
+    assert reply_language(sentence, page) == language
+
+
+@pytest.mark.parametrize(
+    ("sentence", "page", "asked", "chips"),
+    [
+        ("帮我 book a flight from 上海 to 北京 on Dec 10", "en", "I still need", r"^[\x00-\x7f]+$"),
+        ("帮我 book a flight from 上海 to 北京 on Dec 10", "zh-hans", "还需要", CJK.pattern),
+        ("I want to 订 a hotel in 大理 from Dec 10 to Dec 12", "en", "I still need", r"^[\x00-\x7f]+$"),
+    ],
+)
+def test_a_sentence_in_both_languages_gets_its_question_chips_and_cards_in_the_pages_language(
+    alice, channel, supplier_sandbox, sentence, page, asked, chips
+):
+    """The reply to a mixed sentence as the chat page shows it: its question, its option cards and its chips all
+    in the page's language."""
+    from django.test import Client
+
+    from tests.test_one_language import visible
+
+    client = Client(HTTP_ACCEPT_LANGUAGE=page)
+    client.force_login(alice)
+
+    response = client.post("/chat/send", {"message": sentence}, HTTP_HX_REQUEST="true")
+
+    shown = visible(response.content.decode())
+    assert asked in " ".join(shown), shown
+    labels = re.findall(r'<button type="submit" class="chip">([^<]*)</button>', response.content.decode())
+    assert labels and all(re.search(chips, label) for label in labels), labels
+    card_words = {"en": ("/person", "night"), "zh-hans": ("/人", "晚")}[page]
+    assert any(word in text for text in shown for word in card_words), shown
+    assert nothing_written()
