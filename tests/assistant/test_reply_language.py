@@ -183,3 +183,23 @@ def test_a_sentence_in_both_languages_gets_its_question_chips_and_cards_in_the_p
     card_words = {"en": ("/person", "night"), "zh-hans": ("/人", "晚")}[page]
     assert any(word in text for text in shown for word in card_words), shown
     assert nothing_written()
+
+
+def test_an_english_conversation_reopened_on_a_chinese_page_shows_its_cards_in_english(
+    alice, channel, supplier_sandbox
+):
+    from django.test import Client
+
+    from tests.test_one_language import visible
+
+    english, chinese = Client(HTTP_ACCEPT_LANGUAGE="en"), Client(HTTP_ACCEPT_LANGUAGE="zh-hans")
+    english.force_login(alice)
+    chinese.force_login(alice)
+    english.post("/chat/send", {"message": "book a flight from Shanghai to Chengdu on Dec 19"})
+
+    page = " ".join(visible(chinese.get("/").content.decode()))
+
+    assert "I still need" in page and "/person" in page, page  # the reply and its option cards, in English
+    assert "/人" not in page and "还需要" not in page
+    assert "发送" in page or "助手" in page  # the page around them in Chinese
+    assert nothing_written()
