@@ -119,6 +119,9 @@ def _echoed(messages: list[str]) -> list[str]:
 
 
 OTHER = {"zh-hans": "en", "en": "zh-hans"}
+# Not typed: the first "Book this plan" button of the previous reply, pressed.
+BOOK_FIRST_PLAN = "<book the first plan>"
+BUTTON = re.compile(r'name="message" value="([^"]*)">\s*<input type="hidden" name="choice" value="([^"]*)"')
 
 
 @dataclass(frozen=True)
@@ -226,6 +229,45 @@ SCRIPTS = [
         ("refund order ORD-007, my plans changed",),
         ends="REJECTED",
     ),
+    Script(
+        "activity detail",
+        ("大理有什么活动", "第一个详细介绍一下"),
+        ("activities in Dali", "tell me more about the first one"),
+        ends="ANSWERED",
+    ),
+    Script("search, nothing found", ("大理5块钱以内的活动",), ("activities in Dali under 5 yuan",), ends="EMPTY"),
+    Script("weather, unknown place", ("火星明天天气怎么样",), ("weather on Mars tomorrow",), ends=""),
+    Script(
+        "a date that has passed",
+        ("帮我订11月20号上海飞成都的机票",),
+        ("book a flight from Shanghai to Chengdu on Nov 20",),
+        ends="CLARIFY",
+    ),
+    Script(
+        "two requests in one",
+        ("帮我规划三天丽江行程，顺便查天气",),
+        ("plan a 3-day trip to Lijiang and check the weather",),
+        ends="ANSWERED",
+    ),
+    Script(
+        "a flight and a hotel kept for later",
+        ("帮我订12月19号上海飞成都的机票，再订成都的酒店住两晚",),
+        ("book a flight from Shanghai to Chengdu on Dec 19 and a hotel in Chengdu for 2 nights",),
+        ends="",
+    ),
+    Script("nothing to confirm", ("确认",), ("confirm",), ends="REJECTED"),
+    Script("travel plan, where to", ("帮我做个旅行计划",), ("make me a travel plan",), ends=""),
+    Script(
+        "round trip, plan booked",
+        ("上海到成都12月19日去22日回，有哪些组合", BOOK_FIRST_PLAN, "张三 13800000000", "确认"),
+        (
+            "Shanghai to Chengdu, Dec 19 to 22, what are the options",
+            BOOK_FIRST_PLAN,
+            "Zhang San 13800000000",
+            "confirm",
+        ),
+        ends="ANSWERED",
+    ),
     Script("progress, no order named", ("我的退款到哪一步了",), ("where is my refund",), ends="ANSWERED"),
     Script("handover", ("转人工",), ("talk to a person",), ends="HANDOVER"),
     Script("did you mean", ("丽江那个事儿弄得咋样了",), ("any news on the Lijiang matter",), ends="CLARIFY"),
@@ -267,9 +309,14 @@ def _converse(user, page: str, messages: tuple[str, ...]) -> list[tuple[str, lis
     client = Client(HTTP_ACCEPT_LANGUAGE=page)
     client.force_login(user)
     client.post("/chat/new")
-    shown = []
+    shown, previous = [], ""
     for message in messages:
-        response = client.post("/chat/send", {"message": message}, HTTP_HX_REQUEST="true")
+        sent = {"message": message}
+        if message == BOOK_FIRST_PLAN:
+            said, choice = BUTTON.search(previous).groups()
+            sent = {"message": html.unescape(said), "choice": html.unescape(choice)}
+        response = client.post("/chat/send", sent, HTTP_HX_REQUEST="true")
+        previous = response.content.decode()
         assert response.status_code == 200, response.content[:300]
         # the turn (the reply, its cards and chips), not the news about bookings below it: those are the page's
         turn = response.content.decode().split('<div class="notice-turn"')[0]
