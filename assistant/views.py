@@ -123,13 +123,13 @@ def _show_staff_replies(request, cid, turns) -> None:
     live part of the page does not show it again."""
     replies = list(handover_replies(user=request.user, conversation_id=cid))
     handover_news_shown(user=request.user, message_ids=[m.pk for m in replies if m.shown_at is None])
-    items = staff_items(replies, request.LANGUAGE_CODE)
     for turn in turns:
         turn.staff = []
-    for reply, item in zip(replies, items, strict=True):
+    for reply in replies:
         before = [turn for turn in turns if turn.created_at <= reply.created_at]
-        if before:
-            before[-1].staff.append(item)
+        if before:  # framed in the language of the turn it follows, like the rest of that turn
+            language = getattr(before[-1], "language", None) or request.LANGUAGE_CODE
+            before[-1].staff.extend(staff_items([reply], language))
 
 
 @login_required
