@@ -40,7 +40,7 @@ LATIN_NAMES = ("TripDesk",)
 
 # (c) Names with no English yet, each kind an entry: delete an entry once its names are translated, and the check
 # tightens. They lean on two other parts of issue 29: activity titles and their text on the bilingual catalogue
-# (django-modeltranslation, `title_en`), place labels and the supplier's names (airlines, hotels, cabins, seats) on
+# (django-modeltranslation, `title_en`), place labels and the supplier's names (airlines, hotels) on
 # the English supplier names ("Beijing (北京)" then passes as (a)).
 def _activity_titles() -> set[str]:
     """Activity titles and descriptions (the catalogue's own Chinese)."""  # -> the bilingual catalogue
@@ -59,9 +59,9 @@ def _place_names() -> set[str]:
 
 
 def _supplier_names() -> set[str]:
-    """Airlines, cabins and seats as the sandbox supplier names them; hotels: HOTEL_NAME."""  # -> English names
-    cabins = {"经济舱"}  # the sandbox's one flight cabin (bookings/sandbox/inventory.py)
-    return {name for _code, name in inventory.AIRLINES} | {seat for seat, _factor in inventory.TRAIN_SEATS} | cabins
+    """Airlines as the sandbox supplier names them (cabins and seats read in English already: locale/en); hotels:
+    HOTEL_NAME."""  # -> English supplier names
+    return {name for _code, name in inventory.AIRLINES}
 
 
 def _order_items() -> set[str]:
@@ -72,7 +72,7 @@ def _order_items() -> set[str]:
 UNTRANSLATED = {
     "activity titles and descriptions": _activity_titles,
     "place names": _place_names,
-    "supplier names (airlines, cabins, seats)": _supplier_names,
+    "supplier names (airlines)": _supplier_names,
     "order items": _order_items,
 }
 # Hotel names the sandbox makes up (place word + brand: 大理机场假日酒店): supplier names, as above.
