@@ -105,6 +105,8 @@ def request_aftersale(
         "action": action,
         "reason": outcome.reason or "",
         "reason_kind": reason_kind,
+        "reason_code": outcome.reason_code if not outcome.ok else "",
+        "reason_facts": outcome.reason_facts if not outcome.ok else {},
     }
     if not outcome.ok:
         if outcome.code == Code.ORDER_NOT_FOUND:

@@ -19,8 +19,9 @@ from assistant.llm.places import places_in
 LANGUAGES = ("zh-hans", "en")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]{2,}")
-# Order, booking, flight and train numbers (ORD-002, BK2026…, MU5101) say nothing about the language.
-_CODES = re.compile(r"\b[A-Za-z]{1,4}-?\d[\w-]*")
+# Order, booking, flight and train numbers (ORD-002, BK2026…, MU5101) say nothing about the language, also when
+# Chinese touches them ("订单ORD-001我要退款": no word boundary there, and the Chinese after it is no part of it).
+_CODES = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{1,4}-?\d[A-Za-z0-9-]*")
 
 
 def reply_language(message: str, page_language: str, *, conversation_language: str | None = None) -> str:

@@ -75,6 +75,8 @@ class TurnResult:
     # What staff wrote in this conversation (and the word that the assistant is back) since the traveller last saw
     # it: shown once, with this reply (`assistant.handovers`).
     staff: list[dict] = field(default_factory=list)
+    # The reply's language (`reply_language`): its cards and chips are shown in it too, whatever the page's.
+    language: str = ""
 
 
 def clean_message(raw: object) -> str:
@@ -179,7 +181,7 @@ def chat_turn(
         # Refused before it becomes a turn: the limit's counter moved, and nothing is read or written.
         language = reply_language(text, page_language)
         reply = compose("rate_limited", language, limit=settings.ASSISTANT_DAILY_TURN_LIMIT)
-        return TurnResult(str(conversation_id or ""), reply, None, [], [], TurnOutcome.RATE_LIMITED)
+        return TurnResult(str(conversation_id or ""), reply, None, [], [], TurnOutcome.RATE_LIMITED, language=language)
 
     asked = as_uuid(conversation_id) if conversation_id else None
     remembered = memory_load(str(asked)) if asked else Memory()
@@ -632,4 +634,5 @@ def _record(conversation, user, language, text, intent, reply, port, started, ca
             "latency_ms": latency_ms,
             "channel": reply.channel,
         },
+        language=language,
     )

@@ -28,6 +28,7 @@ from assistant import cards as card_builders
 from assistant.actions import pending_action_statuses
 from assistant.handovers import handover_news, handover_news_shown, handover_replies
 from assistant.presenters.handover import staff_items
+from assistant.replies import reply_language
 from assistant.selectors import conversation_get, conversation_latest, conversation_turns, conversations_for_user
 from assistant.services import (
     ConversationNotFound,
@@ -81,6 +82,15 @@ def _show_current(turns, card_type: str, key: str, rows: QuerySet, card_of) -> N
             card.update(card_of(current[card[key]]))
 
 
+def _show_languages(turns, page_language: str) -> None:
+    """Each earlier turn is shown in the language it was answered in, its cards too, whatever the page's: read from
+    its message as the turn read it (`reply_language`; a message of place names alone keeps the turn before's)."""
+    language = None
+    for turn in turns:
+        language = reply_language(turn.message, page_language, conversation_language=language)
+        turn.language = language
+
+
 def _show_current_bookings(user, turns) -> None:
     """Booking cards of earlier turns show the booking as it is now (paid, expired, its new times)."""
     _show_current(turns, "booking", "booking_id", bookings_for_user(user=user), card_builders.booking_card)
@@ -113,13 +123,13 @@ def _show_staff_replies(request, cid, turns) -> None:
     live part of the page does not show it again."""
     replies = list(handover_replies(user=request.user, conversation_id=cid))
     handover_news_shown(user=request.user, message_ids=[m.pk for m in replies if m.shown_at is None])
-    items = staff_items(replies, request.LANGUAGE_CODE)
     for turn in turns:
         turn.staff = []
-    for reply, item in zip(replies, items, strict=True):
+    for reply in replies:
         before = [turn for turn in turns if turn.created_at <= reply.created_at]
-        if before:
-            before[-1].staff.append(item)
+        if before:  # framed in the language of the turn it follows, like the rest of that turn
+            language = getattr(before[-1], "language", None) or request.LANGUAGE_CODE
+            before[-1].staff.extend(staff_items([reply], language))
 
 
 @login_required
@@ -129,6 +139,7 @@ def chat_page(request):
     _show_current_status(request.user, turns)
     _show_current_bookings(request.user, turns)
     _show_current_tickets(request.user, turns)
+    _show_languages(turns, request.LANGUAGE_CODE)
     if cid:
         _show_staff_replies(request, cid, turns)
     starters = [_(starter) for starter in STARTERS]

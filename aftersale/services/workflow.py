@@ -144,7 +144,8 @@ class WorkflowOutcome:
       else's: the same answer), INELIGIBLE.
     - `ticket`: the ticket that answers the request (None when rejected).
     - `reason`, `verdict`, `policy_ids`, `flagged`: the verdict's evidence; `policies`: the retrieved passages,
-      those the verdict cites first.
+      those the verdict cites first; `reason_code` and `reason_facts`: the reason as data when code gave it (the
+      policy), to be worded in the reader's language (`aftersale.policy.policy_reason_text`).
     - `path`: the graph's nodes visited, in order.
     """
 
@@ -157,6 +158,8 @@ class WorkflowOutcome:
     verdict: str = ""
     policy_ids: list[Any] = field(default_factory=list)
     flagged: bool = False
+    reason_code: str = ""
+    reason_facts: dict[str, Any] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -349,7 +352,9 @@ def _refuse(state: WorkflowState, finding: PolicyFinding) -> None:
     cited = [p for p in state.policies if p.get("id") in finding.policy_ids] or list(state.policies)
     policies = [{"id": p.get("id"), "title": p.get("title", "")} for p in cited]
     metrics.business_rejection(reason=f"aftersale:{Code.INELIGIBLE.value}")
-    raise AftersaleError(Code.INELIGIBLE, finding.reason, {"policies": policies, "order_id": state.order_id})
+    # The reason as its code and facts too, so a reply words it in its own language when it shows it.
+    reason = {"reason_code": finding.code, "reason_facts": dict(finding.facts)}
+    raise AftersaleError(Code.INELIGIBLE, finding.reason, {"policies": policies, "order_id": state.order_id, **reason})
 
 
 def _card(state: WorkflowState, finding: PolicyFinding) -> dict[str, Any]:
@@ -659,6 +664,8 @@ def _outcome(state: WorkflowState, status: str, ticket: HitlTicket | None) -> Wo
         verdict=state.verdict,
         policy_ids=list(state.policy_ids),
         flagged=state.flagged,
+        reason_code=state.reason_code,
+        reason_facts=dict(state.reason_facts),
     )
 
 

@@ -8,6 +8,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from aftersale.policy import policy_reason_text
 from aftersale.services.workflow import MISSING_REASON
 from assistant import cards
 from assistant.presenters.base import Presenter, merge_replies
@@ -50,7 +51,7 @@ def _request_reply(envelope: dict, context: TurnContext) -> Reply:
         code=envelope.get("code"),
         order_id=data.get("order_id") or "",
         ticket=card,
-        reason=data.get("reason") or "",
+        reason=_refusal_reason(data, context.language),
         policy=_reader_half((data.get("policies") or [{}])[0].get("title", ""), context.language),
         judged_by=_reader_half(judged_by.get("title", ""), context.language) if envelope.get("ok") else "",
         action=action,
@@ -93,6 +94,17 @@ def _open_progress(data: dict, ticket_cards: list[dict], context: TurnContext) -
 
 
 PRESENTERS: dict[str, Presenter] = {"aftersale": present_aftersale, "progress": present_progress}
+
+
+def _refusal_reason(data: dict, language: str) -> str:
+    """Why the policy refused, worded now in the reply's language from its code and facts (the tool may have run
+    under another language); a reason without a code (a model's own words) as it was given."""
+    code = data.get("reason_code")
+    if not code:
+        return data.get("reason") or ""
+    facts = data.get("reason_facts") if isinstance(data.get("reason_facts"), dict) else {}
+    with translation.override(language):
+        return policy_reason_text(code, facts)
 
 
 def _reader_half(title: str, language: str) -> str:

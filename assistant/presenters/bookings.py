@@ -129,7 +129,6 @@ def present_cancel(envelopes: list[dict], context: TurnContext) -> Reply:
                 "cancel_result",
                 context.language,
                 code=code,
-                message=envelope.get("message", ""),
                 booking_id=booking_id,
                 booking=card,
                 already=data.get("already_cancelled"),
@@ -199,7 +198,6 @@ def present_pay(envelopes: list[dict], context: TurnContext) -> Reply:
         "pay_result",
         context.language,
         code=code,
-        message=envelope.get("message", ""),
         booking_id=booking_id,
         booking=card,
         already=bool(data.get("already_paid")),
@@ -399,7 +397,7 @@ def present_rebook(envelopes: list[dict], context: TurnContext) -> Reply:
     data = _data(envelope)
     if not envelope.get("ok"):
         text = compose(
-            "rebook_result", context.language, ok=False, message=envelope.get("message", ""),
+            "rebook_result", context.language, ok=False, code=envelope.get("code"), status=data.get("status") or "",
             booking_id=data.get("booking_id") or "",
         )  # fmt: skip
         return Reply(text, "DEGRADED" if envelope.get("code") == Code.PLATFORM_UNAVAILABLE else "REJECTED")
