@@ -24,7 +24,9 @@ Answers vary in shape like real suppliers', but always the same way for a given 
 An order (`{…}` above) also carries `payDeadline`, `paidAt`, `cancelledBy` (`customer`, `supplier` or null) and
 `scheduleChange` (null, or `{"previousDepartTime", "previousArriveTime", "changedAt"}` once a flight's or train's
 times moved; `departTime` and `arriveTime` are then the new ones, in their own `YYYY-MM-DDTHH:MM` form, and the
-previous ones are those before this change). Its status is one of PENDING_PAYMENT, PAID, CANCELLED and EXPIRED: it
+previous ones are those before this change), and the English names of what it books that its search gave
+(`airlineEn`, `cabinEn`, `fromEn`, `toEn`; `nameEn`, `cityEn`, `addressEn`; `trainType`, `trainTypeEn`, and
+`seatTypeEn` in a train's resources). Its status is one of PENDING_PAYMENT, PAID, CANCELLED and EXPIRED: it
 is payable until `payDeadline` (created + `SANDBOX_SUPPLIER_PAY_MINUTES`), and an unpaid order past it becomes
 EXPIRED in the store as soon as any command loads it (the list too), even one that then answers an error.
 
