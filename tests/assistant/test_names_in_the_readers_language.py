@@ -214,3 +214,16 @@ def test_a_booking_the_model_reads_carries_its_names_in_english_whatever_the_pag
     assert summary["facts"]["name"] == "东方航空"
     english = summary["in_english"]
     assert (english["name"], english["route"], english["seat"]) == ("China Eastern", "Shanghai → Chengdu", "economy")
+
+
+@pytest.mark.parametrize(
+    ("language", "sentence", "said", "unsaid"),
+    [
+        ("en", "activities in Dali", "I found 1 activity in Dali (大理)", "in 大理"),
+        ("zh-hans", "大理有什么活动", "大理", "Dali"),
+    ],
+)
+def test_an_activity_search_names_its_place_in_the_readers_language(alice, dali, language, sentence, said, unsaid):
+    result = chat_turn(user=alice, message=sentence, today=TODAY, page_language=language)
+
+    assert said in result.reply and unsaid not in result.reply
