@@ -87,7 +87,9 @@ def present_platform(envelopes: list[dict], context: TurnContext) -> Reply:
     searches = [_data(e) for e in envelopes if _data(e).get("action") == "search"]
     if searches and not any(_has_results(d.get("answer")) for d in searches):
         arguments = searches[-1].get("arguments") or {}
-        conditions = " ".join(str(arguments[k]) for k in SEARCH_CONDITIONS if arguments.get(k))
+        with translation.override(language):  # the places searched, named as the cards name them
+            said = {k: place_name(arguments[k]) for k in ("from", "to", "city") if isinstance(arguments.get(k), str)}
+        conditions = " ".join(str(said.get(k) or arguments[k]) for k in SEARCH_CONDITIONS if arguments.get(k))
         text = compose("booking_failed", language, code="NOTHING_FOUND", what=what, conditions=conditions)
         return Reply(text, "EMPTY")
     text = compose("booking_need", language, what=what, biz_type=biz_type, missing=["contact"])

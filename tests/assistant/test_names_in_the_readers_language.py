@@ -227,3 +227,20 @@ def test_an_activity_search_names_its_place_in_the_readers_language(alice, dali,
     result = chat_turn(user=alice, message=sentence, today=TODAY, page_language=language)
 
     assert said in result.reply and unsaid not in result.reply
+
+
+@pytest.mark.parametrize(
+    ("language", "said"), [("en", "Beijing Shanghai 2026-12-11"), ("zh-hans", "北京 上海 2026-12-11")]
+)
+def test_a_platform_search_that_found_nothing_names_its_places_in_the_readers_language(alice, language, said):
+    from assistant.llm.schema import Intent
+    from assistant.presenters.bookings import present_platform
+    from assistant.turn import TurnContext
+
+    searched = {"action": "search", "product": "flight", "answer": {"flights": []}}
+    searched["arguments"] = {"from": "北京", "to": "上海", "date": "2026-12-11"}
+    context = TurnContext(intent=Intent.model_validate({"intent": "BOOK"}), user=alice, today=TODAY, language=language)
+
+    reply = present_platform([{"ok": True, "code": "OK", "message": "", "data": searched}], context)
+
+    assert reply.outcome == "EMPTY" and said in reply.text
