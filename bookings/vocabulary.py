@@ -49,20 +49,17 @@ AIRLINES = {
 # A train's kind, by the first letter of its number (G101 is a high-speed train, D8 a bullet train).
 TRAIN_KINDS = {"G": gettext_lazy("High-speed train"), "D": gettext_lazy("Bullet train")}
 ANY_TRAIN = pgettext_lazy("a kind of train", "Train")
-# The words the card and the page use for a name: `IN_READER_LANGUAGE` gives "%(english)s" in English and
-# "%(chinese)s" in Chinese (the .po files); `WITH_PLACE` is a name without an English one, with its place beside it.
-NAME_CONTEXT = "a supplier's name, in the reader's language"
-IN_READER_LANGUAGE = "%(english)s (%(chinese)s)"
-WITH_PLACE = "%(name)s (%(place)s)"
 
 
 def _in_reader_language(chinese: str, english: str) -> str:
-    """`english` for an English reader, `chinese` for a Chinese one (the .po files say which)."""
+    """`english` for an English reader, `chinese` for a Chinese one: the .po files say which (locale/en gives
+    "%(english)s", locale/zh_Hans "%(chinese)s"); a language without the entry shows both."""
     if not english or english == chinese:
         return chinese
     if not chinese:
         return english
-    return pgettext(NAME_CONTEXT, IN_READER_LANGUAGE) % {"english": english, "chinese": chinese}
+    words = pgettext("a supplier's name, in the reader's language", "%(english)s (%(chinese)s)")
+    return words % {"english": english, "chinese": chinese}
 
 
 def seat_name(word: object, english: object = "") -> str:
@@ -125,7 +122,11 @@ def hotel_name(name: object, english: object = "", *, city: object = "", city_en
     place = place_name(city, city_en)
     if not text or not place or place == str(city or "").strip():
         return text
-    return pgettext(NAME_CONTEXT, WITH_PLACE) % {"name": text, "place": place}
+    # locale/zh_Hans gives "%(name)s": a Chinese reader reads the name alone.
+    return pgettext("a supplier's name, in the reader's language", "%(name)s (%(place)s)") % {
+        "name": text,
+        "place": place,
+    }
 
 
 def names_shown(item: Mapping, biz_type: str) -> dict:
