@@ -59,14 +59,21 @@ def options_on_screen(refs: list[str], shown: dict[str, dict] | None = None) -> 
 
 
 def _card_facts(card: dict | None) -> str:
-    """What an option card showed beside its ref, in a parenthesis after it: " (18:05–20:15, ¥450.00)"."""
+    """What an option card showed beside its ref, in a parenthesis after it, with the English names:
+    " (Beijing → Shanghai, 厦门航空 / Xiamen Airlines, 18:05–20:15, 2 h 10 min, ¥450.00)"."""
     if not card:
         return ""
+    # Its names as the card showed them and in English, so a model replying in English can name it.
+    names = " / ".join(dict.fromkeys(str(n) for n in (card.get("name"), card.get("name_en")) if n))
     if card.get("biz_type") == "HOTEL":
         star = f" {card['star']}★" if card.get("star") else ""
-        facts = [f"{card.get('name') or card.get('title')}{star}", f"{card.get('nights')} nights"]
+        facts = [f"{names or card.get('title')}{star}", f"{card.get('nights')} nights"]
     else:
         facts = [f"{card.get('depart_time')}–{card.get('arrive_time')}", str(card.get("duration") or "")]
+        if card.get("biz_type") == "FLIGHT" and names:
+            facts.insert(0, names)
+        if card.get("route_en"):
+            facts.insert(0, str(card["route_en"]))
     facts.append(f"¥{card.get('total')}")
     return " (" + ", ".join(f for f in facts if f) + ")"
 

@@ -14,7 +14,8 @@ from aftersale.models import TicketAction, TicketStatus
 from aftersale.selectors import ticket_facts
 from bookings.models import BizType
 from bookings.selectors import booking_cancelled_by_supplier, booking_facts, booking_payable
-from bookings.services import duration_text, option_title, times_text
+from bookings.services import duration_text, times_text
+from bookings.vocabulary import names_shown
 from itinerary.models import Activity
 from itinerary.tools import activity_facts
 
@@ -97,20 +98,23 @@ def _in_chinese(label: str, *, context: str | None = None) -> str:
         return pgettext(context, label) if context else gettext(label)
 
 
-def booking_card(booking) -> dict:
+def booking_card(booking, *, language: str | None = None) -> dict:
     """A booking as the traveller sees it: what (number, airline or hotel, route), when (departure and arrival
-    with +1 when it lands the next day; check-in, check-out and nights), who, how much, in which state."""
+    with +1 when it lands the next day; check-in, check-out and nights), who, how much, in which state. Names,
+    places and the seat are in `language` (the reply's; the active one by default)."""
     facts = booking_facts(booking)
     with translation.override("en"):  # the English labels (the Chinese ones are beside them): one card, any page
         english = {"biz_type": str(booking.get_biz_type_display()), "status": str(booking.get_status_display())}
-    route = " → ".join(x for x in (facts["origin"], facts["destination"]) if x)
+    with translation.override(language or translation.get_language()):
+        names = names_shown(facts, booking.biz_type)
+    route = names["route"]
     if booking.biz_type == "HOTEL":
         stay = f"{facts['check_in']} → {facts['check_out']}" if facts["check_in"] and facts["check_out"] else ""
-        summary_parts = [facts["name"] or facts["number"], facts["city"], stay]
+        summary_parts = [names["name"] or facts["number"], names["city"], stay]
     else:
         times = times_text(facts["depart"], facts["arrive"]) if facts["depart"] else ""
         summary_parts = [
-            facts["name"] if booking.biz_type == "FLIGHT" else "",
+            names["name"] if booking.biz_type == "FLIGHT" else "",
             facts["number"],
             route,
             facts["date"],
@@ -129,14 +133,14 @@ def booking_card(booking) -> dict:
         "external_order_no": booking.external_order_no,
         "summary": " ".join(p for p in summary_parts if p),
         "number": facts["number"],
-        "name": facts["name"],
+        "name": names["name"],
         "route": route,
-        "city": facts["city"],
+        "city": names["city"],
         "date": facts["date"],
         "depart_time": str(facts["depart"] or "")[11:16],
         "arrive_time": str(facts["arrive"] or "")[11:16],
         "overnight_days": facts["overnight_days"],
-        "seat": facts["seat"],
+        "seat": names["seat"],
         "star": facts["star"],
         "check_in": facts["check_in"],
         "check_out": facts["check_out"],
@@ -167,6 +171,9 @@ def option_card(option: Mapping, *, index: int, language: str, pick_message: str
     traveller sends to pick it ("选第1个")."""
     with translation.override(language):
         duration = duration_text(option.get("duration_minutes"))
+        names = names_shown(option, option["biz_type"])
+    with translation.override("en"):
+        english = names_shown(option, option["biz_type"])
     return {
         "type": "option",
         "index": index,
@@ -174,10 +181,13 @@ def option_card(option: Mapping, *, index: int, language: str, pick_message: str
         "biz_type": option["biz_type"],
         "biz_type_label_zh": _in_chinese(_english_label(BizType, option["biz_type"])),
         "number": option["number"],
-        "name": option["name"],
-        "title": option_title(dict(option)),
-        "route": " → ".join(x for x in (option.get("origin"), option.get("destination")) if x),
-        "city": option.get("city") or "",
+        "name": names["name"],
+        # The English names whatever the page's language, for a model replying in English (OPTIONS ON SCREEN).
+        "name_en": english["name"],
+        "route_en": english["route"],
+        "title": names["title"],
+        "route": names["route"],
+        "city": names["city"],
         "date": str(option.get("depart") or option.get("check_in") or "")[:10],
         "depart_time": str(option.get("depart") or "")[11:16],
         "arrive_time": str(option.get("arrive") or "")[11:16],

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from assistant.actions import (
@@ -47,6 +47,7 @@ from bookings.requests import stay_after
 from bookings.selectors import bookings_for_user
 from bookings.targets import booking_target
 from bookings.tools import KIND_CREATED
+from bookings.vocabulary import place_name
 from core import metrics
 from core.envelope import Code
 from core.errors import ApplicationError
@@ -361,6 +362,12 @@ def _answer(
     )
 
 
+def _place_name(place: str, language: str) -> str:
+    """A hotel's city as the booking replies name it (`bookings.vocabulary.place_name`: Shanghai / 上海)."""
+    with translation.override(language):
+        return place_name(place) if place else ""
+
+
 def _queued_note(slots: dict, language: str) -> str:
     """What the reply says of a booking kept for later: what, where, from when, for how long."""
     start = slots.get("date_start")
@@ -369,7 +376,7 @@ def _queued_note(slots: dict, language: str) -> str:
         "booking_queued",
         language,
         biz_type=slots.get("biz_type"),
-        city=slots.get("city") or "",
+        city=_place_name(slots.get("city") or "", language),
         day=day,
         nights=slots.get("nights") or 0,
     )

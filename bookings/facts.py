@@ -28,6 +28,12 @@ SUPPLIER_WORDS: dict[str, tuple[str, ...]] = {
     "seat": ("cabin",),
     "passengers": ("guests",),
     "unit_price": ("unitPrice", "pricePerNight"),
+    # The supplier's English names beside its Chinese ones (bookings.vocabulary shows them to English readers).
+    "name_en": ("airlineEn", "nameEn", "trainTypeEn"),
+    "origin_en": ("fromEn",),
+    "destination_en": ("toEn",),
+    "city_en": ("cityEn",),
+    "seat_en": ("cabinEn",),
 }
 
 
@@ -51,6 +57,12 @@ class BookingFacts:
     nights: int | None = None
     passengers: tuple[str, ...] = ()
     unit_price: Any = None
+    # The English names the supplier sent ("" when it sent none; details stored before it did have none).
+    name_en: str = ""
+    origin_en: str = ""
+    destination_en: str = ""
+    city_en: str = ""
+    seat_en: str = ""
 
     @property
     def day(self) -> dt.date | None:
@@ -90,10 +102,11 @@ def details_facts(details: Mapping | None) -> BookingFacts:
         nights = (end - start).days if start and end else None
     people = read("passengers") or []
     names = [p.get("name") if isinstance(p, Mapping) else p for p in people] if isinstance(people, list) else []
-    seat = read("seat")
+    seat, seat_en = read("seat"), read("seat_en")
     resources = d.get("resources")
     if not seat and isinstance(resources, list) and resources and isinstance(resources[0], Mapping):
         seat = resources[0].get("seatType")  # a train order names the seat per passenger
+        seat_en = seat_en or resources[0].get("seatTypeEn")
     return BookingFacts(
         number=str(read("number") or ""),
         name=str(read("name") or ""),
@@ -111,6 +124,11 @@ def details_facts(details: Mapping | None) -> BookingFacts:
         nights=nights,
         passengers=tuple(str(n) for n in names if n),
         unit_price=read("unit_price"),
+        name_en=str(read("name_en") or ""),
+        origin_en=str(read("origin_en") or ""),
+        destination_en=str(read("destination_en") or ""),
+        city_en=str(read("city_en") or ""),
+        seat_en=str(seat_en or ""),
     )
 
 

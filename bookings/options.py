@@ -353,6 +353,12 @@ def _blank(biz_type: str) -> dict:
         "duration_minutes": None,
         "seat_class": "",
         "star": None,
+        # The supplier's English names beside its Chinese ones ("" when it sent none): see bookings.vocabulary.
+        "name_en": "",
+        "origin_en": "",
+        "destination_en": "",
+        "city_en": "",
+        "seat_class_en": "",
         "unit_price": None,
         "nights": None,
         "check_in": None,
@@ -360,6 +366,11 @@ def _blank(biz_type: str) -> dict:
         "total": None,
         "direct": None,
     }
+
+
+def _english(names: dict) -> dict:
+    """The supplier's English names that are text, as an option keeps them."""
+    return {key: value.strip() for key, value in names.items() if isinstance(value, str) and value.strip()}
 
 
 def _ride_option(
@@ -386,9 +397,12 @@ def _ride_option(
             return None
         label, unit = str(seat.get("seatType") or ""), _money(seat.get("price"))
         name = "高铁" if number.startswith("G") else "动车" if number.startswith("D") else "列车"
+        name = str(item.get("trainType") or name)
+        english = {"name_en": item.get("trainTypeEn"), "seat_class_en": seat.get("seatTypeEn")}
     else:
         label, unit = str(item.get("cabin") or "经济舱"), _money(item.get("price"))
         name = str(item.get("airline") or "")
+        english = {"name_en": item.get("airlineEn"), "seat_class_en": item.get("cabinEn")}
     if unit is None:
         return None
     origin, destination = str(item.get("from") or ""), str(item.get("to") or "")
@@ -405,6 +419,7 @@ def _ride_option(
         "unit_price": str(unit),
         "total": str(unit * passengers),
         "direct": _is_direct(item) if biz_type == "FLIGHT" else None,
+        **_english({**english, "origin_en": item.get("fromEn"), "destination_en": item.get("toEn")}),
     }
     if option["duration_minutes"] is None and arrive and _moment(arrive):
         option["duration_minutes"] = int((_moment(arrive) - start).total_seconds() // 60)
@@ -438,6 +453,7 @@ def _hotel_option(item: dict, check_in: dt.date | None, check_out: dt.date | Non
         "check_in": check_in.isoformat(),
         "check_out": check_out.isoformat(),
         "total": str(unit * nights),
+        **_english({"name_en": item.get("nameEn"), "city_en": item.get("cityEn")}),
     }
 
 

@@ -27,6 +27,7 @@ from bookings.services import (
     supplier_moved,
     times_text,
 )
+from bookings.vocabulary import names_shown
 from core.envelope import Code
 from core.transitions import transition
 
@@ -57,12 +58,12 @@ def booking_pay_preview(*, user, booking_id: object, language: str = "zh-hans") 
     _payable(booking)
     facts = booking_facts(booking)
     with translation.override(language):
+        names = names_shown(facts, booking.biz_type)
         if booking.biz_type == BizType.HOTEL:
-            what = " ".join(p for p in (facts["name"] or facts["number"], facts["city"]) if p)
+            what = " ".join(p for p in (names["name"] or facts["number"], names["city"]) if p)
             rows = [[_("Check-in"), facts["check_in"] or ""], [_("Check-out"), facts["check_out"] or ""]]
         else:
-            route = f"{facts['origin']}→{facts['destination']}" if facts["origin"] else ""
-            what = " ".join(p for p in (facts["number"], route) if p)
+            what = " ".join(p for p in (facts["number"], names["route"].replace(" → ", "→")) if p)
             rows = [
                 [_("Date"), facts["date"] or ""],
                 [_("Departs – arrives"), times_text(facts["depart"], facts["arrive"]) if facts["depart"] else ""],

@@ -57,7 +57,7 @@ from bookings.platform import (
 )
 from bookings.refund_rules import refund_estimate
 from bookings.selectors import booking_facts
-from bookings.vocabulary import seat_name
+from bookings.vocabulary import names_shown, seat_name
 from core.approvals import approval_gate
 from core.envelope import Code
 from core.errors import ApplicationError
@@ -838,14 +838,9 @@ def times_text(depart: str | None, arrive: str | None) -> str:
 
 
 def option_title(option: dict) -> str:
-    """东方航空 MU5101 上海→成都 / G101 北京→天津 / 大理古城客栈 4★."""
-    if option["biz_type"] == BizType.HOTEL:
-        star = f" {option['star']}★" if option.get("star") else ""
-        return f"{option['name']}{star}"
-    route = f"{option['origin']}→{option['destination']}"
-    return " ".join(
-        p for p in (option["name"] if option["biz_type"] == BizType.FLIGHT else "", option["number"], route) if p
-    )
+    """东方航空 MU5101 上海→成都 / G101 北京→天津 / 大理古城客栈 4★, in the active language (China Eastern MU5101
+    Shanghai→Chengdu: `bookings.vocabulary.names_shown`)."""
+    return names_shown(option, option["biz_type"])["title"]
 
 
 def _cancel_terms(biz_type: str, amount: Decimal) -> str:
@@ -876,7 +871,7 @@ def _option_rows(option: dict, people: list[dict]) -> list[list[str]]:
         [_("Date"), str(option["depart"])[:10]],
         [_("Departs – arrives"), times_text(option["depart"], option["arrive"])],
         [_("Duration"), duration_text(option.get("duration_minutes"))],
-        [seat_label, seat_name(option["seat_class"])],
+        [seat_label, seat_name(option["seat_class"], option.get("seat_class_en"))],
         [_("Passengers"), "、".join(_masked(p) for p in people)],
         [_("Price per person"), f"¥{option['unit_price']}"],
     ]
@@ -978,6 +973,9 @@ def _details(option: dict, people: list[dict], extra: dict | None) -> dict:
         "nights": option["nights"],
         "unit_price": option["unit_price"],
         "passengers": [p["name"] for p in people],
+        # The supplier's English names, so pages and cards name them in English ever after.
+        **{k: option[k] for k in ("name_en", "origin_en", "destination_en", "city_en") if option.get(k)},
+        **({"seat_en": option["seat_class_en"]} if option.get("seat_class_en") else {}),
     }
     if option["biz_type"] == BizType.HOTEL:
         details |= {"hotelId": option["number"], "hotelName": option["name"]}
@@ -1287,8 +1285,9 @@ def booking_cancel_preview(*, user, booking_id: object, language: str = "zh-hans
         raise booking_closed_error(booking, doing="cancel")
     facts = booking_facts(booking)
     with translation.override(language):
+        names = names_shown(facts, booking.biz_type)
         if booking.biz_type == BizType.HOTEL:
-            title = " ".join(p for p in (facts["name"] or facts["number"], facts["city"]) if p)
+            title = " ".join(p for p in (names["name"] or facts["number"], names["city"]) if p)
             rows = [
                 [_("Check-in"), facts["check_in"] or ""],
                 [_("Check-out"), facts["check_out"] or ""],
@@ -1303,14 +1302,11 @@ def booking_cancel_preview(*, user, booking_id: object, language: str = "zh-hans
                     "paid": booking.amount
                 }
         else:
-            route = f"{facts['origin']}→{facts['destination']}" if facts["origin"] else ""
-            title = " ".join(
-                p for p in (facts["name"] if booking.biz_type == BizType.FLIGHT else "", facts["number"], route) if p
-            )
+            title = names["title"]
             rows = [
                 [_("Date"), facts["date"] or ""],
                 [_("Departs – arrives"), times_text(facts["depart"], facts["arrive"]) if facts["depart"] else ""],
-                [_("Seat"), seat_name(facts["seat"])],
+                [_("Seat"), names["seat"]],
                 [_("Passengers"), "、".join(facts["passengers"])],
             ]
             terms = _refund_terms(booking)

@@ -6,6 +6,7 @@ import logging
 from decimal import Decimal
 from typing import Annotated, Literal, NotRequired
 
+from django.utils import translation
 from pydantic import Field
 from typing_extensions import TypedDict
 
@@ -28,6 +29,7 @@ from bookings.services import (
     platform_command_preview,
 )
 from bookings.sync import bookings_refresh_for_user
+from bookings.vocabulary import names_shown
 from core.envelope import Code, fail, ok
 from core.ids import normalise_booking_id
 from core.tools import Risk, ToolContext, tool
@@ -47,7 +49,11 @@ OPTION_REF = Field(max_length=200, description="An option's `ref`, exactly as fi
 
 
 def booking_summary(booking) -> dict:
-    """A booking as envelopes carry it; `facts` are what a card shows (number, times, stay, passengers)."""
+    """A booking as envelopes carry it; `facts` are what a card shows (number, times, stay, passengers), `in_english`
+    its names in English (airline or hotel, route, city, seat), so a model replying in English can name them."""
+    facts = booking_facts(booking)
+    with translation.override("en"):
+        in_english = names_shown(facts, booking.biz_type)
     return {
         "booking_id": booking.booking_id,
         "biz_type": booking.biz_type,
@@ -55,7 +61,8 @@ def booking_summary(booking) -> dict:
         "amount": str(booking.amount),
         "external_order_no": booking.external_order_no,
         "details": booking.details,
-        "facts": booking_facts(booking),
+        "facts": facts,
+        "in_english": in_english,
         "created_at": booking.created_at.isoformat(),
         "pay_deadline": booking.pay_deadline.isoformat() if booking.pay_deadline else None,
         "paid_at": booking.paid_at.isoformat() if booking.paid_at else None,

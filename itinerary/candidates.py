@@ -149,6 +149,11 @@ def _number(value: object) -> str | None:
     return text or None
 
 
+def _english(item: dict, **names: str) -> dict:
+    """The supplier's English names beside its Chinese ones (`airlineEn` …), under our names, when it sent them."""
+    return {ours: item[theirs] for ours, theirs in names.items() if isinstance(item.get(theirs), str) and item[theirs]}
+
+
 def _skipped(kind: str, item: dict) -> None:
     logger.warning("supplier %s entry left out: unreadable fields", kind, extra={"entry": str(item)[:300]})
 
@@ -167,7 +172,12 @@ def _flight_leg(direction: str, item: dict) -> Leg | None:
         arrive=arrive,
         price=price,
         seat_class=str(item.get("cabin") or ""),
-        meta={"airline": str(item.get("airline") or ""), "from": item.get("from"), "to": item.get("to")},
+        meta={
+            "airline": str(item.get("airline") or ""),
+            "from": item.get("from"),
+            "to": item.get("to"),
+            **_english(item, airline_en="airlineEn", from_en="fromEn", to_en="toEn"),
+        },
     )
 
 
@@ -191,7 +201,7 @@ def _train_leg(direction: str, item: dict, seat_class: str) -> Leg | None:
         arrive=arrive,
         price=seats[seat],
         seat_class=seat,
-        meta={"from": item.get("from"), "to": item.get("to")},
+        meta={"from": item.get("from"), "to": item.get("to"), **_english(item, from_en="fromEn", to_en="toEn")},
     )
 
 
@@ -208,7 +218,12 @@ def _hotel(item: dict) -> HotelOption | None:
         name=str(item.get("name") or hotel_id),
         star=star,
         price_per_night=per_night,
-        meta={"hotel_id": hotel_id, "rating": item.get("rating"), "address": item.get("address") or ""},
+        meta={
+            "hotel_id": hotel_id,
+            "rating": item.get("rating"),
+            "address": item.get("address") or "",
+            **_english(item, name_en="nameEn", city_en="cityEn"),
+        },
     )
 
 

@@ -2,24 +2,15 @@
 airline names, seat classes, activity tags and place names. Words without an entry are shown as they were written."""
 
 from django.utils import translation
-from django.utils.translation import gettext, gettext_lazy, gettext_noop
+from django.utils.translation import gettext, gettext_noop
 
-from assistant.llm.places import english_name
-from bookings.vocabulary import seat_name
+from bookings.vocabulary import airline_name, english_place, seat_name
 from itinerary.weather.normals import climate_table
-
-AIRLINES = {
-    "东方航空": gettext_lazy("China Eastern"),
-    "中国国际航空": gettext_lazy("Air China"),
-    "南方航空": gettext_lazy("China Southern"),
-    "海南航空": gettext_lazy("Hainan Airlines"),
-    "四川航空": gettext_lazy("Sichuan Airlines"),
-    "厦门航空": gettext_lazy("Xiamen Airlines"),
-}
 
 
 def airline_label(name: str) -> str:
-    return str(AIRLINES.get(name, name or ""))
+    """An airline in the active language (`bookings.vocabulary`, the one list of the supplier's airlines)."""
+    return airline_name(name)
 
 
 def seat_label(name: str) -> str:
@@ -81,11 +72,11 @@ def english_place_name(place: str) -> str | None:
     if not text or text.isascii():
         return None
     station = climate_table().stations.get(text)
-    return english_name(text) or (station.en if station else None)
+    return english_place(text) or (station.en if station else None)
 
 
 def place_label(place: str, language: str, english: str | None = None) -> str:
-    """A place as a reply or a card names it: in English by its English name with the Chinese in brackets
+    """The place a sentence is about, as a reply names it: in English by its English name with the Chinese in brackets
     ("Hangzhou (杭州)"), in Chinese as written; as written too when no English name is known. `english`: a name
     the caller knows better (the catalogue's own)."""
     english = english or english_place_name(place)

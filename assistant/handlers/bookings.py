@@ -225,7 +225,7 @@ def rebook(context: TurnContext) -> Reply:
         day = format_day(intent.date_start, language) if intent.date_start else ""
         text = compose("rebook_choose", language, bookings=candidates, biz_type=intent.biz_type)
         chips = [chip(compose("rebook_chip", language, booking_id=b["booking_id"], day=day)) for b in candidates]
-        booking_cards = [cards.booking_card(b) for b in _rows(context, candidates)]
+        booking_cards = [cards.booking_card(b, language=context.language) for b in _rows(context, candidates)]
         return Reply(text, "CLARIFY" if candidates else "EMPTY", cards=booking_cards, suggestions=chips)
     passed = _passed_day(context)
     if rebook_day(booking, wants) is None or passed is not None:  # asked as a model asks it: the ask tool
@@ -274,7 +274,7 @@ def cancel(context: TurnContext) -> Reply:
             text = compose("cancel_choose", language, bookings=active, biz_type=intent.biz_type)
             verb = compose("cancel_verb", language)
             chips = [chip(f"{verb} {b.booking_id}", fresh=True) for b in active]
-            booking_cards = [cards.booking_card(b) for b in active]
+            booking_cards = [cards.booking_card(b, language=context.language) for b in active]
             return Reply(text, "CLARIFY" if active else "EMPTY", cards=booking_cards, suggestions=chips)
         booking_id = booking["booking_id"]
     return answer_with(context, CANCEL_TOOL, booking_id=booking_id)
@@ -296,9 +296,11 @@ def pay(context: TurnContext) -> Reply:
         booking, candidates = payment_target((listed.get("data") or {}).get("bookings") or [], booking_wants(intent))
         if booking is None:
             waiting = _rows(context, candidates[:MAX_CHOICES])
-            text = compose("pay_choose", language, bookings=[cards.booking_card(b) for b in waiting])
+            text = compose(
+                "pay_choose", language, bookings=[cards.booking_card(b, language=context.language) for b in waiting]
+            )
             chips = [chip(compose("pay_chip", language, booking_id=b.booking_id), fresh=True) for b in waiting]
-            booking_cards = [cards.booking_card(b) for b in waiting]
+            booking_cards = [cards.booking_card(b, language=context.language) for b in waiting]
             return Reply(text, "CLARIFY" if waiting else "EMPTY", cards=booking_cards, suggestions=chips)
         booking_id = booking["booking_id"]
     return answer_with(context, PAY_TOOL, booking_id=booking_id)

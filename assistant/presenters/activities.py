@@ -19,6 +19,7 @@ from assistant.presenters.base import Presenter, merge_replies
 from assistant.replies import compose, format_range
 from assistant.selectors import catalogue_places
 from assistant.turn import Reply, TurnContext, chip
+from itinerary.words import place_label
 
 logger = logging.getLogger("assistant.presenters")
 
@@ -50,7 +51,7 @@ def _conditions(query: dict, language: str) -> str:
     return compose(
         "conditions",
         language,
-        place=query["place"],
+        place=place_label(query["place"], language) if query["place"] else query["place"],
         dates=format_range(_date(query["date_start"]), _date(query["date_end"]), language),
         defaulted_window=query["defaulted_window"],
         max_price=query["max_price"],
@@ -181,7 +182,7 @@ def _search(data: dict, context: TurnContext) -> Reply:
         language,
         total=data["total"],
         shown=len(shown),
-        place=query["place"],
+        place=place_label(query["place"], language) if query["place"] else query["place"],
         conditions=conditions,
         tip=tip,
         refined=refinements(query, language),

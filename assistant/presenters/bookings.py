@@ -22,6 +22,7 @@ from assistant.selectors import conversation_history
 from assistant.turn import Reply, TurnContext, chip
 from bookings.selectors import bookings_for_user, bookings_of_platform_orders
 from bookings.services import duration_text, option_title, yuan
+from bookings.vocabulary import names_shown, place_name
 from core.envelope import Code
 
 BIZ_TYPES = ("FLIGHT", "HOTEL", "TRAIN")
@@ -70,7 +71,7 @@ def present_platform(envelopes: list[dict], context: TurnContext) -> Reply:
     orders = [(str(d.get("product") or ""), str(d.get("order_no") or "")) for d in saved]
     created = bookings_of_platform_orders(user=context.user, orders=orders)
     if created:
-        booking_cards = [cards.booking_card(b) for b in created]
+        booking_cards = [cards.booking_card(b, language=context.language) for b in created]
         return Reply(compose("booking_created", language, bookings=booking_cards), "ANSWERED", cards=booking_cards)
     if saved:
         # The platform made the order but our record of it failed (the hook logged why): say so, with its number.
@@ -86,7 +87,9 @@ def present_platform(envelopes: list[dict], context: TurnContext) -> Reply:
     searches = [_data(e) for e in envelopes if _data(e).get("action") == "search"]
     if searches and not any(_has_results(d.get("answer")) for d in searches):
         arguments = searches[-1].get("arguments") or {}
-        conditions = " ".join(str(arguments[k]) for k in SEARCH_CONDITIONS if arguments.get(k))
+        with translation.override(language):  # the places searched, named as the cards name them
+            said = {k: place_name(arguments[k]) for k in ("from", "to", "city") if isinstance(arguments.get(k), str)}
+        conditions = " ".join(str(said.get(k) or arguments[k]) for k in SEARCH_CONDITIONS if arguments.get(k))
         text = compose("booking_failed", language, code="NOTHING_FOUND", what=what, conditions=conditions)
         return Reply(text, "EMPTY")
     text = compose("booking_need", language, what=what, biz_type=biz_type, missing=["contact"])
@@ -101,7 +104,7 @@ def _deadline(ticket, data: dict) -> str:
 def _booking_card(context: TurnContext, booking_id: str) -> dict | None:
     """The card of one of the traveller's bookings, as it is now; None for a number that is not theirs."""
     booking = bookings_for_user(user=context.user).filter(booking_id=booking_id).first() if booking_id else None
-    return cards.booking_card(booking) if booking is not None else None
+    return cards.booking_card(booking, language=context.language) if booking is not None else None
 
 
 def _recorded_refund(context: TurnContext, booking_id: str) -> dict | None:
@@ -161,7 +164,7 @@ def present_bookings(envelopes: list[dict], context: TurnContext) -> Reply:
     data = _data(envelope)
     wanted = [b.get("booking_id") for e in envelopes for b in _data(e).get("bookings", []) if isinstance(b, dict)]
     rows = bookings_for_user(user=context.user).filter(booking_id__in=wanted).in_bulk(field_name="booking_id")
-    booking_cards = [cards.booking_card(rows[i]) for i in dict.fromkeys(wanted) if i in rows]
+    booking_cards = [cards.booking_card(rows[i], language=context.language) for i in dict.fromkeys(wanted) if i in rows]
     text = compose(
         "booking_list",
         context.language,
@@ -239,7 +242,13 @@ def _searched(data: dict, language: str) -> str:
     query = data.get("query") or {}
     start, end = _date(query.get("date")), _date(query.get("check_out"))
     when = format_range(start, end, language) if end else (format_day(start, language) if start else "")
-    return compose("booking_searched", language, biz_type=data.get("biz_type"), query=query, when=when)
+    # The places searched as the cards name them (the supplier's English names, where an option carries them).
+    english = {}
+    for option in [o for o in data.get("options") or [] if isinstance(o, dict)][:1]:
+        english = {k: option.get(f"{k}_en") for k in ("origin", "destination", "city") if option.get(k) == query.get(k)}
+    with translation.override(language):
+        named = {k: place_name(query[k], english.get(k)) for k in ("origin", "destination", "city") if query.get(k)}
+    return compose("booking_searched", language, biz_type=data.get("biz_type"), query={**query, **named}, when=when)
 
 
 def _failed_reply(envelope: dict, context: TurnContext, biz_type: str | None) -> Reply:
@@ -380,7 +389,7 @@ def present_created(envelopes: list[dict], context: TurnContext) -> Reply:
     done = [_data(e) for e in envelopes if e.get("ok")]
     created = _booking_rows(context.user, done)
     if created:
-        booking_cards = [cards.booking_card(b) for b in created]
+        booking_cards = [cards.booking_card(b, language=context.language) for b in created]
         text = compose("booking_done", context.language, bookings=booking_cards)
         return Reply(text, "ANSWERED", cards=booking_cards)
     envelope = envelopes[-1]
@@ -402,7 +411,7 @@ def present_rebook(envelopes: list[dict], context: TurnContext) -> Reply:
         )  # fmt: skip
         return Reply(text, "DEGRADED" if envelope.get("code") == Code.PLATFORM_UNAVAILABLE else "REJECTED")
     rows = _booking_rows(context.user, [data.get("new") or {}, data.get("old") or {}])
-    found = {b.booking_id: cards.booking_card(b) for b in rows}
+    found = {b.booking_id: cards.booking_card(b, language=context.language) for b in rows}
     new = found.get((data.get("new") or {}).get("booking_id"))
     old = found.get((data.get("old") or {}).get("booking_id"))
     text = compose(
@@ -451,9 +460,9 @@ def _option_facts(option: dict, facts: list[str]) -> list[str]:
             extra = _(" (+%(days)s day)") % {"days": option["overnight_days"]} if option.get("overnight_days") else ""
             said.append(_("arrives at %(time)s") % {"time": str(option["arrive"])[11:16]} + extra)
         elif fact == "VENDOR" and option.get("name"):
-            said.append(option["name"])
+            said.append(names_shown(option, option["biz_type"])["name"])
         elif fact == "SEAT_CLASS" and not hotel and option.get("seat_class"):
-            said.append(option["seat_class"])
+            said.append(names_shown(option, option["biz_type"])["seat"])
         elif fact == "DIRECT" and flight and option.get("direct") is not None:
             said.append(_("direct") if option["direct"] else _("with a stop"))
         elif fact == "STAR" and hotel:

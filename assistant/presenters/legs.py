@@ -9,22 +9,16 @@ import datetime as dt
 
 from django.utils.translation import gettext as _
 
-from assistant.presenters.travel import place_label
 from assistant.replies import format_day
 from bookings.services import duration_text
-from itinerary.words import airline_label, seat_label
+from bookings.vocabulary import airline_name, hotel_name, route_name, seat_name, train_kind
 
 
 def carrier_label(leg: dict) -> str:
     """Who runs the leg: the airline, or the kind of train (高铁 for G, 动车 for D)."""
     if leg.get("mode") == "FLIGHT":
-        return airline_label(str(leg.get("airline") or ""))
-    number = str(leg.get("number") or "")
-    if number.startswith("G"):
-        return _("High-speed train")
-    if number.startswith("D"):
-        return _("Bullet train")
-    return _("Train")
+        return airline_name(leg.get("airline"), leg.get("airline_en"))
+    return train_kind(leg.get("number"))
 
 
 def clock_range(depart_time: str, arrive_time: str, overnight_days: int) -> str:
@@ -45,12 +39,11 @@ def leg_words(leg: dict, language: str) -> dict:
     return {
         **leg,
         "carrier": carrier_label(leg),
-        "route": f"{place_label(str(leg.get('origin') or ''), language)} → "
-        f"{place_label(str(leg.get('destination') or ''), language)}",
+        "route": route_name(leg.get("origin"), leg.get("destination"), leg.get("origin_en"), leg.get("destination_en")),
         "day": _day(leg.get("date") or leg.get("depart"), language),
         "times": clock_range(leg["depart_time"], leg["arrive_time"], int(leg.get("overnight_days") or 0)),
         "duration": duration_text(leg.get("duration_minutes")),
-        "seat": seat_label(str(leg.get("seat_class") or "")),
+        "seat": seat_name(leg.get("seat_class")),
     }
 
 
@@ -58,6 +51,9 @@ def hotel_words(hotel: dict, language: str) -> dict:
     """The stay's facts with its days as the reply says them (check-in and check-out)."""
     return {
         **hotel,
+        "name": hotel_name(
+            hotel.get("name"), hotel.get("name_en"), city=hotel.get("city"), city_en=hotel.get("city_en")
+        ),
         "check_in_label": _day(hotel.get("check_in"), language),
         "check_out_label": _day(hotel.get("check_out"), language),
     }

@@ -281,7 +281,7 @@ def present_plan_booking(envelopes: list[dict], context: TurnContext) -> Reply:
         return _not_booked(envelope, context)
     wanted = [(p.get("booking") or {}).get("booking_id") for p in parts if p.get("booked")]
     rows = bookings_for_user(user=context.user).filter(booking_id__in=wanted).in_bulk(field_name="booking_id")
-    booking_cards = [cards.booking_card(rows[b]) for b in wanted if b in rows]
+    booking_cards = [cards.booking_card(rows[b], language=context.language) for b in wanted if b in rows]
     with translation.override(language):
         shown = [
             {

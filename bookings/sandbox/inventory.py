@@ -1,7 +1,9 @@
 """The sandbox's inventory: flights, trains and hotels derived from a hash of the query, the same every time.
 
 Numbers, times and hotels are stable per route or city (a real flight keeps its number every day); flight fares
-also vary per day. Distances come from real coordinates for well-known cities and from a position derived from
+also vary per day. Like an international supplier, it names things in English beside the Chinese (`airlineEn`,
+`trainTypeEn`, `seatTypeEn`, `cabinEn`, `nameEn`, `addressEn`, and `fromEn` / `toEn` / `cityEn` for the cities of
+CITY_ENGLISH); a city it has no English name for gets no English fields that would need one. Distances come from real coordinates for well-known cities and from a position derived from
 the name for any other, so durations and fares grow with distance in a consistent way.
 """
 
@@ -65,6 +67,61 @@ CITY_COORDINATES: dict[str, tuple[float, float]] = {
     "石家庄": (38.04, 114.51),
 }
 
+# The English names of CITY_COORDINATES' cities (the sandbox imports nothing of the site, so it keeps its own).
+CITY_ENGLISH: dict[str, str] = {
+    "北京": "Beijing",
+    "天津": "Tianjin",
+    "上海": "Shanghai",
+    "杭州": "Hangzhou",
+    "南京": "Nanjing",
+    "苏州": "Suzhou",
+    "宁波": "Ningbo",
+    "广州": "Guangzhou",
+    "深圳": "Shenzhen",
+    "珠海": "Zhuhai",
+    "厦门": "Xiamen",
+    "福州": "Fuzhou",
+    "成都": "Chengdu",
+    "重庆": "Chongqing",
+    "西安": "Xi'an",
+    "武汉": "Wuhan",
+    "长沙": "Changsha",
+    "郑州": "Zhengzhou",
+    "济南": "Jinan",
+    "青岛": "Qingdao",
+    "沈阳": "Shenyang",
+    "大连": "Dalian",
+    "哈尔滨": "Harbin",
+    "长春": "Changchun",
+    "昆明": "Kunming",
+    "大理": "Dali",
+    "丽江": "Lijiang",
+    "西双版纳": "Xishuangbanna",
+    "贵阳": "Guiyang",
+    "桂林": "Guilin",
+    "南宁": "Nanning",
+    "海口": "Haikou",
+    "三亚": "Sanya",
+    "拉萨": "Lhasa",
+    "西宁": "Xining",
+    "兰州": "Lanzhou",
+    "敦煌": "Dunhuang",
+    "银川": "Yinchuan",
+    "呼和浩特": "Hohhot",
+    "乌鲁木齐": "Urumqi",
+    "博乐": "Bole",
+    "伊宁": "Yining",
+    "喀什": "Kashgar",
+    "阿勒泰": "Altay",
+    "黄山": "Huangshan",
+    "张家界": "Zhangjiajie",
+    "九寨沟": "Jiuzhaigou",
+    "南昌": "Nanchang",
+    "合肥": "Hefei",
+    "太原": "Taiyuan",
+    "石家庄": "Shijiazhuang",
+}
+
 AIRLINES = [
     ("MU", "东方航空"),
     ("CA", "中国国际航空"),
@@ -73,18 +130,60 @@ AIRLINES = [
     ("3U", "四川航空"),
     ("MF", "厦门航空"),
 ]
+AIRLINES_EN = {
+    "东方航空": "China Eastern",
+    "中国国际航空": "Air China",
+    "南方航空": "China Southern",
+    "海南航空": "Hainan Airlines",
+    "四川航空": "Sichuan Airlines",
+    "厦门航空": "Xiamen Airlines",
+}
 AIRCRAFT = ["A320", "A321", "B737-800", "B737 MAX 8", "A330-300", "B787-9", "C919"]
 HOTEL_PLACES = ["湖畔", "古城", "中心", "站前", "机场", "山景", "滨江", "花园", "老街", "国际", "云景", "星河"]
 HOTEL_BRANDS = ["假日酒店", "精品酒店", "客栈", "大酒店", "度假酒店", "商务酒店", "公寓酒店", "民宿", "雅居酒店"]
+# Each word of a hotel's name and street in English: 杭州山景公寓酒店 is Hangzhou Mountain View Serviced Apartments.
+HOTEL_PLACES_EN = {
+    "湖畔": "Lakeside",
+    "古城": "Old Town",
+    "中心": "Central",
+    "站前": "Station",
+    "机场": "Airport",
+    "山景": "Mountain View",
+    "滨江": "Riverside",
+    "花园": "Garden",
+    "老街": "Old Street",
+    "国际": "International",
+    "云景": "Cloud View",
+    "星河": "Galaxy",
+}
+HOTEL_BRANDS_EN = {
+    "假日酒店": "Holiday Hotel",
+    "精品酒店": "Boutique Hotel",
+    "客栈": "Inn",
+    "大酒店": "Grand Hotel",
+    "度假酒店": "Resort",
+    "商务酒店": "Business Hotel",
+    "公寓酒店": "Serviced Apartments",
+    "民宿": "Guesthouse",
+    "雅居酒店": "Elegant Stay Hotel",
+}
 # Nightly price range by star level.
 HOTEL_PRICES = {2: (150, 300), 3: (260, 520), 4: (480, 950), 5: (850, 1500)}
 TRAIN_SEATS = [("二等座", 1.0), ("一等座", 1.6), ("商务座", 3.15)]
+SEATS_EN = {"二等座": "Second class", "一等座": "First class", "商务座": "Business class", "经济舱": "Economy"}
+# A train's kind (the first letter of its number): its type in Chinese and in English.
+TRAIN_TYPES = {"G": ("高铁", "High-speed train"), "D": ("动车", "Bullet train")}
 MAX_NIGHTS = 30
 
 
 def _rng(*parts: str) -> random.Random:
     digest = hashlib.sha256("|".join(parts).encode()).digest()
     return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def _city_english(fields: dict[str, str]) -> dict[str, str]:
+    """`{"fromEn": "Beijing", …}` for the cities given (`{"fromEn": "北京", …}`) that have an English name."""
+    return {key: CITY_ENGLISH[city] for key, city in fields.items() if city in CITY_ENGLISH}
 
 
 def position(city: str) -> tuple[float, float]:
@@ -154,6 +253,9 @@ def flights(origin: str, destination: str, date: dt.date) -> list[dict]:
                 "aircraft": route.choice(AIRCRAFT),
                 "cabin": "经济舱",
                 "price": fare,
+                "airlineEn": AIRLINES_EN[airline],
+                "cabinEn": SEATS_EN["经济舱"],
+                **_city_english({"fromEn": origin, "toEn": destination}),
             }
         )
     return result
@@ -175,7 +277,7 @@ def trains(origin: str, destination: str, date: dt.date) -> list[dict]:
         minutes = _round_to(km / speed * 60 + 10 + route.randint(0, 4) * 5, 5)
         second_class = max(15.0, km * (0.46 if kind == "G" else 0.31))
         seats = [
-            {"seatType": seat, "price": _price(second_class * factor)}
+            {"seatType": seat, "price": _price(second_class * factor), "seatTypeEn": SEATS_EN[seat]}
             for seat, factor in TRAIN_SEATS
             if kind == "G" or seat != "商务座"
         ]
@@ -188,6 +290,10 @@ def trains(origin: str, destination: str, date: dt.date) -> list[dict]:
                 "arriveTime": _clock(date, depart + minutes),
                 "durationMinutes": minutes,
                 "seats": seats,
+                "kind": kind,
+                "trainType": TRAIN_TYPES[kind][0],
+                "trainTypeEn": TRAIN_TYPES[kind][1],
+                **_city_english({"fromEn": origin, "toEn": destination}),
             }
         )
     return result
@@ -209,19 +315,27 @@ def hotels(city: str, check_in: dt.date, check_out: dt.date) -> list[dict]:
         star = r.choice([2, 3, 3, 4, 4, 5])
         low, high = HOTEL_PRICES[star]
         per_night = _round_to(r.uniform(low, high), 10)
-        result.append(
-            {
-                "hotelId": f"H{code}{i + 1:02d}",
-                "name": f"{city}{place}{r.choice(HOTEL_BRANDS)}",
-                "city": city,
-                "star": star,
-                "rating": round(r.uniform(3.9, 4.9), 1),
-                "address": f"{city}{place}路{r.randint(1, 299)}号",
-                "checkInDate": check_in.isoformat(),
-                "checkOutDate": check_out.isoformat(),
-                "pricePerNight": per_night,
-                "nights": nights,
-                "totalPrice": per_night * nights,
+        brand, rating, street_no = r.choice(HOTEL_BRANDS), round(r.uniform(3.9, 4.9), 1), r.randint(1, 299)
+        hotel = {
+            "hotelId": f"H{code}{i + 1:02d}",
+            "name": f"{city}{place}{brand}",
+            "city": city,
+            "star": star,
+            "rating": rating,
+            "address": f"{city}{place}路{street_no}号",
+            "checkInDate": check_in.isoformat(),
+            "checkOutDate": check_out.isoformat(),
+            "pricePerNight": per_night,
+            "nights": nights,
+            "totalPrice": per_night * nights,
+        }
+        city_en = CITY_ENGLISH.get(city)
+        if city_en:
+            place_en = HOTEL_PLACES_EN[place]
+            hotel |= {
+                "nameEn": f"{city_en} {place_en} {HOTEL_BRANDS_EN[brand]}",
+                "cityEn": city_en,
+                "addressEn": f"{street_no} {place_en} Road, {city_en}",
             }
-        )
+        result.append(hotel)
     return result

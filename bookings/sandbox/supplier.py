@@ -24,7 +24,9 @@ Answers vary in shape like real suppliers', but always the same way for a given 
 An order (`{…}` above) also carries `payDeadline`, `paidAt`, `cancelledBy` (`customer`, `supplier` or null) and
 `scheduleChange` (null, or `{"previousDepartTime", "previousArriveTime", "changedAt"}` once a flight's or train's
 times moved; `departTime` and `arriveTime` are then the new ones, in their own `YYYY-MM-DDTHH:MM` form, and the
-previous ones are those before this change). Its status is one of PENDING_PAYMENT, PAID, CANCELLED and EXPIRED: it
+previous ones are those before this change), and the English names of what it books that its search gave
+(`airlineEn`, `cabinEn`, `fromEn`, `toEn`; `nameEn`, `cityEn`, `addressEn`; `trainType`, `trainTypeEn`, and
+`seatTypeEn` in a train's resources). Its status is one of PENDING_PAYMENT, PAID, CANCELLED and EXPIRED: it
 is payable until `payDeadline` (created + `SANDBOX_SUPPLIER_PAY_MINUTES`), and an unpaid order past it becomes
 EXPIRED in the store as soon as any command loads it (the list too), even one that then answers an error.
 
@@ -200,6 +202,11 @@ def _where(conn: sqlite3.Connection, args: dict, kind: str, item_no: str, date: 
     return found
 
 
+def _english(item: dict, *names: str) -> dict:
+    """The English names an order keeps of what it books (those the searched item has)."""
+    return {name: item[name] for name in names if item.get(name)}
+
+
 # --- orders ------------------------------------------------------------------------------------------------------
 
 
@@ -340,6 +347,7 @@ def flight_save(conn, ctx, args):
         "date": date.isoformat(),
         "unitPrice": flight["price"],
         "passengers": [p["name"] for p in passengers],
+        **_english(flight, "airlineEn", "cabinEn", "fromEn", "toEn"),
     }
     order = _create_order(
         conn, ctx, product="flight", total=flight["price"] * len(passengers), details=details, contact=contact
@@ -378,6 +386,7 @@ def hotel_save(conn, ctx, args):
         "pricePerNight": hotel["pricePerNight"],
         "rooms": rooms,
         "guests": [g["name"] for g in guests],
+        **_english(hotel, "nameEn", "cityEn", "addressEn"),
     }
     return _create_order(
         conn, ctx, product="hotel", total=hotel["totalPrice"] * rooms, details=details, contact=guests[0]
@@ -401,6 +410,7 @@ def train_save(conn, ctx, args):
     if train is None:
         raise invalid(f"unknown train: {number} from {origin} to {destination} on {date.isoformat()}")
     prices = {s["seatType"]: s["price"] for s in train["seats"]}
+    seats_en = {s["seatType"]: s["seatTypeEn"] for s in train["seats"] if s.get("seatTypeEn")}
     total, lines, everyone = 0.0, [], []
     for i, resource in enumerate(resources):
         if not isinstance(resource, dict):
@@ -416,7 +426,8 @@ def train_save(conn, ctx, args):
         passengers = _people(resource.get("passengers"), f"resources[{i}].passengers")
         total += prices[seat] * len(passengers)
         everyone += passengers
-        lines.append({"seatType": seat, "adultPrice": prices[seat], "passengers": [p["name"] for p in passengers]})
+        line = {"seatType": seat, "adultPrice": prices[seat], "passengers": [p["name"] for p in passengers]}
+        lines.append(line | ({"seatTypeEn": seats_en[seat]} if seat in seats_en else {}))
     if len(everyone) > MAX_PASSENGERS:
         raise invalid(f"at most {MAX_PASSENGERS} passengers per order")
     contact = (
@@ -426,6 +437,7 @@ def train_save(conn, ctx, args):
         **{k: train[k] for k in ("trainNo", "from", "to", "departTime", "arriveTime")},
         "date": date.isoformat(),
         "resources": lines,
+        **_english(train, "trainType", "trainTypeEn", "fromEn", "toEn"),
     }
     return wrapped(_create_order(conn, ctx, product="train", total=total, details=details, contact=contact))
 

@@ -1,10 +1,12 @@
-"""`{{ booking|facts }}`: what was booked (`bookings.selectors.booking_facts`), for the pages."""
+"""`{{ booking|facts }}`: what was booked (`bookings.selectors.booking_facts`), for the pages; `{{ f|names:biz_type }}`:
+its airline or hotel, route, city and seat in the page's language (`bookings.vocabulary.names_shown`)."""
 
 from django import template
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from bookings.selectors import booking_facts
+from bookings.vocabulary import names_shown
 
 register = template.Library()
 
@@ -12,6 +14,11 @@ register = template.Library()
 @register.filter
 def facts(booking) -> dict:
     return booking_facts(booking)
+
+
+@register.filter
+def names(facts, biz_type) -> dict:
+    return names_shown(facts or {}, str(biz_type or ""))
 
 
 @register.filter

@@ -36,10 +36,10 @@ from bookings.services import (
     passengers_checked,
     times_text,
 )
+from bookings.vocabulary import names_shown
 from core.envelope import Code
 from core.errors import ApplicationError
 from itinerary.planning import PLAN_NAMES, PlanStoreError, plan_load
-from itinerary.words import airline_label, seat_label
 
 logger = logging.getLogger(__name__)
 
@@ -174,15 +174,13 @@ def _part_row(part: str, option: dict) -> list[str]:
         ) % {"check_in": _day(option["check_in"]), "check_out": _day(option["check_out"]), "nights": option["nights"]}
         value = " · ".join((option_title(option), stay, _("¥%(price)s a night") % {"price": option["unit_price"]}))
         return [part_label(part), value]
-    route = f"{option['origin']} → {option['destination']}"
-    what = " ".join(
-        p for p in (airline_label(option["name"]) if option["biz_type"] == "FLIGHT" else "", option["number"]) if p
-    )
+    names = names_shown(option, option["biz_type"])
+    what = " ".join(p for p in (names["name"] if option["biz_type"] == "FLIGHT" else "", option["number"]) if p)
     pieces = [
-        f"{what} {route}",
+        f"{what} {names['route']}",
         f"{_day(option['depart'])} {times_text(option['depart'], option['arrive'])}",
         duration_text(option.get("duration_minutes")),
-        seat_label(option.get("seat_class") or ""),
+        names["seat"],
         _("¥%(price)s each") % {"price": option["unit_price"]},
     ]
     return [part_label(part), " · ".join(p for p in pieces if p)]

@@ -297,6 +297,10 @@ def _leg_facts(leg: Leg, *, origin: str, destination: str) -> dict:
         "price": _money(leg.price),
         "seat_class": leg.seat_class,
         "airline": leg.meta.get("airline", ""),
+        # The supplier's English names ("" when it sent none; the leg's own places only).
+        "airline_en": leg.meta.get("airline_en", ""),
+        "origin_en": leg.meta.get("from_en", "") if leg.meta.get("from") else "",
+        "destination_en": leg.meta.get("to_en", "") if leg.meta.get("to") else "",
     }
 
 
@@ -305,7 +309,9 @@ def _hotel_facts(hotel: HotelOption, trip: Trip) -> dict:
         "id": hotel.id,
         "hotel_id": hotel.meta.get("hotel_id", hotel.id.split(":", 1)[-1]),
         "name": hotel.name,
+        "name_en": hotel.meta.get("name_en", ""),
         "city": trip.destination,
+        "city_en": hotel.meta.get("city_en", ""),
         "address": hotel.meta.get("address", ""),
         "star": hotel.star,
         "rating": hotel.meta.get("rating"),

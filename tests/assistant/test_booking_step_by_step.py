@@ -121,7 +121,7 @@ def test_a_day_corrected_after_the_options_is_counted_from_the_day_said_before(c
 )
 def test_switching_the_product_withdraws_the_open_card_and_a_yes_books_nothing(chat, first, switch, yes):
     train_card = confirmation(chat.say(first))
-    assert open_cards() == 1 and "上海" in train_card["title"]
+    assert open_cards() == 1 and {"确认": "北京→上海", "yes": "Beijing→Shanghai"}[yes] in train_card["title"]
 
     flights = chat.say(switch)
 

@@ -46,8 +46,8 @@ def test_the_preview_shows_the_suppliers_facts_and_books_nothing(alice, supplier
 
     preview = booking_option_preview(user=alice, option_ref=option["ref"], passengers=ZHANG, language="en")
 
-    assert option["depart"].endswith("07:10")
-    assert preview["title"] == f"{option['name']} {option['number']} 上海→成都"
+    assert option["depart"].endswith("07:10") and option["name"] == "海南航空"
+    assert preview["title"] == f"Hainan Airlines {option['number']} Shanghai→Chengdu"  # an English page's names
     rows = dict(preview["rows"])
     assert rows["Departs – arrives"] == f"07:10 – {option['arrive'][11:]}"
     assert rows["Passengers"] == "张三 138****0000"

@@ -197,6 +197,89 @@ def test_a_hotel_search_gives_the_same_hotels_of_the_city_with_totals_for_the_ni
     assert len({h["name"] for h in first}) == len(first)
 
 
+# --- English names beside the Chinese ----------------------------------------------------------------------------
+
+CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def test_a_flight_search_names_the_airline_cabin_and_cities_in_english_too():
+    flights = search_flights("北京", "上海", "2026-12-11")
+
+    english = {"东方航空": "China Eastern", "中国国际航空": "Air China", "南方航空": "China Southern",
+               "海南航空": "Hainan Airlines", "四川航空": "Sichuan Airlines", "厦门航空": "Xiamen Airlines"}  # fmt: skip
+    for flight in flights:
+        assert (flight["from"], flight["to"], flight["cabin"]) == ("北京", "上海", "经济舱")  # unchanged
+        assert flight["airlineEn"] == english[flight["airline"]]
+        assert (flight["fromEn"], flight["toEn"], flight["cabinEn"]) == ("Beijing", "Shanghai", "Economy")
+
+
+def test_a_train_search_names_the_kind_of_train_and_every_seat_in_english_too():
+    trains = search_trains("北京", "天津")
+
+    for train in trains:
+        kind = train["trainNo"][0]
+        assert train["kind"] == kind
+        assert (train["trainType"], train["trainTypeEn"]) == {
+            "G": ("高铁", "High-speed train"),
+            "D": ("动车", "Bullet train"),
+        }[kind]
+        assert (train["fromEn"], train["toEn"]) == ("Beijing", "Tianjin")
+        english = {"二等座": "Second class", "一等座": "First class", "商务座": "Business class"}
+        assert all(seat["seatTypeEn"] == english[seat["seatType"]] for seat in train["seats"])
+
+
+def test_a_hotel_search_names_every_hotel_and_its_address_in_english_too():
+    hotels = search_hotels("杭州", "2026-12-11", "2026-12-13")
+
+    names = {h["name"]: h["nameEn"] for h in hotels}
+    assert names["杭州山景公寓酒店"] == "Hangzhou Mountain View Serviced Apartments"
+    for hotel in hotels:
+        assert hotel["name"].startswith("杭州") and hotel["address"].startswith("杭州")  # unchanged
+        assert hotel["cityEn"] == "Hangzhou"
+        assert hotel["nameEn"].startswith("Hangzhou ") and hotel["addressEn"].endswith(" Road, Hangzhou")
+        assert not CJK.search(hotel["nameEn"] + hotel["addressEn"])
+
+
+def test_a_city_without_an_english_name_gets_no_half_english_names():
+    hotels = search_hotels("婺源", "2026-12-11", "2026-12-13")
+    flight = search_flights("北京", "婺源", "2026-12-11")[0]
+
+    assert hotels and not any({"nameEn", "addressEn", "cityEn"} & set(h) for h in hotels)
+    assert flight["fromEn"] == "Beijing" and "toEn" not in flight and flight["airlineEn"]
+
+
+def test_an_order_keeps_the_english_names_of_what_it_books():
+    flight, hotel, train = search_flights()[0], search_hotels()[0], search_trains()[0]
+    seat = train["seats"][0]
+
+    flight_order = mcp_text(
+        call("flight", "saveOrder", {"flightNo": flight["flightNo"], "date": "2026-12-05", "contactTourist": CONTACT})[
+            1
+        ]
+    )
+    hotel_order = call(
+        "hotel",
+        "saveOrder",
+        {"hotelId": hotel["hotelId"], "checkInDate": "2026-12-10", "checkOutDate": "2026-12-12", "guests": [CONTACT]},
+    )[1]
+    resources = [{"seatType": seat["seatType"], "adultPrice": seat["price"], "passengers": [CONTACT]}]
+    train_order = call(
+        "train", "saveOrder", {"trainNo": train["trainNo"], "date": "2026-12-02", "resources": resources}
+    )[1]["data"]
+
+    assert (flight_order["airline"], flight_order["airlineEn"]) == (flight["airline"], flight["airlineEn"])
+    assert (flight_order["fromEn"], flight_order["toEn"], flight_order["cabinEn"]) == (
+        "Shanghai",
+        "Hangzhou",
+        "Economy",
+    )
+    assert (hotel_order["name"], hotel_order["nameEn"]) == (hotel["name"], hotel["nameEn"])
+    assert hotel_order["cityEn"] == "Dali"
+    assert train_order["trainTypeEn"] == train["trainTypeEn"] and train_order["fromEn"] == "Beijing"
+    assert train_order["resources"][0]["seatTypeEn"] == seat["seatTypeEn"]
+    assert order(hotel_order["orderNo"])["nameEn"] == hotel["nameEn"]  # and a later query answers them again
+
+
 @pytest.mark.parametrize(
     ("product", "arguments", "fragment"),
     [
