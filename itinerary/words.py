@@ -75,6 +75,13 @@ def english_place_name(place: str) -> str | None:
     return english_place(text) or (station.en if station else None)
 
 
+def place_name(place: str, language: str) -> str:
+    """A place inside a name, a title, a route or a chip's message, in `language`: its English name alone in English
+    ("Activities in Lijiang"), as written in Chinese or when no English name is known."""
+    english = english_place_name(place) if (language or "").startswith("en") else None
+    return english or place
+
+
 def place_label(place: str, language: str, english: str | None = None) -> str:
     """The place a sentence is about, as a reply names it: in English by its English name with the Chinese in brackets
     ("Hangzhou (杭州)"), in Chinese as written; as written too when no English name is known. `english`: a name

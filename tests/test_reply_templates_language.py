@@ -21,7 +21,6 @@ from django.test import Client
 
 from aftersale.models import BizOrder
 from bookings.models import BookingRecord
-from bookings.sandbox import inventory
 from bookings.selectors import booking_facts
 from itinerary.models import Activity
 from tests.support import fixtures
@@ -47,38 +46,20 @@ def _activity_titles() -> set[str]:
     return {text for activity in Activity.objects.all() for text in (activity.title, activity.description)}
 
 
-def _place_names() -> set[str]:
-    """Places named as written in Chinese ("I found 6 activities in 大理")."""  # -> English place labels
-    from assistant.llm.rules.gazetteer import _data
-
-    data = _data()
-    names = {name for a in Activity.objects.all() for name in (a.city, a.province)}
-    for place in [*data["places"], *data["provinces"]]:
-        names.update([place["name"], *place["zh"], place.get("city") or ""])
-    return names
-
-
-def _supplier_names() -> set[str]:
-    """Airlines as the sandbox supplier names them (cabins and seats read in English already: locale/en); hotels:
-    HOTEL_NAME."""  # -> English supplier names
-    return {name for _code, name in inventory.AIRLINES}
-
-
 def _order_items() -> set[str]:
-    """What a demo order holds (登山鞋, on a refund's card): the shop's own names."""
-    return {s for order in BizOrder.objects.all() for s in _strings(order.items)}
+    """What an order holds, where the shop kept no English name beside it (`name_en`)."""
+    return {
+        item["name"]
+        for order in BizOrder.objects.all()
+        for item in order.items or []
+        if isinstance(item, dict) and item.get("name") and not item.get("name_en")
+    }
 
 
 UNTRANSLATED = {
     "activity titles and descriptions": _activity_titles,
-    "place names": _place_names,
-    "supplier names (airlines)": _supplier_names,
     "order items": _order_items,
 }
-# Hotel names the sandbox makes up (place word + brand: 大理机场假日酒店): supplier names, as above.
-HOTEL_NAME = re.compile(
-    "(?:[\u3400-\u9fff]{0,4})(?:" + "|".join(inventory.HOTEL_PLACES) + ")?(?:" + "|".join(inventory.HOTEL_BRANDS) + ")"
-)
 
 
 def untranslated_names() -> set[str]:
@@ -103,7 +84,6 @@ def foreign_chinese(text: str, echoed: list[str], names: set[str]) -> list[str]:
     for name in sorted({*echoed, *names}, key=len, reverse=True):
         if name:
             text = text.replace(name, " ")
-    text = HOTEL_NAME.sub(" ", text)  # (c) the supplier's hotel names
     return CJK_RUN.findall(text)
 
 

@@ -11,7 +11,7 @@ import logging
 
 from django.utils import translation
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext_noop, pgettext
 
 from assistant import cards
 from assistant.knowledge import tip_for
@@ -19,7 +19,7 @@ from assistant.presenters.base import Presenter, merge_replies
 from assistant.replies import compose, format_range
 from assistant.selectors import catalogue_places
 from assistant.turn import Reply, TurnContext, chip
-from itinerary.words import place_label
+from itinerary.words import place_label, place_name
 
 logger = logging.getLogger("assistant.presenters")
 
@@ -124,12 +124,17 @@ def keyword_places(keywords: list[str], *, asked: tuple[str | None, ...] = ()) -
     return not whole, places[:NEARBY_PLACES]
 
 
+def _joined(names: list[str], language: str) -> str:
+    with translation.override(language):
+        return pgettext("list separator", ", ").join(names)
+
+
 def _widen_chips(query: dict, language: str, nearby: list[str]) -> list[dict]:
     """Ways to widen an empty search, as messages in the reply's language the understanding reads."""
     place, province = query["place"], query.get("province")
 
     def activities_in(name: str) -> str:
-        return _("Activities in %(place)s") % {"place": name}
+        return _("Activities in %(place)s") % {"place": place_name(name, language)}
 
     with translation.override(language):
         chips = []
@@ -171,7 +176,7 @@ def _search(data: dict, context: TurnContext) -> Reply:
             place=query["place"],
             keyword="、".join(keywords),
             unknown_keyword=unknown,
-            nearby="、".join(nearby),
+            nearby=_joined([place_label(name, language) for name in nearby], language),
             more=more,
             refined=refinements(query, language),
         )

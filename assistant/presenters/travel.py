@@ -23,6 +23,7 @@ from assistant.turn import Reply, TurnContext, chip
 from itinerary.travel_plans import INDOOR_FIRST
 from itinerary.weather import UNAVAILABLE
 from itinerary.words import place_label as words_place_label
+from itinerary.words import place_name as words_place_name
 
 # Places a traveller might ask the weather of instead (chips, in the reply's language).
 PLACE_EXAMPLES = (gettext_noop("Sanya"), gettext_noop("Dali"), gettext_noop("Harbin"))
@@ -254,9 +255,14 @@ def _plan_chips(data: dict, destination: str, days: int, language: str) -> list[
     with translation.override(language):
         chips = []
         if data["max_price"]:
-            message = _("Plan a %(days)s-day trip to %(place)s") % {"days": days, "place": destination}
+            message = _("Plan a %(days)s-day trip to %(place)s") % {
+                "days": days,
+                "place": words_place_name(destination, language),
+            }
             chips.append(chip(_("Without the budget"), message, fresh=True))
-        chips.append(chip(_("Activities in %(place)s") % {"place": destination}, fresh=True))
+        chips.append(
+            chip(_("Activities in %(place)s") % {"place": words_place_name(destination, language)}, fresh=True)
+        )
         province = data.get("province")
         if province and province != destination:
             words = {"days": days, "place": place_label(province, language)}

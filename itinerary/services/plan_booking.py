@@ -36,7 +36,7 @@ from bookings.services import (
     passengers_checked,
     times_text,
 )
-from bookings.vocabulary import names_shown
+from bookings.vocabulary import names_shown, place_name
 from core.envelope import Code
 from core.errors import ApplicationError
 from itinerary.planning import PLAN_NAMES, PlanStoreError, plan_load
@@ -222,8 +222,8 @@ def plan_booking_preview(*, user, plan_id: str, plan: str, passengers: object, l
             "the hotel."
         )
         title = _("Book this plan: %(origin)s ⇄ %(destination)s") % {
-            "origin": options[0][1].get("origin") or "",
-            "destination": options[0][1].get("destination") or "",
+            "origin": place_name(options[0][1].get("origin") or ""),
+            "destination": place_name(options[0][1].get("destination") or ""),
         }
     return {
         "title": title,
