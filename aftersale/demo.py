@@ -198,10 +198,10 @@ def order_fields(spec: DemoOrder, *, now: datetime, today: date) -> dict[str, An
     activity = None
     items = [dict(item) for item in spec.items]
     if spec.activity_title is not None:
-        activity = Activity.objects.filter(title=spec.activity_title).order_by("id").first()
+        activity = Activity.objects.filter(title_zh_hans=spec.activity_title).order_by("id").first()
         if activity is None:
             raise LookupError(f"Demo activity {spec.activity_title!r} is missing: seed the activities first")
-        items = [{"name": activity.title, "qty": 1, "price": _money(activity.price)}]
+        items = [{"name": activity.title_zh_hans, "qty": 1, "price": _money(activity.price)}]
     amount = sum((Decimal(str(item["price"])) * item["qty"] for item in items), Decimal("0"))
     return {
         "category": spec.category,
