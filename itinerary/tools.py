@@ -56,7 +56,11 @@ MAX_REQUESTED_DAYS = 366
 PlaceName = Annotated[str, Field(min_length=1, max_length=PLACE_CHARS)]
 Keywords = Annotated[
     list[PlaceName] | None,
-    Field(max_length=MAX_KEYWORDS, description='Places or keywords, e.g. ["赛里木湖"] (at most 5)'),
+    Field(
+        max_length=MAX_KEYWORDS,
+        description='Places or keywords, in Chinese or English (titles are in both), e.g. ["赛里木湖"], ["cycling"] '
+        "(at most 5)",
+    ),
 ]
 Province = Annotated[str | None, Field(max_length=PLACE_CHARS, description="Short province name, e.g. 云南")]
 City = Annotated[str | None, Field(max_length=PLACE_CHARS, description="City name, e.g. 大理")]
