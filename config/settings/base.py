@@ -2,7 +2,9 @@
 
 import warnings
 
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from config.settings import env
 
@@ -103,6 +105,14 @@ LOCALE_PATHS = [BASE_DIR / "locale"]
 # catalogue's own language, and what a reader sees where an activity has no text in theirs.
 MODELTRANSLATION_DEFAULT_LANGUAGE = "zh-hans"
 MODELTRANSLATION_FALLBACK_LANGUAGES = ("zh-hans",)
+# A field per language is labelled with its language, in the reader's language ("title (Chinese)", "标题（英文）").
+_FIELD_LANGUAGES = {
+    "zh-hans": pgettext_lazy("a field's language", "Chinese"),
+    "en": pgettext_lazy("a field's language", "English"),
+}
+MODELTRANSLATION_BUILD_LOCALIZED_VERBOSE_NAME = lambda verbose_name, language: format_lazy(  # noqa: E731
+    _("{field} ({language})"), field=verbose_name, language=_FIELD_LANGUAGES[language]
+)
 TIME_ZONE = env.TIME_ZONE
 USE_I18N = True
 USE_TZ = True

@@ -92,22 +92,32 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="activity",
             name="description_en",
-            field=models.TextField(blank=True, null=True),
+            field=models.TextField(blank=True, null=True, verbose_name="description"),
         ),
         migrations.AddField(
             model_name="activity",
             name="description_zh_hans",
-            field=models.TextField(blank=True, null=True),
+            field=models.TextField(blank=True, null=True, verbose_name="description"),
         ),
         migrations.AddField(
             model_name="activity",
             name="title_en",
-            field=models.CharField(max_length=200, null=True),
+            field=models.CharField(max_length=200, null=True, verbose_name="title"),
         ),
         migrations.AddField(
             model_name="activity",
             name="title_zh_hans",
-            field=models.CharField(max_length=200, null=True),
+            field=models.CharField(max_length=200, null=True, verbose_name="title"),
+        ),
+        migrations.AlterField(
+            model_name="activity",
+            name="title",
+            field=models.CharField(max_length=200, verbose_name="title"),
+        ),
+        migrations.AlterField(
+            model_name="activity",
+            name="description",
+            field=models.TextField(blank=True, verbose_name="description"),
         ),
         migrations.RunPython(chinese_text_to_translation_fields, chinese_text_to_original_fields, elidable=False),
         migrations.RunPython(index_both_titles, index_original_title, elidable=False),

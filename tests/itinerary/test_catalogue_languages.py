@@ -186,10 +186,13 @@ def test_the_admin_change_page_edits_the_title_and_description_in_both_languages
     url = f"/admin/itinerary/activity/{activity.pk}/change/"
 
     page = client.get(url).content.decode()
+    english = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
 
     for field in ("title_zh_hans", "title_en", "description_zh_hans", "description_en"):
         assert f'name="{field}"' in page, field
     assert 'value="洱海骑行"' in page and 'value="Erhai Lake cycling"' in page
+    assert all(label in page for label in ("标题（中文）", "标题（英文）", "描述（中文）", "描述（英文）"))
+    assert all(label in english for label in ("Title (Chinese)", "Title (English)", "Description (English)"))
 
 
 # --- the migration --------------------------------------------------------------------------------------------------
