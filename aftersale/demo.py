@@ -201,12 +201,11 @@ def order_fields(spec: DemoOrder, *, now: datetime, today: date) -> dict[str, An
     activity = None
     items = [dict(item) for item in spec.items]
     if spec.activity_title is not None:
-        activity = Activity.objects.filter(title=spec.activity_title).order_by("id").first()
+        activity = Activity.objects.filter(title_zh_hans=spec.activity_title).order_by("id").first()
         if activity is None:
             raise LookupError(f"Demo activity {spec.activity_title!r} is missing: seed the activities first")
-        english = getattr(activity, "title_en", None)  # the catalogue's English title (itinerary.translation)
-        chinese = getattr(activity, "title_zh_hans", None) or activity.title
-        items = [{"name": chinese, **({"name_en": english} if english else {}), "qty": 1}]
+        english = activity.title_en  # the catalogue's English title beside the Chinese one (itinerary.translation)
+        items = [{"name": activity.title_zh_hans, **({"name_en": english} if english else {}), "qty": 1}]
         items[0]["price"] = _money(activity.price)
     amount = sum((Decimal(str(item["price"])) * item["qty"] for item in items), Decimal("0"))
     return {

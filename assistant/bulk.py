@@ -1,6 +1,7 @@
 """Bulk data for load and query-plan work: `manage.py seed_bulk --activities 100000`.
 
-Rows are derived from the demo catalogue's destinations (`itinerary/demo_data/activities.json`): varied titles,
+Rows are derived from the demo catalogue's destinations (`itinerary/demo_data/activities.json`): varied titles
+(in Chinese and English, from the same words),
 prices, availability windows over the coming months, tags and system tags. Every row has a deterministic natural
 key carrying a `BULK-` marker and its sequence number, and its content is a pure function of that number (and of
 the seed day, like the demo data), so seeding is idempotent: it reads which sequence numbers are present, creates
@@ -50,6 +51,7 @@ from bookings.models import BizType, BookingEvent, BookingRecord, BookingStatus
 from itinerary.demo import demo_activity_data
 from itinerary.models import Activity, GenderRestriction, InterestProfile
 from itinerary.tagging import SYSTEM_TAGS, system_tags_for
+from itinerary.words import english_place_name
 
 MARKER = "BULK-"
 BATCH_SIZE = 2000
@@ -258,32 +260,46 @@ def _profile(user, seq: int, *, today: dt.date) -> InterestProfile:
 
 # Title styles: a demo title with a qualifier in front, or a destination + theme + format of our own.
 QUALIFIERS = ("", "精品", "小团", "私享", "深度", "轻奢", "经济", "亲子", "周末", "秋冬", "摄影师带队")
-THEMES = (
-    ("徒步", "徒步"),
-    ("骑行", "骑行"),
-    ("摄影", "摄影"),
-    ("美食", "美食"),
-    ("温泉", "温泉"),
-    ("露营", "露营"),
-    ("夜游", "夜游"),
-    ("亲子", "亲子"),
-    ("古镇漫步", "古镇"),
-    ("文化探访", "文化"),
-    ("自然探索", "自然"),
-    ("星空观测", "摄影"),
-    ("非遗手工", "手工"),
-    ("自驾", "自驾"),
+# The same words for the English title, as an English travel site would put them before a title.
+QUALIFIERS_EN = {
+    "": "",
+    "精品": "Premium",
+    "小团": "Small-group",
+    "私享": "Private",
+    "深度": "In-depth",
+    "轻奢": "Boutique",
+    "经济": "Budget",
+    "亲子": "Family",
+    "周末": "Weekend",
+    "秋冬": "Autumn and winter",
+    "摄影师带队": "Photographer-led",
+}
+THEMES = (  # (the title's word, its tag, the English title's word)
+    ("徒步", "徒步", "hiking"),
+    ("骑行", "骑行", "cycling"),
+    ("摄影", "摄影", "photography"),
+    ("美食", "美食", "food"),
+    ("温泉", "温泉", "hot spring"),
+    ("露营", "露营", "camping"),
+    ("夜游", "夜游", "night"),
+    ("亲子", "亲子", "family"),
+    ("古镇漫步", "古镇", "old town walking"),
+    ("文化探访", "文化", "culture"),
+    ("自然探索", "自然", "nature"),
+    ("星空观测", "摄影", "stargazing"),
+    ("非遗手工", "手工", "folk craft"),
+    ("自驾", "自驾", "self-drive"),
 )
-FORMATS = (
-    ("半日游", "一日游", 1),
-    ("一日游", "一日游", 1),
-    ("两日游", "多日游", 2),
-    ("三日游", "多日游", 3),
-    ("四日游", "多日游", 4),
-    ("五日游", "多日游", 5),
-    ("周末营", "多日游", 2),
-    ("体验课", "一日游", 1),
-    ("深度之旅", "多日游", 6),
+FORMATS = (  # (the title's word, its tag, days, the English title's words)
+    ("半日游", "一日游", 1, "half-day trip"),
+    ("一日游", "一日游", 1, "day trip"),
+    ("两日游", "多日游", 2, "trip, 2 days"),
+    ("三日游", "多日游", 3, "trip, 3 days"),
+    ("四日游", "多日游", 4, "trip, 4 days"),
+    ("五日游", "多日游", 5, "trip, 5 days"),
+    ("周末营", "多日游", 2, "weekend camp"),
+    ("体验课", "一日游", 1, "class"),
+    ("深度之旅", "多日游", 6, "tour in depth, 6 days"),
 )
 WINDOW_DAYS = (1, 2, 3, 7, 14, 21, 30, 45, 60, 90, 120)
 
@@ -295,14 +311,19 @@ def bulk_activity_fields(seq: int, *, today: dt.date) -> dict[str, Any]:
     base = entries[rng.randrange(len(entries))]
     tags = list(base["tags"])
     if rng.random() < 0.5:
-        title = rng.choice(QUALIFIERS) + base["title"]
+        qualifier = rng.choice(QUALIFIERS)
+        title = qualifier + base["title"]
+        title_en = " ".join(w for w in (QUALIFIERS_EN[qualifier], base["title_en"]) if w)
     else:
-        theme, theme_tag = rng.choice(THEMES)
-        fmt, fmt_tag, _ = rng.choice(FORMATS)
+        theme, theme_tag, theme_en = rng.choice(THEMES)
+        fmt, fmt_tag, _, fmt_en = rng.choice(FORMATS)
         title = f"{base['destination']}{theme}{fmt}"
+        place_en = english_place_name(base["destination"]) or english_place_name(base["city"]) or base["destination"]
+        title_en = f"{place_en} {theme_en} {fmt_en}"
         tags = [theme_tag, fmt_tag, *(t for t in tags if t not in {"一日游", "多日游"})]
         tags = list(dict.fromkeys(tags))[:6]
     title = f"{title}{TITLE_SUFFIX}{seq:07d}"
+    title_en = f"{title_en}{TITLE_SUFFIX}{seq:07d}"
     start = today + dt.timedelta(days=rng.randint(-45, 180))
     window = rng.choice(WINDOW_DAYS)
     price = max(Decimal("50"), Decimal(round(base["price"] * rng.uniform(0.55, 1.7) / 10) * 10))
@@ -319,10 +340,13 @@ def bulk_activity_fields(seq: int, *, today: dt.date) -> dict[str, Any]:
         GenderRestriction.FEMALE if roll < 0.03 else GenderRestriction.MALE if roll < 0.04 else GenderRestriction.NONE
     )
     return {
-        "title": title,
+        # Both languages by name: `title=` alone would be read in whichever language is active (modeltranslation).
+        "title_zh_hans": title,
+        "title_en": title_en,
         "city": base["city"],
         "province": base["province"],
-        "description": base["description"],
+        "description_zh_hans": base["description"],
+        "description_en": base["description_en"],
         "price": price,
         "start_date": start,
         "end_date": start + dt.timedelta(days=window - 1),
@@ -353,7 +377,7 @@ def _system_tags_cached(title: str, tags: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _seed_activities(wanted: int, *, today: dt.date, batch_size: int) -> tuple[int, int]:
-    titles = Activity.objects.filter(title__contains=TITLE_SUFFIX).values_list("title", flat=True)
+    titles = Activity.objects.filter(title_zh_hans__contains=TITLE_SUFFIX).values_list("title_zh_hans", flat=True)
     present = _present(titles, _TITLE_RE)
     missing = _missing(wanted, present)
     for batch in _chunks(missing, batch_size):
@@ -407,9 +431,9 @@ def _seed_orders(wanted: int, *, users: int, now: dt.datetime, batch_size: int) 
     if missing:
         user_pks = _bulk_users_by_seq()
         catalogue = list(
-            Activity.objects.filter(title__contains=TITLE_SUFFIX)
+            Activity.objects.filter(title_zh_hans__contains=TITLE_SUFFIX)
             .order_by("pk")
-            .values_list("pk", "title", "price", "start_date", "end_date")
+            .values_list("pk", "title_zh_hans", "price", "start_date", "end_date")
         )
         for batch in _chunks(missing, batch_size):
             with transaction.atomic():

@@ -18,6 +18,7 @@ from bookings.services import duration_text, times_text
 from bookings.vocabulary import names_shown
 from itinerary.models import Activity
 from itinerary.tools import activity_facts
+from itinerary.words import activity_description, activity_title
 
 
 def activity_url(activity_id: int) -> str:
@@ -54,15 +55,16 @@ def suggested_for_text(interest: str | None) -> str:
 
 def activity_card(activity: Activity | Mapping, *, language: str | None = None) -> dict:
     """An activity card, from a row or from the facts a tool put in its envelope (`itinerary.tools.activity_facts`):
-    its picture, and (in `language`, the reply's) why it was suggested to this traveller when their interests put
-    it first."""
+    its picture, and in `language` (the reply's) its title and why it was suggested to this traveller when their
+    interests put it first."""
     facts = activity if isinstance(activity, Mapping) else activity_facts(activity)
-    with translation.override(language or translation.get_language()):
+    reading = language or translation.get_language()
+    with translation.override(reading):
         why = suggested_for_text(facts.get("suggested_for"))
     return {
         "type": "activity",
         "id": facts["id"],
-        "title": facts["title"],
+        "title": activity_title(facts, reading),
         "city": facts["city"],
         "province": facts["province"],
         "price": facts["price"],
@@ -84,7 +86,7 @@ def activity_detail_card(facts: Mapping, *, language: str | None = None) -> dict
         **activity_card(facts, language=language),
         "type": "activity_detail",
         "tags": list(facts.get("tags") or []),
-        "description": facts.get("description", ""),
+        "description": activity_description(facts, language or translation.get_language()),
         "min_age": facts.get("min_age"),
         "max_age": facts.get("max_age"),
         "gender_restriction": facts.get("gender_restriction", "NONE"),

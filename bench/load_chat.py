@@ -481,7 +481,8 @@ def _bulk_activities(count: int) -> None:
         a = base[n % len(base)]
         batch.append(
             Activity(
-                title=f"{a.title} · load {n}",
+                title_zh_hans=f"{a.title_zh_hans} · load {n}",
+                title_en=f"{a.title_en} · load {n}" if a.title_en else None,
                 city=a.city,
                 province=a.province,
                 price=a.price,

@@ -56,7 +56,10 @@ def main() -> None:
         """The selector's query before the bound: the same conditions over the whole keyword."""
         end = today + dt.timedelta(days=selectors.DEFAULT_WINDOW_DAYS)
         match = (
-            Q(title__icontains=term) | Q(city__icontains=term) | Q(province__icontains=term) | Q(tags__icontains=term)
+            selectors._title_contains(term)
+            | Q(city__icontains=term)
+            | Q(province__icontains=term)
+            | Q(tags__icontains=term)
         )
         rows = selectors._narrowed(Activity.objects.filter(is_published=True).filter(match), [term])
         rows = rows.filter(start_date__lte=end, end_date__gte=today).order_by("-popularity", "price", "id")

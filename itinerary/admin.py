@@ -1,4 +1,5 @@
 from django.contrib import admin
+from modeltranslation.admin import TranslationAdmin
 
 from core.admin import BoundedSearchMixin
 from itinerary.models import Activity, InterestProfile
@@ -6,14 +7,17 @@ from itinerary.services import activity_save
 
 
 @admin.register(Activity)
-class ActivityAdmin(BoundedSearchMixin, admin.ModelAdmin):
+class ActivityAdmin(BoundedSearchMixin, TranslationAdmin):
+    """The catalogue: its title and description edited in Chinese and English side by side (modeltranslation); the
+    Chinese is required, a blank English falls back to it."""
+
     list_display = ("title", "city", "province", "price", "start_date", "end_date", "is_published")
     list_filter = ("is_published", "province", "gender_restriction")
-    search_fields = ("title", "city", "province")
+    search_fields = ("title_zh_hans", "title_en", "city", "province")
     date_hierarchy = "start_date"
     list_per_page = 50
     show_full_result_count = False
-    readonly_fields = ("system_tags",)  # computed from the title and tags on every save
+    readonly_fields = ("system_tags",)  # computed from the Chinese title and tags on every save
 
     def save_model(self, request, obj, form, change):
         activity_save(activity=obj)

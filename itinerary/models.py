@@ -18,10 +18,10 @@ class GenderRestriction(models.TextChoices):
 class Activity(models.Model):
     """One bookable activity of the catalogue: a tour, a hike, a ticket."""
 
-    title = models.CharField(max_length=200)
+    title = models.CharField(_("title"), max_length=200)
     city = models.CharField(max_length=64, db_index=True)
     province = models.CharField(max_length=64, db_index=True)
-    description = models.TextField(blank=True)
+    description = models.TextField(_("description"), blank=True)
     price = models.DecimalField(max_digits=10, decimal_places=2)
     start_date = models.DateField()
     end_date = models.DateField()

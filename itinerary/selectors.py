@@ -15,9 +15,9 @@ from itinerary.tagging import AUDIENCES, SYSTEM_TAGS
 
 DEFAULT_WINDOW_DAYS = 30
 
-# On PostgreSQL a keyword is first looked up in a GIN index of character bigrams (migration itinerary 0002):
+# On PostgreSQL a keyword is first looked up in a GIN index of character bigrams (migrations itinerary 0002, 0007):
 # pg_trgm cannot serve 2-character Chinese patterns such as '%大理%', bigrams can. Both SQL functions upper-case
-# their text the way ILIKE does, so every row whose title, city, province or tags contain the keyword holds all
+# their text the way ILIKE does, so every row whose titles, city, province or tags contain the keyword holds all
 # of its bigrams: the bigram test only narrows the rows; the icontains conditions still decide.
 MIN_INDEXED_KEYWORD = 2
 # Every way in is bounded here, whatever called: a keyword, city or province is cut to MAX_TERM_CHARS (as the intent
@@ -119,28 +119,28 @@ WALKED_CHEAPEST = (F("price").asc(nulls_first=True), F("popularity").desc(nulls_
 
 
 def activity_search(query: ActivityQuery, *, counted: bool = True) -> QuerySet[Activity]:
-    """Published activities matching every condition: a keyword (title, city, province or tag), the place,
-    a window that overlaps the dates, a price within the budget, none of the excluded places (as city, province
-    or in the title). Most popular first, then cheapest; or cheapest first when asked. `counted=False`: the caller
+    """Published activities matching every condition: a keyword (the Chinese or English title, city, province or
+    tag), the place, a window that overlaps the dates, a price within the budget, none of the excluded places (as
+    city, province or in a title). Most popular first, then cheapest; or cheapest first when asked. `counted=False`: the caller
     reads only the first rows and no count (a recommendation): the same order, spelled so PostgreSQL walks an index
     in that order and stops early."""
     qs = Activity.objects.filter(is_published=True)
     if query.keywords:
         match = Q()
         for word in query.keywords:
-            match |= Q(title__icontains=word) | Q(city__icontains=word) | Q(province__icontains=word)
+            match |= _title_contains(word) | Q(city__icontains=word) | Q(province__icontains=word)
             match |= Q(tags__icontains=word)
         qs = _narrowed(qs.filter(match), query.keywords)
     if query.province:
         qs = qs.filter(province=query.province)
     if query.city:
-        qs = _narrowed(qs.filter(Q(city=query.city) | Q(title__icontains=query.city)), [query.city])
+        qs = _narrowed(qs.filter(Q(city=query.city) | _title_contains(query.city)), [query.city])
     if query.date_start and query.date_end:
         qs = qs.filter(start_date__lte=query.date_end, end_date__gte=query.date_start)
     if query.max_price is not None:
         qs = qs.filter(price__lte=Decimal(query.max_price))
     for place in query.exclude_places:
-        qs = qs.exclude(Q(city__icontains=place) | Q(province__icontains=place) | Q(title__icontains=place))
+        qs = qs.exclude(Q(city__icontains=place) | Q(province__icontains=place) | _title_contains(place))
     qs = _of_kinds(qs, query)
     if query.priciest_first:
         return qs.order_by("-price", "-popularity", "id")
@@ -149,6 +149,12 @@ def activity_search(query: ActivityQuery, *, counted: bool = True) -> QuerySet[A
     if query.cheapest_first:
         return qs.order_by("price", "-popularity", "id")
     return qs.order_by("-popularity", "price", "id")
+
+
+def _title_contains(word: str) -> Q:
+    """An activity whose Chinese or English title contains `word`. The fields are named: modeltranslation would
+    read `title__icontains` in the active language only, and a search must not depend on who asks."""
+    return Q(title_zh_hans__icontains=word) | Q(title_en__icontains=word)
 
 
 def _has_tag(tag: str) -> Q:
@@ -190,7 +196,8 @@ def _narrowed(rows: QuerySet[Activity], words) -> QuerySet[Activity]:
     if connection.vendor != "postgresql" or any(len(word) < MIN_INDEXED_KEYWORD for word in words):
         return rows
     row_bigrams = Func(
-        F("title"),
+        F("title_zh_hans"),
+        F("title_en"),
         F("city"),
         F("province"),
         F("tags"),

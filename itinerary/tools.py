@@ -56,7 +56,11 @@ MAX_REQUESTED_DAYS = 366
 PlaceName = Annotated[str, Field(min_length=1, max_length=PLACE_CHARS)]
 Keywords = Annotated[
     list[PlaceName] | None,
-    Field(max_length=MAX_KEYWORDS, description='Places or keywords, e.g. ["赛里木湖"] (at most 5)'),
+    Field(
+        max_length=MAX_KEYWORDS,
+        description='Places or keywords, in Chinese or English (titles are in both), e.g. ["赛里木湖"], ["cycling"] '
+        "(at most 5)",
+    ),
 ]
 Province = Annotated[str | None, Field(max_length=PLACE_CHARS, description="Short province name, e.g. 云南")]
 City = Annotated[str | None, Field(max_length=PLACE_CHARS, description="City name, e.g. 大理")]
@@ -95,10 +99,13 @@ def _today(context: ToolContext) -> dt.date:
 
 def activity_facts(activity: Activity, *, suggested_for: str | None = None) -> dict:
     """An activity as JSON: what a card and a reply show of it. `suggested_for`: the traveller's interest (a system
-    tag) it was suggested for, when their profile put it first."""
+    tag) it was suggested for, when their profile put it first. Its title in both languages, `title` the catalogue's
+    Chinese and `title_en` the English ("" when none is written): a card or a reply names it in its own language
+    (`itinerary.words.activity_title`), whatever language is active."""
     return {
         "id": activity.pk,
-        "title": activity.title,
+        "title": activity.title_zh_hans or activity.title_en or "",
+        "title_en": activity.title_en or "",
         "city": activity.city,
         "province": activity.province,
         "price": str(activity.price),
@@ -246,12 +253,13 @@ def activity_detail(
     facts = {
         **activity_facts(activity),
         "tags": list(activity.tags or []),
-        "description": activity.description,
+        "description": activity.description_zh_hans or "",
+        "description_en": activity.description_en or "",
         "min_age": activity.min_age,
         "max_age": activity.max_age,
         "gender_restriction": activity.gender_restriction,
     }
-    return ok({"kind": ACTIVITY_DETAIL_KIND, "activity_id": activity.pk, "activity": facts}, activity.title)
+    return ok({"kind": ACTIVITY_DETAIL_KIND, "activity_id": activity.pk, "activity": facts}, facts["title"])
 
 
 def weather_day_facts(day: DayWeather) -> dict:
@@ -336,7 +344,13 @@ def _plan(plan: TravelPlan) -> dict:
                 "number": number,
                 "weather": weather_day_facts(day.weather) if day.weather else None,
                 "activities": [activity_facts(a) for a in day.activities],
-                "tour": {"id": tour.activity.pk, "title": tour.activity.title, "day": tour.day, "of": tour.of}
+                "tour": {
+                    "id": tour.activity.pk,
+                    "title": tour.activity.title_zh_hans or "",
+                    "title_en": tour.activity.title_en or "",
+                    "day": tour.day,
+                    "of": tour.of,
+                }
                 if tour
                 else None,
                 "flags": list(day.flags),

@@ -72,15 +72,20 @@ def default_start(today: dt.date) -> dt.date:
     return today + dt.timedelta(days=(5 - today.weekday()) % 7 or 7)
 
 
+def _catalogue_title(activity: Activity) -> str:
+    """The catalogue's Chinese title, which the words below read (not the reader's: `activity.title` is)."""
+    return activity.title_zh_hans or ""
+
+
 def activity_span_days(activity: Activity) -> int | None:
     """How many days an activity takes: N for "N日游/N天", 1 for a day activity, None for a multi-day tour
     whose length its title does not say."""
-    return _span_days(activity.title, tuple(map(str, activity.tags or ())))
+    return _span_days(_catalogue_title(activity), tuple(map(str, activity.tags or ())))
 
 
 def activity_day_use(activity: Activity) -> str:
     """tour, full_day (一日游), evening (夜游, shows, stargazing) or short (anything else within a day)."""
-    return _day_use(activity.title, tuple(map(str, activity.tags or ())))
+    return _day_use(_catalogue_title(activity), tuple(map(str, activity.tags or ())))
 
 
 # Both are read tens of thousands of times while one plan is assigned (every fit test asks them of every activity
@@ -109,9 +114,10 @@ def _day_use(title: str, tags: tuple) -> str:
 
 
 def activity_is_indoor(activity: Activity) -> bool:
-    if "实景" in activity.title:  # 实景演出 are staged outdoors, on a river or a hillside
+    title = _catalogue_title(activity)
+    if "实景" in title:  # 实景演出 are staged outdoors, on a river or a hillside
         return False
-    return bool(_INDOOR_TAGS & set(activity.tags or [])) or any(w in activity.title for w in _INDOOR_WORDS)
+    return bool(_INDOOR_TAGS & set(activity.tags or [])) or any(w in title for w in _INDOOR_WORDS)
 
 
 def rain_likely(day: DayWeather) -> bool:
@@ -257,7 +263,7 @@ def travel_plan_assign(
     def best(options: list[Activity], day: dt.date) -> Activity | None:
         if not options:
             return None
-        return min(options, key=lambda a: (-score(a, day), -a.popularity, a.price, a.pk or 0, a.title))
+        return min(options, key=lambda a: (-score(a, day), -a.popularity, a.price, a.pk or 0, _catalogue_title(a)))
 
     singles = [a for a in activities if activity_day_use(a) != TOUR]
     for round_ in range(MAX_PER_DAY):  # one per day first, then a second where one fits
@@ -298,7 +304,7 @@ def travel_plan_assign(
         return False
 
     left_out = [a for a in singles if not is_used(a) and a.start_date <= trip_end and a.end_date >= start]
-    left_out.sort(key=lambda a: (-a.popularity, a.price, a.pk or 0, a.title))
+    left_out.sort(key=lambda a: (-a.popularity, a.price, a.pk or 0, _catalogue_title(a)))
     for activity in left_out[:REPAIR_LIMIT]:
         if insert(activity, REPAIR_DEPTH, frozenset()):
             remember(activity)

@@ -15,13 +15,14 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from core.languages import reads_han
 from itinerary.models import Activity
 from itinerary.services import ActivityError
 from itinerary.services import activity_detail as activity_detail_get
-from itinerary.words import english_place_name
+from itinerary.words import activity_title, english_place_name
 
 PLAN_DAYS = 3  # the trip the page offers to plan around an activity
 WEATHER_DAYS = 3
@@ -67,7 +68,10 @@ def activity_actions(activity: Activity, *, today: dt.date) -> list[dict]:
 
 def ask_url(activity: Activity) -> str:
     """The chat, with a question about this activity drafted in the box for the traveller to finish and send."""
-    draft = _('About "%(title)s" (%(city)s): ') % {"title": activity.title, "city": activity.city}
+    draft = _('About "%(title)s" (%(city)s): ') % {
+        "title": activity_title(activity, get_language()),
+        "city": activity.city,
+    }
     return f"{reverse('assistant:chat')}?{urlencode({'ask': draft})}"
 
 

@@ -1,8 +1,14 @@
 """The supplier's and the catalogue's words (their data is Chinese) as a traveller reads them in the active language:
-airline names, seat classes, activity tags and place names. Words without an entry are shown as they were written."""
+airline names, seat classes, activity tags and place names, and the catalogue's own titles and descriptions in the
+reader's language. Words without an entry are shown as they were written."""
 
+from collections.abc import Mapping
+
+from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext, gettext_noop
+from modeltranslation import settings as mt_settings
+from modeltranslation.utils import build_localized_fieldname
 
 from bookings.vocabulary import airline_name, english_place, seat_name
 from itinerary.weather.normals import climate_table
@@ -91,3 +97,44 @@ def place_label(place: str, language: str, english: str | None = None) -> str:
         return place
     with translation.override(language):
         return gettext("%(english)s (%(chinese)s)") % {"english": english, "chinese": place}
+
+
+def _catalogue_text(activity, field: str, language: str) -> str:
+    """An activity's `field` (title, description) in `language`, from a row (`title_zh_hans`, `title_en`) or from
+    its facts (`title` the Chinese, `title_en`: `itinerary.tools.activity_facts`); "" when it has none in it."""
+    try:
+        language = translation.get_supported_language_variant(language or settings.LANGUAGE_CODE)
+    except LookupError:
+        language = settings.LANGUAGE_CODE
+    name = build_localized_fieldname(field, language)
+    if isinstance(activity, Mapping):
+        # The facts name the catalogue's own (default) language without a suffix, as the original field does.
+        name = field if language == mt_settings.DEFAULT_LANGUAGE else name
+        return str(activity.get(name) or "")
+    return str(getattr(activity, name, "") or "")
+
+
+def activity_title(activity, language: str) -> str:
+    """An activity's title as a reader of `language` reads it, from a row or its facts: its title in that language;
+    without one, the catalogue's Chinese title once with the place in the reader's language beside it
+    ("大理古城一日游 (Dali)"). Reads the fields by name, whatever language is active."""
+    title = _catalogue_text(activity, "title", language)
+    if title:
+        return title
+    chinese = _catalogue_text(activity, "title", mt_settings.DEFAULT_LANGUAGE)
+    if not chinese:  # no catalogue text at all but another language's (the admin requires the Chinese)
+        texts = (_catalogue_text(activity, "title", other) for other in mt_settings.AVAILABLE_LANGUAGES)
+        return next(filter(None, texts), "")
+    city = activity.get("city") if isinstance(activity, Mapping) else getattr(activity, "city", "")
+    english = english_place_name(city or "")
+    if not english:
+        return chinese
+    with translation.override(language):
+        return gettext("%(title)s (%(place)s)") % {"title": chinese, "place": english}
+
+
+def activity_description(activity, language: str) -> str:
+    """An activity's description in `language`, else the catalogue's Chinese one."""
+    return _catalogue_text(activity, "description", language) or _catalogue_text(
+        activity, "description", mt_settings.DEFAULT_LANGUAGE
+    )

@@ -73,6 +73,18 @@ def _fresh_cache():
 
 
 @pytest.fixture(autouse=True)
+def _default_language():
+    """Every test starts in the site's default language: a page fetched by a test client leaves its language active
+    in the thread, and an activity's `title` and a `title=` lookup are read in the active language
+    (django-modeltranslation), so a test's outcome would depend on the test run before it."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
 def _tasks_in_process_unless_a_worker_runs(request):
     """Tests run Celery tasks in-process, except those that start a real worker (marked `worker`)."""
     from config.celery import app

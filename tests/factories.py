@@ -8,6 +8,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from itinerary.models import Activity
+from itinerary.translation import in_catalogue_language
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -20,8 +21,15 @@ class UserFactory(factory.django.DjangoModelFactory):
 
 
 class ActivityFactory(factory.django.DjangoModelFactory):
+    """`title` / `description` are the Chinese text (no English unless `title_en` / `description_en` are given),
+    whatever language is active when the test builds it."""
+
     class Meta:
         model = Activity
+
+    @classmethod
+    def _adjust_kwargs(cls, **kwargs):
+        return in_catalogue_language(kwargs)
 
     title = factory.Sequence(lambda n: f"赛里木湖环湖骑行{n}")
     city = "博乐"

@@ -2,8 +2,9 @@
 conversation that shows every kind of card, and fails on a string in the other language's script and on escaping
 shown as text.
 
-- An English page may show Chinese only as names: places, activities and their catalogue text, hotels, airlines,
-  stations, passengers, order items, the traveller's own words (rows and the supplier's inventory say which).
+- An English page may show Chinese only as names: places, hotels, airlines, stations, passengers, order items,
+  the traveller's own words (rows and the supplier's inventory say which); never an activity's title or
+  description, which the catalogue has in English.
 - A Chinese page may show Latin letters only as names and codes (TripDesk, flight numbers, booking ids, API), not
   as sentences: three or more English words in a row fail.
 - No page shows `&#…;` / `&amp;` as text (a reply escaped twice).
@@ -100,10 +101,11 @@ def visible(page: str) -> list[str]:
 
 
 def names_in_data() -> set[str]:
-    """Chinese that is a name or the catalogue's own text, not the interface's words."""
+    """Chinese that is a name, not the interface's words. An activity's title and description are not: the
+    catalogue has them in English too (the places it names are)."""
     names: set[str] = set()
     for activity in Activity.objects.all():
-        names.update([activity.title, activity.city, activity.province, activity.description, *activity.tags])
+        names.update([activity.city, activity.province, *activity.tags])
     for booking in BookingRecord.objects.all():
         names.update(_strings(booking.details))
         names.update(_strings(booking.contact))

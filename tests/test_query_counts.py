@@ -277,8 +277,9 @@ def plan_of(sql: str, params=(), *, settings_off: tuple[str, ...]) -> str:
         {"keywords": ["大理"]},
         {"keywords": ["赛里木湖", "大理"], "max_price": 2000},
         {"city": "杭州"},
+        {"keywords": ["cycling"]},
     ],
-    ids=["two-character keyword", "two keywords and a budget", "city"],
+    ids=["two-character keyword", "two keywords and a budget", "city", "english keyword"],
 )
 def test_the_catalogue_query_can_use_the_bigram_index(query):
     dali(3)

@@ -62,17 +62,17 @@ def test_counts_default_in_proportion_to_the_catalogue():
 
 def test_activities_are_varied_rows_of_the_demo_destinations_with_their_system_tags():
     seed()
-    activities = list(Activity.objects.filter(title__contains=" · BULK-"))
+    activities = list(Activity.objects.filter(title_zh_hans__contains=" · BULK-"))
     today = timezone.localdate()
     places = {(entry["city"], entry["province"]) for entry in demo_activity_data()}
 
     assert all((a.city, a.province) in places for a in activities)
-    assert all(a.system_tags == system_tags_for(a.title, a.tags) for a in activities)
+    assert all(a.system_tags == system_tags_for(a.title_zh_hans, a.tags) for a in activities)
     assert all(today - dt.timedelta(days=45) <= a.start_date <= a.end_date for a in activities)
     assert max(a.end_date for a in activities) > today + dt.timedelta(days=60)  # windows over the coming months
     assert len({a.city for a in activities}) >= 10
     assert len({a.price for a in activities}) >= 30
-    assert len({a.title.split(" · ")[0] for a in activities}) >= 90
+    assert len({a.title_zh_hans.split(" · ")[0] for a in activities}) >= 90
     assert all(a.price >= Decimal("50") for a in activities)
 
 
@@ -80,8 +80,8 @@ def test_a_bulk_activity_is_the_same_for_the_same_number_and_day():
     day = dt.date(2026, 12, 1)
 
     assert bulk_activity_fields(7, today=day) == bulk_activity_fields(7, today=day)
-    assert bulk_activity_fields(7, today=day)["title"].endswith(" · BULK-0000007")
-    assert bulk_activity_fields(7, today=day)["title"] != bulk_activity_fields(8, today=day)["title"]
+    assert bulk_activity_fields(7, today=day)["title_zh_hans"].endswith(" · BULK-0000007")
+    assert bulk_activity_fields(7, today=day)["title_zh_hans"] != bulk_activity_fields(8, today=day)["title_zh_hans"]
 
 
 def test_orders_bookings_and_tickets_belong_to_bulk_users_and_each_has_its_event():
@@ -104,7 +104,7 @@ def test_bulk_orders_agree_with_their_items_and_their_tickets_with_their_orders(
     for order in BizOrder.objects.all():
         assert order.amount == sum(Decimal(str(item["price"])) * item["qty"] for item in order.items)
         if order.activity_id:
-            assert order.items[0]["name"] == order.activity.title
+            assert order.items[0]["name"] == order.activity.title_zh_hans
     for ticket in HitlTicket.objects.filter(kind=TicketKind.WORKFLOW).select_related("order"):
         assert (ticket.entity, ticket.amount, ticket.requested_by_id) == (
             ticket.order.order_id,
@@ -190,13 +190,15 @@ def test_impossible_counts_are_refused_and_nothing_is_written(counts, message):
 
 
 def _reference(query: ActivityQuery) -> list[int]:
-    """The catalogue query as written before its index: plain icontains conditions, no narrowing."""
+    """The catalogue query as written before its index: plain icontains conditions (on both titles, Chinese and
+    English), no narrowing."""
     qs = Activity.objects.filter(is_published=True)
     if query.keywords:
         match = Q()
         for word in query.keywords:
             match |= (
-                Q(title__icontains=word)
+                Q(title_zh_hans__icontains=word)
+                | Q(title_en__icontains=word)
                 | Q(city__icontains=word)
                 | Q(province__icontains=word)
                 | Q(tags__icontains=word)
@@ -205,7 +207,7 @@ def _reference(query: ActivityQuery) -> list[int]:
     if query.province:
         qs = qs.filter(province=query.province)
     if query.city:
-        qs = qs.filter(Q(city=query.city) | Q(title__icontains=query.city))
+        qs = qs.filter(Q(city=query.city) | Q(title_zh_hans__icontains=query.city) | Q(title_en__icontains=query.city))
     qs = qs.filter(start_date__lte=query.date_end, end_date__gte=query.date_start)
     if query.max_price is not None:
         qs = qs.filter(price__lte=Decimal(query.max_price))

@@ -19,7 +19,7 @@ from assistant.presenters.base import Presenter, merge_replies
 from assistant.replies import compose, format_range
 from assistant.selectors import catalogue_places
 from assistant.turn import Reply, TurnContext, chip
-from itinerary.words import place_label, place_name
+from itinerary.words import activity_description, activity_title, place_label, place_name
 
 logger = logging.getLogger("assistant.presenters")
 
@@ -245,7 +245,11 @@ def _detail_reply(envelope: dict, context: TurnContext) -> Reply:
     text = compose(
         "activity_detail",
         context.language,
-        activity=facts,
+        activity={
+            **facts,
+            "title": activity_title(facts, context.language),
+            "description": activity_description(facts, context.language),
+        },
         dates=format_range(_date(facts["start_date"]), _date(facts["end_date"]), context.language),
     )
     return Reply(text, "ANSWERED", cards=[cards.activity_detail_card(facts, language=context.language)])

@@ -22,6 +22,7 @@ from assistant.replies import compose, format_day, format_range
 from assistant.turn import Reply, TurnContext, chip
 from itinerary.travel_plans import INDOOR_FIRST
 from itinerary.weather import UNAVAILABLE
+from itinerary.words import activity_title
 from itinerary.words import place_label as words_place_label
 from itinerary.words import place_name as words_place_name
 
@@ -211,10 +212,10 @@ def _note(flags: list[str], kind: str | None, language: str) -> str:
     return compose("travel_plan_note", language, flags=list(flags), kind=kind) if flags else ""
 
 
-def _tour(tour: dict | None) -> dict | None:
+def _tour(tour: dict | None, language: str) -> dict | None:
     if tour is None:
         return None
-    return {**tour, "url": cards.activity_url(tour["id"])}
+    return {**tour, "title": activity_title(tour, language), "url": cards.activity_url(tour["id"])}
 
 
 def travel_plan_card(data: dict, *, language: str) -> dict:
@@ -227,7 +228,7 @@ def travel_plan_card(data: dict, *, language: str) -> dict:
             "label": day_label(_date(day["date"]), language),
             "weather": weather_day(day["weather"], language) if day["weather"] else None,
             "activities": [cards.activity_card(a, language=language) for a in day["activities"]],
-            "tour": _tour(day["tour"]),
+            "tour": _tour(day["tour"], language),
             "note": _note(day["flags"], kind, language),
             "flags": list(day["flags"]),
         }

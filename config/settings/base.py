@@ -2,7 +2,9 @@
 
 import warnings
 
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from config.settings import env
 
@@ -13,6 +15,7 @@ ALLOWED_HOSTS = env.ALLOWED_HOSTS
 CSRF_TRUSTED_ORIGINS = env.CSRF_TRUSTED_ORIGINS
 
 INSTALLED_APPS = [
+    "modeltranslation",  # before the admin: the catalogue's fields in every language (itinerary/translation.py)
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -98,6 +101,18 @@ FORMAT_MODULE_PATH = ["config.formats"]
 LANGUAGE_COOKIE_AGE = 365 * 24 * 3600  # the switcher's choice outlives the browser session
 LANGUAGES = [("zh-hans", _("简体中文")), ("en", _("English"))]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+# The catalogue's text in both languages (django-modeltranslation, itinerary/translation.py): Chinese is the
+# catalogue's own language, and what a reader sees where an activity has no text in theirs.
+MODELTRANSLATION_DEFAULT_LANGUAGE = "zh-hans"
+MODELTRANSLATION_FALLBACK_LANGUAGES = ("zh-hans",)
+# A field per language is labelled with its language, in the reader's language ("title (Chinese)", "标题（英文）").
+_FIELD_LANGUAGES = {
+    "zh-hans": pgettext_lazy("a field's language", "Chinese"),
+    "en": pgettext_lazy("a field's language", "English"),
+}
+MODELTRANSLATION_BUILD_LOCALIZED_VERBOSE_NAME = lambda verbose_name, language: format_lazy(  # noqa: E731
+    _("{field} ({language})"), field=verbose_name, language=_FIELD_LANGUAGES[language]
+)
 TIME_ZONE = env.TIME_ZONE
 USE_I18N = True
 USE_TZ = True

@@ -1,7 +1,7 @@
 """Writes to the activity catalogue.
 
 Every save of an activity goes through `activity_save` (the admin's `save_model` too), so its `system_tags` always
-follow its title and tags: there is no signal and no `save()` override doing it behind the caller's back. Rows
+follow its (Chinese) title and tags: there is no signal and no `save()` override doing it behind the caller's back. Rows
 written around this service (bulk imports, old data) are brought in line by `activity_system_tags_backfill`
 (`manage.py backfill_system_tags`).
 """
@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from itinerary.models import Activity
 from itinerary.tagging import system_tags_for
+from itinerary.translation import in_catalogue_language
 
 BACKFILL_BATCH_SIZE = 500
 
@@ -23,16 +24,17 @@ def activity_save(*, activity: Activity) -> Activity:
 
     Raises django.core.exceptions.ValidationError when a field or a constraint is not met; nothing is written then.
     """
-    activity.system_tags = system_tags_for(activity.title, activity.tags or [])
+    activity.system_tags = system_tags_for(activity.title_zh_hans or "", activity.tags or [])
     activity.full_clean()
     activity.save()
     return activity
 
 
 def activity_create(**fields) -> Activity:
-    """Create an activity from its model fields (`system_tags` is computed, whatever is given)."""
+    """Create an activity from its model fields (`system_tags` is computed, whatever is given); `title` and
+    `description` are the Chinese ones, `title_en` and `description_en` the English."""
     fields.pop("system_tags", None)
-    return activity_save(activity=Activity(**fields))
+    return activity_save(activity=Activity(**in_catalogue_language(fields)))
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,7 @@ def activity_system_tags_backfill(*, dry_run: bool = False, batch_size: int = BA
         batch = list(
             Activity.objects.filter(pk__gt=last_pk)
             .order_by("pk")
-            .only("pk", "title", "tags", "system_tags")[:batch_size]
+            .only("pk", "title_zh_hans", "tags", "system_tags")[:batch_size]
         )
         if not batch:
             break
@@ -64,7 +66,7 @@ def activity_system_tags_backfill(*, dry_run: bool = False, batch_size: int = BA
         checked += len(batch)
         stale = []
         for activity in batch:
-            tags = system_tags_for(activity.title, activity.tags or [])
+            tags = system_tags_for(activity.title_zh_hans or "", activity.tags or [])
             if tags != activity.system_tags:
                 activity.system_tags = tags
                 stale.append(activity)

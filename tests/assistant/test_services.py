@@ -148,6 +148,7 @@ def test_a_known_place_without_activities_is_empty_not_refused(alice):
 def test_an_english_message_gets_an_english_answer(alice):
     ActivityFactory(
         title="西湖夜游",
+        title_en="West Lake by night",
         city="杭州",
         province="浙江",
         price=Decimal("300"),
@@ -157,7 +158,7 @@ def test_an_english_message_gets_an_english_answer(alice):
 
     result = chat_turn(user=alice, message="show me tours to West Lake, budget 2k", today=TODAY)
 
-    assert card_titles(result) == ["西湖夜游"]
+    assert card_titles(result) == ["West Lake by night"]
     assert result.reply.startswith("I found 1 activity")
 
 

@@ -22,10 +22,12 @@ def staff(user_factory, client):
 
 def form(**changes) -> dict:
     return {
-        "title": "大理古城漫游",
+        "title_zh_hans": "大理古城漫游",
+        "title_en": "",
         "city": "大理",
         "province": "云南",
-        "description": "",
+        "description_zh_hans": "",
+        "description_en": "",
         "price": "199",
         "start_date": "2026-12-05",
         "end_date": "2026-12-20",
@@ -41,7 +43,7 @@ def form(**changes) -> dict:
 
 
 def rows() -> list:
-    return list(Activity.objects.values_list("title", "cover_image_url"))
+    return list(Activity.objects.values_list("title_zh_hans", "cover_image_url"))
 
 
 @pytest.mark.parametrize(

@@ -57,7 +57,7 @@ def test_system_tags_given_to_create_are_ignored_for_the_computed_ones():
 
 def test_saving_a_changed_activity_recomputes_its_system_tags():
     activity = activity_create(**fields())
-    activity.title = "黄山温泉"
+    activity.title_zh_hans = "黄山温泉"
     activity.tags = []
 
     activity_save(activity=activity)
@@ -78,10 +78,12 @@ def test_an_invalid_activity_is_refused_and_nothing_is_written():
 
 def admin_form(**overrides) -> dict:
     data = {
-        "title": "洱海环湖骑行",
+        "title_zh_hans": "洱海环湖骑行",
+        "title_en": "",
         "city": "大理",
         "province": "云南",
-        "description": "",
+        "description_zh_hans": "",
+        "description_en": "",
         "price": "199",
         "start_date": "2026-12-01",
         "end_date": "2026-12-31",
@@ -108,7 +110,7 @@ def test_changing_an_activity_in_the_admin_recomputes_its_system_tags(admin_clie
 
     response = admin_client.post(
         reverse("admin:itinerary_activity_change", args=[activity.pk]),
-        admin_form(title="丽江古城美食之旅", tags="[]", system_tags='["beach"]'),
+        admin_form(title_zh_hans="丽江古城美食之旅", tags="[]", system_tags='["beach"]'),
     )
 
     assert response.status_code == 302, response.content.decode()[:2000]
@@ -134,7 +136,7 @@ def stale_rows():
 def test_the_backfill_recomputes_every_stale_row_and_a_second_run_changes_nothing(stale_rows):
     assert backfill("--batch-size", "2") == "5 activities checked, 3 changed."
 
-    tags = dict(Activity.objects.values_list("title", "system_tags"))
+    tags = dict(Activity.objects.values_list("title_zh_hans", "system_tags"))
     assert tags["亚布力滑雪"] == ["skiing", "snow"]
     assert tags["三亚海岛潜水"] == ["beach", "adventure"]
     assert tags["西湖夜游"] == ["culture", "lake", "nightlife"]
