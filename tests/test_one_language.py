@@ -2,9 +2,9 @@
 conversation that shows every kind of card, and fails on a string in the other language's script and on escaping
 shown as text.
 
-- An English page may show Chinese only as names: places, hotels, airlines, stations, passengers, order items,
-  the traveller's own words (rows and the supplier's inventory say which); never an activity's title or
-  description, which the catalogue has in English.
+- An English page may show Chinese only in brackets after a name's English ("Hangzhou (杭州)") and as the
+  travellers' own words and names (passengers, a request's reason) or an order item the shop named only in Chinese;
+  never a place, an airline, a hotel, a seat or an activity's title or description, which all read in English.
 - A Chinese page may show Latin letters only as names and codes (TripDesk, flight numbers, booking ids, API), not
   as sentences: three or more English words in a row fail.
 - No page shows `&#…;` / `&amp;` as text (a reply escaped twice).
@@ -22,10 +22,8 @@ from django.test import Client
 
 from aftersale.models import BizOrder, HitlTicket
 from assistant.demo import DEMO_LOGINS
-from assistant.llm.rules.gazetteer import _data as gazetteer_data
 from assistant.services import chat_turn
 from bookings.models import BookingRecord
-from bookings.sandbox import inventory
 from itinerary.models import Activity
 from tests.assistant.conftest import TODAY
 
@@ -101,22 +99,16 @@ def visible(page: str) -> list[str]:
 
 
 def names_in_data() -> set[str]:
-    """Chinese that is a name, not the interface's words. An activity's title and description are not: the
-    catalogue has them in English too (the places it names are)."""
+    """Chinese an English page may show besides a name's brackets: the travellers' own words and names (passengers,
+    contacts, a request's reason), an order item the shop named only in Chinese, each language's own name."""
     names: set[str] = set()
-    for activity in Activity.objects.all():
-        names.update([activity.city, activity.province, *activity.tags])
     for booking in BookingRecord.objects.all():
-        names.update(_strings(booking.details))
+        names.update(_strings(booking.details.get("passengers") or []))
         names.update(_strings(booking.contact))
     for order in BizOrder.objects.all():
-        names.update(_strings({k: v for k, v in vars(order).items() if not k.startswith("_")}))
+        names.update(item["name"] for item in order.items or [] if isinstance(item, dict) and not item.get("name_en"))
     for ticket in HitlTicket.objects.all():
         names.add(ticket.request_reason or "")  # the traveller's own words
-    data = gazetteer_data()
-    for place in [*data["places"], *data["provinces"]]:
-        names.update([place["name"], *place["zh"], place.get("city") or ""])
-    names.update(name for _code, name in inventory.AIRLINES)
     names.update(str(name) for _code, name in settings.LANGUAGES)  # the switcher names each language in itself
     return {n for n in names if n}
 
@@ -131,17 +123,16 @@ def _strings(value) -> list[str]:
     return []
 
 
-HOTEL_NAME = re.compile(
-    "(?:[\u3400-\u9fff]{0,4})(?:" + "|".join(inventory.HOTEL_PLACES) + ")?(?:" + "|".join(inventory.HOTEL_BRANDS) + ")"
-)
+# A name with its Chinese beside it: "Hangzhou (杭州)", "大理古城漫游 (Dali)" is the other way round and no exception.
+BRACKETED_AFTER_NAME = re.compile(r"(?<=[A-Za-z.])\s?[(（][\u3400-\u9fff·・\s]+[)）]")
 
 
 def foreign_chinese(text: str, names: set[str]) -> list[str]:
     """Chinese runs in an English text that are not names."""
+    text = BRACKETED_AFTER_NAME.sub(" ", text)
     for name in sorted(names, key=len, reverse=True):
         if len(name) >= 1 and name in text:
             text = text.replace(name, " ")
-    text = HOTEL_NAME.sub(" ", text)
     return CJK_RUN.findall(text)
 
 

@@ -22,7 +22,6 @@ from django.test import Client
 from aftersale.models import BizOrder
 from bookings.models import BookingRecord
 from bookings.selectors import booking_facts
-from itinerary.models import Activity
 from tests.support import fixtures
 from tests.support.fake_openai import Reply
 from tests.test_one_language import ESCAPED, visible
@@ -38,14 +37,7 @@ LATIN_NAMES = ("TripDesk",)
 
 
 # (c) Names with no English yet, each kind an entry: delete an entry once its names are translated, and the check
-# tightens. They lean on two other parts of issue 29: activity titles and their text on the bilingual catalogue
-# (django-modeltranslation, `title_en`), place labels and the supplier's names (airlines, hotels) on
-# the English supplier names ("Beijing (北京)" then passes as (a)).
-def _activity_titles() -> set[str]:
-    """Activity titles and descriptions (the catalogue's own Chinese)."""  # -> the bilingual catalogue
-    return {text for activity in Activity.objects.all() for text in (activity.title, activity.description)}
-
-
+# tightens. Places, airlines, hotels and activity titles read in English now (names in brackets pass as (a)).
 def _order_items() -> set[str]:
     """What an order holds, where the shop kept no English name beside it (`name_en`)."""
     return {
@@ -57,7 +49,6 @@ def _order_items() -> set[str]:
 
 
 UNTRANSLATED = {
-    "activity titles and descriptions": _activity_titles,
     "order items": _order_items,
 }
 
