@@ -35,6 +35,7 @@ from aftersale.reasons import event_reason_text, reasons_text, summary_text
 from aftersale.selectors import ticket_confirmation
 from bookings.models import BizType, BookingRecord, BookingStatus
 from bookings.selectors import booking_facts
+from bookings.vocabulary import names_shown
 from core.languages import bilingual
 
 EMPTY = "—"
@@ -320,6 +321,7 @@ def cancel_section(ticket: HitlTicket) -> SafeString:
         body = facts_table(kept.items()) if kept else format_html("<p>{}</p>", _("The booking is no longer on record."))
         return format_html("{}{}", _summary(summary), body)
     f = booking_facts(booking)
+    shown = names_shown(f, booking.biz_type)  # the airline, hotel, places and seat in the reader's language
     rows: list[tuple[str, Any]] = [
         (_("booking number"), booking.booking_id),
         (_("type"), booking.get_biz_type_display()),
@@ -328,22 +330,21 @@ def cancel_section(ticket: HitlTicket) -> SafeString:
         rows.append(
             (
                 _("hotel"),
-                " ".join(part for part in (f["name"], f"({f['number']})" if f["number"] else "") if part) or EMPTY,
+                " ".join(part for part in (shown["name"], f"({f['number']})" if f["number"] else "") if part) or EMPTY,
             )
         )
-        rows.append((_("city"), f["city"] or EMPTY))
+        rows.append((_("city"), shown["city"] or EMPTY))
         rows.append((_("check-in"), f["check_in"] or EMPTY))
         rows.append((_("check-out"), f["check_out"] or EMPTY))
         if f["nights"] is not None:
             rows.append((_("nights"), f["nights"]))
     else:
-        rows.append((_("flight or train"), " ".join(part for part in (f["number"], f["name"]) if part) or EMPTY))
-        route = " → ".join(part for part in (f["origin"], f["destination"]) if part)
-        rows.append((_("route"), route or EMPTY))
+        rows.append((_("flight or train"), " ".join(part for part in (f["number"], shown["name"]) if part) or EMPTY))
+        rows.append((_("route"), shown["route"] or EMPTY))
         rows.append((_("departs"), moment(f["depart"], fmt=MINUTE) if f["depart"] else (f["date"] or EMPTY)))
         rows.append((_("arrives"), moment(f["arrive"], fmt=MINUTE) if f["arrive"] else EMPTY))
-        if f["seat"]:
-            rows.append((_("seat"), f["seat"]))
+        if shown["seat"]:
+            rows.append((_("seat"), shown["seat"]))
     rows += [
         (_("passengers"), ", ".join(f["passengers"]) or EMPTY),
         (_("amount"), f"¥{booking.amount}"),

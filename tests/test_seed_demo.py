@@ -320,7 +320,7 @@ def test_every_order_amount_is_the_sum_of_its_items_and_it_was_paid_before_deliv
     for order in BizOrder.objects.all():
         total = sum(Decimal(str(item["price"])) * item["qty"] for item in order.items)
         assert order.amount == total, order.order_id
-        assert set(order.items[0]) == {"name", "qty", "price"}
+        assert set(order.items[0]) == {"name", "name_en", "qty", "price"}  # the shop's English name beside it
         if order.delivered_at:
             assert order.paid_at < order.delivered_at, order.order_id
 
@@ -342,8 +342,10 @@ def test_the_demo_orders_the_workflow_reads_and_the_rows_the_reconciliation_read
     activity = Activity.objects.get(pk=order.activity_id)
 
     assert order.amount == activity.price
-    assert activity.title == spec.activity_title
-    assert order.items == [{"name": activity.title, "qty": 1, "price": int(activity.price)}]
+    assert activity.title_zh_hans == spec.activity_title
+    assert order.items == [
+        {"name": activity.title_zh_hans, "name_en": activity.title_en, "qty": 1, "price": int(activity.price)}
+    ]
     assert order.user.username == spec.username
     assert (order.category, order.status) == (spec.category, spec.status)
     assert order.service_date == today + dt.timedelta(days=spec.service_in_days)

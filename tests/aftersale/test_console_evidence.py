@@ -222,7 +222,7 @@ def test_a_paused_flight_cancel_says_which_flight_route_times_and_passengers(rea
     content = reader("en").get(change_url(ticket)).content.decode()
 
     cancel = content.split("ticket-cancel")[1].split("</table>")[0]
-    for fact in ("MU5101", "上海 → 成都", "2026-12-19 18:45", "2026-12-20 03:55", "张三", "¥2380.00"):
+    for fact in ("MU5101", "Shanghai → Chengdu", "2026-12-19 18:45", "2026-12-20 03:55", "张三", "¥2380.00"):
         assert fact in cancel, fact
     assert "What would be cancelled" in content
 
