@@ -510,7 +510,7 @@ def _speller(places: Gazetteer) -> spelling.Speller:
     """The speller over this gazetteer's one-word English names (built once per gazetteer)."""
     speller = getattr(places, "speller", None)
     if speller is None:
-        readers = (intents, dates_mod, booking_prefs, dialogue, keywords, sys.modules[__name__])
+        readers = (intents, *dates_mod.READERS, booking_prefs, dialogue, keywords, sys.modules[__name__])
         speller = spelling.Speller((key[0] for key in places.en if len(key) == 1), readers)
         places.speller = speller
     return speller
