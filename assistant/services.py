@@ -2,15 +2,13 @@
 
 import datetime as dt
 import functools
-import json
 import logging
 import time
 import uuid
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
@@ -21,19 +19,19 @@ from assistant.actions import (
     pending_action_awaiting,
     pending_action_withdraw,
 )
-from assistant.agent.steps import steps_collected, steps_current
+from assistant.agent.steps import steps_collected
 from assistant.agent_turn import agent_turn
 from assistant.booking_wants import booking_wants
 from assistant.dialogue import next_state, queued_after, refines, remembered, taken_up, task_waits
 from assistant.dispatcher import dispatch
 from assistant.handlers.unsure import did_you_mean
 from assistant.handovers import handover_held, handover_news, handover_news_shown, handover_note
-from assistant.llm.audit import AuditedPort, audited, calls_save
+from assistant.llm.audit import audited
 from assistant.llm.factory import OFFLINE, get_llm_port, is_offline
 from assistant.llm.port import LLMError, LLMPort, UnderstandContext
 from assistant.llm.schema import AnswerName, Intent, IntentName
 from assistant.memory import Memory, memory_forget, memory_load, memory_save
-from assistant.models import AgentStep, Conversation, LLMCall, Turn, TurnOutcome
+from assistant.models import Conversation, TurnOutcome
 from assistant.pending import as_uuid
 from assistant.presenters.base import merge_replies
 from assistant.presenters.bookings import NEAREST
@@ -43,15 +41,14 @@ from assistant.ratelimit import turn_admitted
 from assistant.replies import compose, format_day, reply_language
 from assistant.selectors import catalogue_places
 from assistant.turn import Reply, TurnContext
+from assistant.turn_record import TurnResult, turn_audit_save, turn_finish
 from bookings.requests import stay_after
 from bookings.selectors import bookings_for_user
 from bookings.targets import booking_target
 from bookings.tools import KIND_CREATED
 from bookings.vocabulary import place_name
-from core import metrics
 from core.envelope import Code
 from core.errors import ApplicationError
-from core.text import storable, storable_text
 from core.tracing import current_trace_id, trace
 from itinerary.refs import is_activity_ref
 
@@ -62,22 +59,6 @@ MAX_MESSAGE_CHARS = 2000
 
 class InvalidMessage(ValueError):
     """The message cannot be a turn (empty, too long); nothing was recorded."""
-
-
-@dataclass
-class TurnResult:
-    conversation_id: str
-    reply: str
-    intent: dict | None
-    cards: list[dict]
-    suggestions: list[dict]
-    outcome: str
-    meta: dict = field(default_factory=dict)
-    # What staff wrote in this conversation (and the word that the assistant is back) since the traveller last saw
-    # it: shown once, with this reply (`assistant.handovers`).
-    staff: list[dict] = field(default_factory=list)
-    # The reply's language (`reply_language`): its cards and chips are shown in it too, whatever the page's.
-    language: str = ""
 
 
 def clean_message(raw: object) -> str:
@@ -124,7 +105,7 @@ def conversation_delete(*, user, conversation_id) -> int:
 
 def conversation_for(*, user, conversation_id: str | None, remembered: Memory | None = None) -> Conversation:
     """The user's conversation with that id, or a new one (another user's id is never reused). A new one is not
-    saved yet: its row is written with its first turn (`_finish`), or by the first pending action it keeps.
+    saved yet: its row is written with its first turn (`turn_finish`), or by the first pending action it keeps.
     `remembered`: the memory kept under that id; when it names this user as the owner, the conversation is known
     without reading its row (the memory is the user's own, written by their previous turn)."""
     pk = as_uuid(conversation_id) if conversation_id else None
@@ -188,7 +169,7 @@ def chat_turn(
     remembered = memory_load(str(asked)) if asked else Memory()
     conversation = conversation_for(user=user, conversation_id=asked, remembered=remembered)
     language = reply_language(text, page_language, conversation_language=conversation.language)
-    # Every model call of the turn is audited (one LLMCall row each), inserted with the Turn row (`_finish`).
+    # Every model call of the turn is audited (one LLMCall row each), inserted with the Turn row (`turn_finish`).
     port = audited(port or get_llm_port(), user=user, deferred=True)
     held, news = None, []
     if not conversation._state.adding and (remembered.owner != user.pk or remembered.handover):
@@ -215,7 +196,7 @@ def chat_turn(
                 choice=choice,
             )
     except BaseException:
-        _save_audit(port)  # the model calls of a turn that failed are still on record
+        turn_audit_save(port)  # the model calls of a turn that failed are still on record
         raise
     if news:
         result.staff = staff_items(news, language)
@@ -228,7 +209,7 @@ def _held(conversation, user, text: str, language: str, held, port, started) -> 
     called or written by the assistant, and the traveller is told once that a person will answer."""
     tell = handover_note(handover_id=held.pk, user=user, text=text)
     reply = Reply(compose("handover_waiting", language) if tell else "", TurnOutcome.HANDOVER)
-    return _finish(conversation, user, language, text, None, reply, port, started)
+    return turn_finish(conversation, user, language, text, None, reply, port, started)
 
 
 def _answer(
@@ -273,7 +254,7 @@ def _answer(
                 reading = _understood(text, context, reader=reader, port=port, user=user)
             except LLMError as error:  # the offline engine never raises; should it, the honest degraded reply
                 reply = Reply(compose("llm_unavailable", language, kind=error.kind), TurnOutcome.DEGRADED)
-                return _finish(conversation, user, language, text, None, reply, port, started)
+                return turn_finish(conversation, user, language, text, None, reply, port, started)
             said = reading[0].answer
     decided = pending_action_answer(
         user=user,
@@ -296,7 +277,7 @@ def _answer(
             reply = merge_replies([reply, lead, _dispatched(turn, agent=agent)])
             kept = remembered(step, awaiting=reply.awaiting, offered=reply.offered)
             reply = _after(reply, kept, conversation=conversation, user=user, language=language)
-        return _finish(conversation, user, language, text, None, reply, port, started)
+        return turn_finish(conversation, user, language, text, None, reply, port, started)
     if agent and not is_offline(port):
         # Channel 2 with a model: the model reads the sentence and calls the tools; nothing reads it offline.
         reply = agent_turn(context_for(MODEL_READS, text, memory.offered), reading=None)
@@ -308,7 +289,7 @@ def _answer(
                 pending_action_withdraw(user=user, conversation_id=str(conversation.pk))
             kept = replace(memory, awaiting=reply.awaiting, offered=reply.offered or memory.offered)
             reply = _after(reply, kept, conversation=conversation, user=user, language=language)
-            return _finish(conversation, user, language, text, None, reply, port, started)
+            return turn_finish(conversation, user, language, text, None, reply, port, started)
         agent, model_failed = False, True  # before anything changed: the offline reading serves the turn now
     if choice:
         understood, fallback = CHOICE_INTENT, False
@@ -323,7 +304,7 @@ def _answer(
             understood, fallback = _understood(text, context, reader=reader, port=port, user=user)
         except LLMError as error:  # the offline engine never raises; should it, the honest degraded reply
             reply = Reply(compose("llm_unavailable", language, kind=error.kind), TurnOutcome.DEGRADED)
-            return _finish(conversation, user, language, text, None, reply, port, started)
+            return turn_finish(conversation, user, language, text, None, reply, port, started)
     if choosing and not understood.pick and understood.answer == AnswerName.YES:
         understood = understood.model_copy(update={"pick": 1})  # "好的" to the nearest options: the first one
 
@@ -339,7 +320,7 @@ def _answer(
         reply = _after(
             did_you_mean(context_for(unsure)), memory, conversation=conversation, user=user, language=language
         )
-        return _finish(conversation, user, language, text, step.intent, reply, port, started, fallback=fallback)
+        return turn_finish(conversation, user, language, text, step.intent, reply, port, started, fallback=fallback)
     intent = _conversation_booking(step.intent, user=user, conversation_id=str(conversation.pk))
     # The request as channel 1 reads it (an earlier question's answers included) in both channels: with the rules
     # provider, channel 2 runs channel 1's flow over the same context.
@@ -357,7 +338,7 @@ def _answer(
         reply = replace(reply, text="\n\n".join([reply.text, *said]))
     kept = replace(remembered(step, awaiting=reply.awaiting, offered=reply.offered), queued=queued)
     reply = _after(reply, kept, conversation=conversation, user=user, language=language, social=bool(intent.social))
-    return _finish(
+    return turn_finish(
         conversation, user, language, text, None if agent else intent, reply, port, started, fallback=fallback
     )
 
@@ -510,136 +491,3 @@ def _withdraw_stale_action(
 def _prepared(reply: Reply) -> bool:
     """Whether the reply shows a confirmation card this turn prepared."""
     return any(card.get("type") == "confirmation" for card in reply.cards)
-
-
-# What a PositiveIntegerField holds: a turn's sums of (already clamped) per-call numbers never exceed it.
-MAX_COLUMN_INT = 2_147_483_647
-
-
-def _storable(value):
-    """`value` as JSON data either database accepts: Decimals, dates and the like as text, and every string storable
-    (no NUL, which a text or jsonb column refuses; no lone surrogate, which cannot be encoded: `core.text`), so
-    what a model or a tool put in it can never fail the turn's record."""
-    return storable(json.loads(json.dumps(value, cls=DjangoJSONEncoder)))
-
-
-def _turn_calls(port, reply: Reply) -> list[LLMCall]:
-    """The audit rows of the turn's model calls: those the audited port wrote (and any a handler passed on)."""
-    calls = list(port.calls) if isinstance(port, AuditedPort) else []
-    calls += [call for call in reply.llm_calls if isinstance(call, LLMCall)]
-    return list({id(call): call for call in calls}.values())
-
-
-def _total(numbers) -> int:
-    return min(max(sum(numbers), 0), MAX_COLUMN_INT)
-
-
-def _save_audit(port) -> None:
-    """Insert the audit rows of a failed turn's model calls (without a turn); never raises: the turn's own error is
-    the one to report."""
-    try:
-        calls_save(list(port.calls))
-    except Exception:
-        logger.exception("could not record the model calls of a failed turn")
-
-
-def _finish(
-    conversation, user, language, text, intent: Intent | None, reply: Reply, port, started, *, fallback: bool = False
-) -> TurnResult:
-    """The turn's record, written in one transaction after the reply is composed: the conversation (its first turn
-    inserts it; a change of language updates it), the Turn row, its model calls and its agent steps."""
-    calls = _turn_calls(port, reply)
-    unsaved = [call for call in calls if call.pk is None]
-    try:
-        with transaction.atomic():
-            return _record(conversation, user, language, text, intent, reply, port, started, calls, fallback)
-    except BaseException:
-        for call in unsaved:  # rolled back with the turn: still to be saved (`_save_audit`)
-            call.pk, call.turn = None, None
-        raise
-
-
-def _record(conversation, user, language, text, intent, reply, port, started, calls, fallback) -> TurnResult:
-    latency_ms = _total([int((time.monotonic() - started) * 1000)])
-    # What the traveller is shown is what is recorded: text a tool or a model left unencodable would fail the
-    # insert and the answer alike (`core.text`).
-    reply_text, cards, suggestions = storable_text(reply.text), storable(reply.cards), storable(reply.suggestions)
-    if conversation._state.adding:
-        # A pending action kept during this turn may have inserted the row already: then only its language is set.
-        conversation.language = language
-        Conversation.objects.bulk_create(
-            [conversation], update_conflicts=True, unique_fields=["id"], update_fields=["language"]
-        )
-    elif conversation.language != language:
-        Conversation.objects.filter(pk=conversation.pk).update(language=language)
-    turn = Turn.objects.create(
-        conversation=conversation,
-        user=user,
-        message=text,
-        intent=intent.intent if intent else "",
-        understanding=_storable(intent.model_dump(mode="json")) if intent else {},
-        reply=reply_text,
-        cards=_storable(cards),
-        outcome=reply.outcome,
-        provider=str(port.provider)[:16],
-        model=str(port.model)[:100],
-        prompt_tokens=_total(c.prompt_tokens for c in calls),
-        completion_tokens=_total(c.completion_tokens for c in calls),
-        latency_ms=latency_ms,
-        fallback=fallback,
-    )
-    calls_save(calls, turn=turn)
-    AgentStep.objects.bulk_create(
-        AgentStep(
-            turn=turn,
-            iteration=step.iteration,
-            tool=storable_text(step.tool),
-            arguments=_storable(step.arguments),
-            code=step.code,
-            ok=step.ok,
-            latency_ms=step.latency_ms,
-            trace_id=step.trace_id,
-        )
-        for step in steps_current()
-    )
-    # Counted once the turn's row is committed (core.metrics: turns by intent and outcome, confidence, fallbacks).
-    transaction.on_commit(
-        functools.partial(
-            metrics.turn_observed,
-            intent=turn.intent,
-            outcome=turn.outcome,
-            confidence=intent.confidence if intent else None,
-            fallback=fallback,
-            provider=turn.provider,
-        )
-    )
-    logger.info(
-        "turn",
-        extra={
-            "user_id": user.pk,
-            "conversation": str(conversation.pk),
-            "intent": turn.intent,
-            "outcome": turn.outcome,
-            "provider": turn.provider,
-            "model": turn.model,
-            "prompt_tokens": turn.prompt_tokens,
-            "completion_tokens": turn.completion_tokens,
-            "latency_ms": latency_ms,
-        },
-    )
-    return TurnResult(
-        conversation_id=str(conversation.pk),
-        reply=reply_text,
-        intent=turn.understanding or None,
-        cards=cards,
-        suggestions=suggestions,
-        outcome=reply.outcome,
-        meta={
-            "turn_id": turn.pk,
-            "provider": turn.provider,
-            "model": turn.model,
-            "latency_ms": latency_ms,
-            "channel": reply.channel,
-        },
-        language=language,
-    )

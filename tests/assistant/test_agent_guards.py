@@ -17,7 +17,8 @@ from assistant.agent import ToolRegistry, default_registry, run_agent
 from assistant.llm.messages import ChatResult, ToolCall
 from assistant.llm.openai_adapter import OpenAILLM
 from assistant.models import LLMCall, PendingAction, Turn
-from assistant.services import MAX_COLUMN_INT, chat_turn
+from assistant.services import chat_turn
+from assistant.turn_record import MAX_COLUMN_INT
 from bookings.accounts import supplier_account_ensure
 from bookings.models import BookingRecord
 from bookings.platform import PlatformCommand, platform_call

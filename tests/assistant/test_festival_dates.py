@@ -11,7 +11,8 @@ import pytest
 from assistant.llm.port import UnderstandContext
 from assistant.llm.rules import RulesLLM
 from assistant.llm.rules.build_festivals import LUNAR, qingming
-from assistant.llm.rules.dates import _FESTIVAL_LENGTH, _festival_in, extract_dates, festival, festival_day
+from assistant.llm.rules.dates import extract_dates, festival, festival_day
+from assistant.llm.rules.dates.holidays import _FESTIVAL_LENGTH, _festival_in
 
 # The hand-kept table the data replaced (2026-2030): the first day of each festival's span (春节's is its eve).
 OLD_TABLE = {

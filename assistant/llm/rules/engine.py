@@ -12,6 +12,9 @@ here raises: the worst answer is OUT_OF_SCOPE.
 A sentence that joins two requests ("帮我规划三天丽江行程，顺便查天气") gets the first as its intent and the others
 in `also`, sharing the sentence's slots (`intents.split_requests`). Places come from `places.json` and from the
 catalogue's place names in `UnderstandContext.places` (a gazetteer is built once per distinct tuple of them).
+
+Here the pipeline; beside it `route` (where the sentence goes), `intent_choice` (the products, joined requests, a
+payment, a follow-up) and `slot_filling` (the slots the intent is filled with beyond the readers' own).
 """
 
 import logging
@@ -31,62 +34,48 @@ from assistant.llm.rules import (
     confirm,
     dialogue,
     ids,
+    intent_choice,
     intents,
     keywords,
     numbers,
     option_questions,
     people,
     policy,
-    products,
     refinements,
+    route,
     scorer,
+    slot_filling,
     spelling,
 )
 from assistant.llm.rules import dates as dates_mod
 from assistant.llm.rules import preferences as preferences_mod
-from assistant.llm.rules.gazetteer import ABROAD, PROVINCE, Gazetteer, PlaceMatch, gazetteer
+from assistant.llm.rules.gazetteer import PROVINCE, Gazetteer, PlaceMatch, gazetteer
+from assistant.llm.rules.intent_choice import _also_booked, _biz_types, _follow_up, _payment, _requests, _slots_only
+from assistant.llm.rules.route import _own_spelling, _places, _route_start
+from assistant.llm.rules.slot_filling import (
+    _bare_passenger,
+    _booking_ordinal,
+    _ends_known_trip,
+    _nights,
+    _option_question,
+    _passengers,
+    _past_date,
+    _rebook_dates,
+    _rebook_to_dated,
+    _refining,
+    _wants_slots,
+)
 from assistant.llm.rules.text import ascii_lower, mask, normalise
-from assistant.llm.schema import PREFERENCE_SLOTS, Intent, IntentName
+from assistant.llm.schema import Intent, IntentName
 from assistant.llm.verdict import VerdictRequest, VerdictResult
 
 logger = logging.getLogger(__name__)
 
-# What a booking is for (flight, hotel, train), from the lexicon of products (`products.json`).
-BIZ_PATTERNS = products.PATTERNS
-_ZH_ROUTE_BETWEEN = re.compile(
-    r"(?:东|西|南|北|虹桥|浦东|首都|大兴|白云|宝安|双流|天府|萧山|禄口|江北|咸阳|长水|高崎|美兰|凤凰|天河|滨海|地窝堡|太平|贡嘎)?"
-    r"(?:火车站|高铁站|站|机场|国际机场)?\s*(?:出发)?\s*(?:坐|乘|搭)?\s*(?:飞机|高铁|火车|动车)?\s*(?:到|去|至|飞|飞往|飞到|前往|开往|往返|来回|往|回|→|->|-|~|—|－)\s*(?:的)?\s*$"
-)
-_EN_ROUTE_BETWEEN = re.compile(r"\s*(?:to|->|-|→|–|—)\s*$", re.I)
-_EN_REVERSE_BETWEEN = re.compile(r"\s*(?:,\s*)?(?:from|leaving from|departing from|out of)\s*$", re.I)
-_ORIGIN_BEFORE = re.compile(r"(?:从|由|自|离开)\s*$|\b(?:from|leaving|departing(?: from)?|out of)\s*$", re.I)
-_ORIGIN_AFTER = re.compile(r"^\s*(?:出发|起飞|动身|走)")
-_FLY_BEFORE = re.compile(r"飞\s*$")
 
-_FILLER_ZH = re.compile(
-    r"[的了吧呢啊呀嘛哦噢嗯呗哈我想要去到在那就还是改成换成换改再也和跟还有左右大概大约差不多预算以内之内块元钱号出发玩行可以好吗"
-    r"那个这个呢么一下看看呗就是然后另外以及或者还人均每人最多顶多不超过不到控制在上下]"
-)
-_FILLER_EN = re.compile(
-    r"\b(?:the|a|an|to|in|on|at|for|and|or|maybe|how|what|about|ok|okay|then|please|around|budget|under|below|i|we|"
-    r"want|wanna|go|let'?s|make|it|change|instead|actually|hmm|is|my|max|yuan|rmb|with|of|from|only|just|also|"
-    r"that|this|would|be|fine|good|great|sure|yes|yeah|no|same|but|so|um|uh|like|rather|prefer)\b",
-    re.I,
-)
-# Words that only name a slot being given ("日期是12月20号", "the date is …").
-_SLOT_WORDS = re.compile(
-    r"日期|时间|地点|目的地|出发地|天数|人数|\b(?:date|dates|time|day|place|destination|not|sorry)\b", re.I
-)
 # Orders only activities take (a booking's options know no such order).
 ACTIVITY_ORDERS = ("PRICIEST", "TOP_RATED")
-_CJK_OR_WORD = re.compile(r"[\u3400-\u9fff]|[A-Za-z]{2,}")
 # "不是杭州是苏州" / "not Hangzhou, Suzhou": an exclusion that corrects (rather than "不想去三亚", a wish).
 _NOT_THIS_BUT_THAT = re.compile(r"不是|\bnot\b|instead of|rather than|而是")
-_FOLLOW_UP_SLOTS = (
-    "destination_keywords", "province", "city", "origin", "date_start", "days", "max_price", "order_id",
-    "booking_id", "time_band", "sort", "seat_class", "star", "vendor", "number", "passengers", "pick",
-    "exclude_places", "nights", "aftersale_reason",
-)  # fmt: skip
 
 
 class RulesLLM:
@@ -469,113 +458,17 @@ class RulesLLM:
         return Intent(**data)
 
 
-def _refining(refine: refinements.Refinement, *, pick: int | None, rebook: bool) -> dict:
-    """The refinement's slots (a day moved from the one shown only outside a rebooking, which moves a booking)."""
-    return {
-        "interests": refine.interests,
-        "avoid_interests": refine.avoid_interests,
-        "audience": refine.audience,
-        "packing": refine.packing,
-        "day_shift": None if rebook else refine.day_shift,
-        "pick": pick,
-    }
-
-
-# The fact an order implies when a sentence asks only which option comes first in it ("哪个最便宜").
-_ORDER_FACT = {
-    "CHEAPEST": option_questions.PRICE,
-    "FASTEST": option_questions.DURATION,
-    "EARLIEST": option_questions.DEPARTURE,
-    "LATEST": option_questions.DEPARTURE,
-}
-
-
-def _option_question(text: str, pending: str | None, pick: int | None, sort: str | None) -> dict:
-    """What the sentence asks of the options a waiting booking showed: the facts, about which one (a position, or
-    the first in an order); {} when it asks nothing of them."""
-    if pending != "BOOK":
-        return {}
-    facts, _spans = option_questions.read_option_question(text)
-    order = sort if sort and option_questions.asks_which(text) else None
-    if order and not facts:
-        facts = [_ORDER_FACT[order]]
-    if not facts:
-        return {}
-    # "第一个多少钱" asks about the first without taking it; "第二个多少钱？那就订它吧" takes it too.
-    chosen = pick if option_questions.also_chooses(text) else None
-    return {"asks_option": facts, "asked_option": None if order else pick, "asked_order": order, "pick": chosen}
-
-
 def _speller(places: Gazetteer) -> spelling.Speller:
     """The speller over this gazetteer's one-word English names (built once per gazetteer)."""
     speller = getattr(places, "speller", None)
     if speller is None:
-        readers = (intents, dates_mod, booking_prefs, dialogue, keywords, sys.modules[__name__])
+        readers = (
+            intents, *dates_mod.READERS, booking_prefs, dialogue, keywords, route, intent_choice, slot_filling,
+            sys.modules[__name__],
+        )  # fmt: skip
         speller = spelling.Speller((key[0] for key in places.en if len(key) == 1), readers)
         places.speller = speller
     return speller
-
-
-def _payment(text: str, decision: intents.Decision, ev: intents.Evidence) -> intents.Decision | None:
-    """A booking's payment: "我的订单付款了吗" / "my booking status" asks how the bookings stand (QUERY_PROGRESS,
-    `booking_status`); "帮我付款" / "pay for my booking" pays one (BOOK, `pay`). Neither when the sentence is about
-    money back, cancelling, a shop order, or a new trip (a place, a route, a date: "pay for a hotel in Dali")."""
-    if ev.order_id or decision.intent in ("AFTERSALE", "CANCEL_BOOKING") and not ev.booking_id:
-        return None
-    if dialogue.MONEY_BACK.search(text) or intents.cancel_words(text):
-        return None
-    if dialogue.asks_booking_status(text):
-        return intents.Decision("QUERY_PROGRESS", confidence=0.9)
-    # "支付我的三亚酒店订单", "pay for my Sanya hotel booking": the place and the date are that booking's.
-    new_trip = (ev.destination or ev.route or (ev.date and not ev.booking_id)) and not dialogue.names_a_booking(text)
-    if dialogue.wants_to_pay(text) and not new_trip:
-        return intents.Decision("BOOK", confidence=0.9)
-    return None
-
-
-def _booking_ordinal(text: str, data: dict) -> dict:
-    """Which of the traveller's bookings a cancel, a rebooking or a payment names by when it was made ("最新的那个订单",
-    "the last one I booked"); its words are no order of options ("latest") nor a pick ("第一个") there."""
-    ordinal, span = dialogue.read_booking_ordinal(text)
-    if ordinal is None or span is None:
-        return {}
-    said = text[span[0] : span[1]]
-    found = {"booking_ordinal": ordinal}
-    if data.get("sort") and booking_prefs.read_wants(said).sort == data["sort"]:
-        found["sort"] = None
-    if data.get("pick") and dialogue.read_pick(said)[0] == data["pick"]:
-        found["pick"] = None
-    return found
-
-
-def _requests(
-    text: str, evidence: intents.Evidence, matches: list[PlaceMatch], origin: PlaceMatch | None
-) -> list[intents.Decision]:
-    """The requests of a sentence that joins several ("…，顺便查天气"), in order; [] for an ordinary sentence.
-
-    Each part is classified on its own words; the slots stay the sentence's, except what names a transport (the
-    business type and the route), which belongs to the part that says it: in "对比一下飞机和高铁，顺便看看酒店"
-    the hotel is part of the comparison, not a booking.
-    """
-    spans = intents.split_requests(text)
-    if len(spans) < 2:
-        return []
-    found: list[intents.Decision] = []
-    for start, end in spans:
-        part = text[start:end]
-        inside = [m for m in matches if m.start >= start and m.end <= end]
-        part_evidence = replace(
-            evidence,
-            biz_types=_biz_types(part, [replace(m, start=m.start - start, end=m.end - start) for m in inside]),
-            route=evidence.route and origin is not None and origin in inside and len(inside) > 1,
-            slots_only=False,
-        )
-        decision = intents.classify(part, part_evidence)
-        if decision.intent == "OUT_OF_SCOPE" or not intents.is_request(part, decision.intent):
-            continue
-        if all(d.intent != decision.intent for d in found):
-            found.append(decision)
-    return found
 
 
 def _place_names(places: Iterable[object]) -> tuple[str, ...]:
@@ -606,102 +499,8 @@ def _inside(match: PlaceMatch, spans: list[tuple[int, int]]) -> bool:
     return any(match.start < end and match.end > start for start, end in spans)
 
 
-def _places(
-    text: str, matches: list[PlaceMatch], *, travelling: bool = False
-) -> tuple[PlaceMatch | None, list[PlaceMatch], str | None]:
-    """(origin, destinations in order with the route's destination first, province short name). `travelling`: a
-    journey is being arranged, so "上海出发" alone is where it leaves from."""
-    origin: PlaceMatch | None = None
-    route_destination: PlaceMatch | None = None
-    for a, b in zip(matches, matches[1:], strict=False):
-        between = text[a.end : b.start]
-        if a.place.name == b.place.name:
-            continue
-        if _ZH_ROUTE_BETWEEN.fullmatch(between) or _EN_ROUTE_BETWEEN.fullmatch(between):
-            origin, route_destination = a, b
-            break
-        if _EN_REVERSE_BETWEEN.fullmatch(between):
-            origin, route_destination = b, a
-            break
-    if origin is None:
-        several = len({x.place.name for x in matches}) > 1
-        for m in matches:
-            marked_before = _ORIGIN_BEFORE.search(text[max(0, m.start - 12) : m.start])
-            if marked_before or _ORIGIN_AFTER.match(text[m.end : m.end + 4]):
-                # "从成都出发…" alone is an origin; "成都出发的两日游" alone is where the trips are.
-                if several or marked_before or travelling:
-                    origin = m
-                break
-    province = None
-    destinations: list[PlaceMatch] = []
-    seen = set()
-    for m in matches:
-        if origin is not None and m.place.name == origin.place.name:
-            continue
-        if m.place.kind == PROVINCE:
-            province = province or m.place.name
-            continue
-        if m.place.name not in seen:
-            seen.add(m.place.name)
-            destinations.append(m)
-    if route_destination is not None and route_destination in destinations:
-        destinations.remove(route_destination)
-        destinations.insert(0, route_destination)
-    return origin, destinations, province
-
-
-def _route_start(text: str, matches: list[PlaceMatch], phrases: list[keywords.Phrase]) -> PlaceMatch | None:
-    """The known place a route to a place no list knows starts from: "上海到Lisbon", "Beijing to Porto"."""
-    for phrase in phrases:
-        if phrase.role == "to":
-            for m in matches:
-                between = text[m.end : phrase.start]
-                if m.end <= phrase.start and (
-                    _ZH_ROUTE_BETWEEN.fullmatch(between) or _EN_ROUTE_BETWEEN.fullmatch(between)
-                ):
-                    return m
-    return None
-
-
 # What may stand beside a kind's word in a phrase that is only that kind ("photography instead", "摄影类的").
 _KIND_FILLER = re.compile(r"(?:\s|instead|ones?|stuff|things?|please|类的?|方面的?|主题的?|的)*", re.I)
-
-
-def _biz_types(text: str, matches: list[PlaceMatch]) -> list[str]:
-    found = []
-    for name, pattern in BIZ_PATTERNS:
-        match = pattern.search(text)
-        if match:
-            found.append((match.start(), name))
-    if not any(name == "FLIGHT" for _, name in found):
-        for m in matches:
-            if _FLY_BEFORE.search(text[max(0, m.start - 2) : m.start]):
-                found.append((m.start, "FLIGHT"))
-                break
-    return [name for _, name in sorted(found)]
-
-
-# Two products offered as alternatives ("飞机还是高铁", "a flight or a train"), not both booked.
-_EITHER = re.compile(r"还是|或者|或|要么|\bor\b|\beither\b", re.I)
-
-
-def _also_booked(text: str, biz_types: list[str]) -> list[str]:
-    """The products a booking sentence books besides its first: a hotel after a journey ("机票和上海的酒店", "a train
-    there and a hotel for 2 nights"). Two journeys, or products said as alternatives, are not both booked."""
-    if len(biz_types) < 2 or biz_types[0] == "HOTEL" or "HOTEL" not in biz_types[1:]:
-        return []
-    if _EITHER.search(text):
-        return []
-    return ["HOTEL"]
-
-
-def _slots_only(text: str, spans: list[tuple[int, int]]) -> bool:
-    """True when, once slots and filler words are removed, (almost) nothing is left: a follow-up answer."""
-    rest = mask(text, spans)
-    rest = _SLOT_WORDS.sub(" ", rest)
-    rest = _FILLER_EN.sub(" ", rest)
-    rest = _FILLER_ZH.sub("", rest)
-    return len(_CJK_OR_WORD.findall(rest)) <= 2
 
 
 def _overlaps(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
@@ -714,166 +513,3 @@ def _distinct(names: list[str]) -> list[str]:
         if name and name not in seen:
             seen.append(name)
     return seen
-
-
-def _wants_slots(wants: booking_prefs.BookingWants) -> dict:
-    return {
-        "time_band": wants.time_band,
-        "avoid_time_band": wants.avoid_time_band,
-        "sort": wants.sort,
-        "direct": wants.direct,
-        "seat_class": wants.seat_class,
-        "star": wants.star,
-        "star_or_above": wants.star_or_above,
-        "vendor": wants.vendor,
-        "avoid_vendor": wants.avoid_vendor,
-        "number": wants.number,
-    }
-
-
-def _nights(text: str, date_range: dates_mod.DateRange, biz_types: list[str]) -> int | None:
-    """The nights of a stay: as said ("住两晚"), or from the check-in and check-out days of a hotel."""
-    said = dates_mod.nights(text)
-    if said:
-        return said
-    if "HOTEL" in biz_types and date_range.start and date_range.end and date_range.end > date_range.start:
-        return (date_range.end - date_range.start).days
-    if "HOTEL" in biz_types and dates_mod.one_night(text, date_range):
-        return 1  # "明晚的酒店", "a hotel for tomorrow night": in that evening, out the next morning
-    return None
-
-
-def _rebook_to_dated(text: str, date_range: dates_mod.DateRange) -> bool:
-    """ "改到20号的航班", "明天的火车改到后天": a change to (or from and to) a dated booking is a change of a booking."""
-    match = dialogue.rebook_to_dated(text)
-    if not match:
-        return False
-    spans = [match.span(name) for name, said in match.groupdict().items() if said]
-    return all(any(s < end and e > start for s, e in date_range.spans) for start, end in spans)
-
-
-def _past_date(text: str, today: date, data: dict, date_range: dates_mod.DateRange) -> dict:
-    """A booking for a day already over (昨天, last Friday, 11月20号 on December 1st): `past_date` is that day and
-    the booking has no date (the handler says the day has passed and asks for another). Words read as a coming day
-    that are the past day's own ("Friday" of "last Friday", next year's 11月20号) are that past day."""
-    found = dates_mod.past_day(text, today)
-    start = data.get("date_start")
-    if found is None:
-        return {}
-    day, (begin, end) = found
-    misread = any(begin < e and s < end for s, e in date_range.spans)
-    if start is not None and start >= today and not misread:
-        return {}  # "昨天订的机票改到周五": the new day is Friday
-    return {"past_date": day, "date_start": None, "date_end": None, "nights": data.get("nights")}
-
-
-def _rebook_dates(text: str, today: date) -> tuple[date | None, date | None]:
-    """(the new date, the original one) of a rebooking sentence: "把12月19号的机票改签到20号" → (Dec 20, Dec 19)."""
-    mentions = dates_mod.mentions(text, today)
-    if not mentions:
-        return None, None
-    new = original = None
-    for m in mentions:
-        before = text[max(0, m.start - 10) : m.start]
-        after = text[m.end : m.end + 10]
-        if new is None and dialogue.NEW_DATE_BEFORE.search(before):
-            new = m
-        elif original is None and (dialogue.OLD_DATE_AFTER.match(after) or dialogue.OLD_DATE_BEFORE.search(before)):
-            original = m
-    rest = [m for m in mentions if m is not new and m is not original]
-    if new is None and rest and original is not None:
-        new = next((m for m in rest if m.start > original.start), None)
-    if original is None and new is not None:
-        original = next((m for m in rest if m.start < new.start), None)
-    if new is None and original is None:
-        new = mentions[0]
-    original_day = original.first if original is not None else None
-    if new is None:
-        return None, original_day
-    new_day = dates_mod.resolve_after(new, original_day) if original_day and new.relative else new.first
-    return new_day, original_day
-
-
-def _follow_up(
-    text: str,
-    decision: intents.Decision,
-    pending: str | None,
-    ev: intents.Evidence,
-    data: dict,
-    *,
-    named_biz: bool,
-    cued: bool,
-) -> bool:
-    """Whether the sentence only changes slots of the task at hand ("那丽江呢", "改成四天吧", "要便宜一点的").
-
-    A sentence that names what to book and where or when ("earliest flight to Beijing tomorrow") is a request of
-    its own, not a follow-up, unless a marker says it changes the task at hand ("算了还是高铁吧", "换成…")."""
-    has_slots = any(data.get(name) not in (None, [], "", False) for name in _FOLLOW_UP_SLOTS)
-    has_slots = has_slots or data.get("direct") is not None or bool(ev.biz_types)
-    # A question of its own with nothing to change ("and what can I do there") is a new request, not a follow-up.
-    if not has_slots and data["intent"] != "OUT_OF_SCOPE" and dialogue.QUESTION_RE.search(text):
-        return False
-    if not (has_slots or ev.change_of_mind):
-        return dialogue.has_follow_up_marker(text) and not decision.explicit  # "多玩一天", "换个城市"
-    if pending and decision.explicit and decision.intent != pending:
-        return False  # a side question or a new request
-    if data.get("rebook"):
-        return False  # a change of a booking is a task of its own
-    if not pending and data["intent"] in ("AFTERSALE", "QUERY_PROGRESS", "CANCEL_BOOKING"):
-        return False  # "发错货了 ORD-005": a request about an order or booking, nothing open to continue
-    if dialogue.has_follow_up_marker(text) or data.get("correction") or data.get("pick"):
-        return True
-    if decision.explicit or not ev.slots_only:
-        return False
-    if dialogue.COMPARATIVE_RE.search(text):
-        return True  # "要便宜一点的", "an earlier one"
-    if dialogue.QUESTION_RE.search(text):
-        return False
-    if data["intent"] == "BOOK" and named_biz and (ev.destination or ev.route or ev.date):
-        return False
-    # Bare slots ("赛里木湖", "下周末", "张三 138…", "二等座就行"); a cue names a task of its own ("三亚的活动").
-    wants = any(data.get(name) not in (None, False) for name in PREFERENCE_SLOTS) or data.get("passengers")
-    return not cued or bool(wants and not named_biz)
-
-
-_CHECK_OUT_WORDS = re.compile(r"退房|离店|check", re.I)
-
-
-def _ends_known_trip(pending: str | None, words: str) -> bool:
-    """Whether a lone coming-back date ends the trip the conversation is about rather than starting one."""
-    return pending == "PLAN_ITINERARY" or (pending == "BOOK" and bool(_CHECK_OUT_WORDS.search(words)))
-
-
-def _own_spelling(text: str, match: PlaceMatch) -> str | None:
-    """The Latin spelling the traveller gave a place abroad, as written (title case when all lower case), or the
-    place said with the word for its kind ("平潭岛" for 平潭, "丽江古镇")."""
-    if match.place.kind != ABROAD:
-        said = keywords.with_ending(text, match.start, match.end)
-        return said if said != match.place.name else None
-    said = " ".join(text[match.start : match.end].split())
-    if not said.isascii() or not re.search(r"[A-Za-z]", said):
-        return None
-    return said
-
-
-def _bare_passenger(text: str, places: Gazetteer) -> tuple[list[dict], list]:
-    """A sentence that is only a name, read while a booking waits for its passengers (not a place's name)."""
-    person = people.bare_name(text)
-    if person is None or places.find(text) or booking_prefs.read_wants(text).any:
-        return [], []
-    start, end = person.span
-    if any(m.start < end and start < m.end for m in dates_mod.mentions(text, date.today())):
-        return [], []  # "周五吧": a day, not a name
-    return [{"name": person.name, "mobile": None}], [person.span]
-
-
-def _passengers(text: str, id_spans: list[tuple[int, int]], places: Gazetteer) -> tuple[list[dict], list]:
-    """The passengers named, without any "name" that is a place ("I'm going to Dunhuang")."""
-    found, spans = people.passengers(mask(text, id_spans))
-    place_spans = [(m.start, m.end) for m in places.find(text)]
-    kept = [
-        (person, span)
-        for person, span in zip(found, spans, strict=True)
-        if not any(s <= span[0] and span[1] <= e for s, e in place_spans)
-    ]
-    return [p for p, _ in kept], [s for _, s in kept]
