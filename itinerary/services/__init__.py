@@ -4,7 +4,7 @@
 - `activities`: activity search, recommendation and detail, personalised for the user;
 - `weather`: the weather report of a place for the days asked;
 - `travel_plan`: the day-by-day travel plan;
-- the round-trip comparison lives beside them in its own module.
+- the round trip (comparison, engine, plan store, plan booking) is its own package, `itinerary.round_trip`.
 
 Both chat channels call these (through `itinerary.tools`), as do the pages.
 """
@@ -24,12 +24,6 @@ from itinerary.services.catalogue import (
     activity_save,
     activity_system_tags_backfill,
 )
-from itinerary.services.round_trip import (
-    RoundTripComparison,
-    RoundTripError,
-    round_trip_compare,
-    round_trip_problems,
-)
 from itinerary.services.travel_plan import TravelPlanResult, travel_plan_for
 from itinerary.services.weather import UnknownWeatherPlace, WeatherReportResult, weather_report
 
@@ -39,8 +33,6 @@ __all__ = [
     "ActivityKinds",
     "ActivityRecommendation",
     "ActivitySearchResult",
-    "RoundTripComparison",
-    "RoundTripError",
     "TravelPlanResult",
     "UnknownWeatherPlace",
     "WeatherReportResult",
@@ -50,8 +42,6 @@ __all__ = [
     "activity_save",
     "activity_search_for",
     "activity_system_tags_backfill",
-    "round_trip_compare",
-    "round_trip_problems",
     "travel_plan_for",
     "weather_report",
 ]

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
-from itinerary.planning.engine import PlanResult
+from itinerary.round_trip.plan_types import PlanResult
 
 logger = logging.getLogger(__name__)
 
