@@ -32,7 +32,6 @@ from itinerary.services import (
     WeatherReportResult,
     activity_recommend,
     activity_search_for,
-    travel_plan_for,
 )
 from itinerary.services import (
     activity_detail as activity_detail_get,
@@ -41,7 +40,7 @@ from itinerary.services import (
     weather_report as weather_report_for,
 )
 from itinerary.tagging import AUDIENCES, SYSTEM_TAGS
-from itinerary.travel_plans import MAX_DAYS, TravelPlan, rain_likely
+from itinerary.travel_plans import MAX_DAYS, TravelPlan, rain_likely, travel_plan_for
 from itinerary.weather import DayWeather, WeatherLookup
 from itinerary.weather.packing import packing_for
 
