@@ -2,7 +2,7 @@
 
 One sentence goes through: normalise → social words, ids and codes, a pick, passengers (`people`) → places and what
 a booking should be (`booking_prefs`: time of day, order, direct, seat, star, vendor, number) → dates and nights →
-trip length → budget → unknown place phrases (`keywords`) → exclusions and corrections (`dialogue`) → business type →
+trip length → budget → unknown place phrases (`keywords`) → exclusions and corrections (`conversation_cues`) → business type →
 intent, rebooking, the after-sale reason and whether the sentence only follows up on the task at hand. What the
 dialogue reads of the sentence as a whole (a yes or a no to the card, a mobile, a request for activities, the task's
 time pointed back at) is read beside them, for every intent. Every parser works on the same normalised text; spans
@@ -29,7 +29,7 @@ from assistant.llm.preferences import PreferenceCandidate, PreferenceScores
 from assistant.llm.rules import (
     booking_prefs,
     confirm,
-    dialogue,
+    conversation_cues,
     ids,
     intents,
     keywords,
@@ -157,7 +157,7 @@ class RulesLLM:
             return Intent(intent="OUT_OF_SCOPE")
         # English words typed with a slip ("wether in beijng") read as the lexicon's words; not a name being given.
         text = _speller(places).correct(text, names_ok=pending != "BOOK")
-        social, social_spans = dialogue.read_social(text)
+        social, social_spans = conversation_cues.read_social(text)
         order_id, order_span = ids.find_order_id(text)
         booking_id, booking_span = ids.find_booking_id(text)
         id_spans = [s for s in (order_span, booking_span) if s] + ids.non_money_spans(text)
@@ -166,11 +166,11 @@ class RulesLLM:
         talk = {
             "answer": confirm.confirmation_answer(raw),
             "mobile": people.first_mobile(mask(text, [s for s in (order_span, booking_span) if s])),
-            "same_time": dialogue.same_time(text),
-            "asks_activities": dialogue.asks_activities(text),
+            "same_time": conversation_cues.same_time(text),
+            "asks_activities": conversation_cues.asks_activities(text),
         }
-        pick, pick_span = dialogue.read_pick(work)
-        length_change, length_span = dialogue.read_length_change(work)  # "再加一天" is no trip of one day
+        pick, pick_span = conversation_cues.read_pick(work)
+        length_change, length_span = conversation_cues.read_length_change(work)  # "再加一天" is no trip of one day
         pick_spans = [span for span in (pick_span, length_span) if span]
         passengers, people_spans = _passengers(text, [s for s in (order_span, booking_span) if s], places)
         if not passengers and pending == "BOOK":  # "张三" alone answers "who travels?"
@@ -238,16 +238,16 @@ class RulesLLM:
         for m in matches:
             listed = bool(excluded) and excluded[-1] is matches[matches.index(m) - 1]
             between = work[excluded[-1].end : m.start] if listed else ""
-            if dialogue.negated_place(work, m.start, m.end) or (
-                listed and dialogue.EXCLUSION_LIST_SEP.fullmatch(between)
+            if conversation_cues.negated_place(work, m.start, m.end) or (
+                listed and conversation_cues.EXCLUSION_LIST_SEP.fullmatch(between)
             ):
                 excluded.append(m)
-        excluded_phrases = [p for p in phrases if dialogue.negated_place(work, p.start, p.end)]
+        excluded_phrases = [p for p in phrases if conversation_cues.negated_place(work, p.start, p.end)]
         kept = [m for m in matches if m not in excluded]
         kept_phrases = [p for p in phrases if p not in excluded_phrases]
         exclude_places = _distinct([m.place.name for m in excluded] + [p.text for p in excluded_phrases])
         exclude_places = [name for name in exclude_places if name not in {m.place.name for m in kept}]
-        correction = dialogue.is_correction(work) or bool(
+        correction = conversation_cues.is_correction(work) or bool(
             exclude_places and (kept or kept_phrases) and _NOT_THIS_BUT_THAT.search(ascii_lower(work))
         )
 
@@ -278,14 +278,14 @@ class RulesLLM:
         for kind in inferred:
             if kind and kind not in biz_types:
                 biz_types.append(kind)
-        reason, reason_span = dialogue.read_reason(work)
+        reason, reason_span = conversation_cues.read_reason(work)
         # "往后推一天", "push it back a day": a booking moved by days, unless a new trip is named with it or the stay
         # only gets longer ("往后延一天 多住一晚")
         shift = dates_mod.day_shift(work) if length_change is None else None
         moved = shift is not None and not (destinations or kept_phrases)
-        moved = moved or (length_change is None and dialogue.booking_moved(work))
-        rebook = dialogue.is_rebook(work) or _rebook_to_dated(work, date_range) or moved
-        change_spans = dialogue.change_of_mind_spans(work)
+        moved = moved or (length_change is None and conversation_cues.booking_moved(work))
+        rebook = conversation_cues.is_rebook(work) or _rebook_to_dated(work, date_range) or moved
+        change_spans = conversation_cues.change_of_mind_spans(work)
         if change_spans and (switched := _biz_types(mask(work, [(0, change_spans[-1][1])]), kept)):
             # "算了，火车太慢，改坐飞机": the product said after the change of mind is the one wanted now
             biz_types = [*switched, *(b for b in biz_types if b not in switched)]
@@ -307,13 +307,13 @@ class RulesLLM:
             passengers=bool(passengers),
             reason=reason is not None,
             rebook=rebook,
-            change_of_mind=bool(change_spans) or dialogue.has_follow_up_marker(work),
+            change_of_mind=bool(change_spans) or conversation_cues.has_follow_up_marker(work),
             excluded=bool(exclude_places),
         )
         understood = (
             slot_spans + [(m.start, m.end) for m in matches] + [(p.start, p.end) for p in phrases] + id_spans
             + wants.spans + pick_spans + people_spans + change_spans + ([reason_span] if reason_span else [])
-            + (people.label_spans(work) if passengers else []) + dialogue.correction_spans(work)
+            + (people.label_spans(work) if passengers else []) + conversation_cues.correction_spans(work)
             + ([nights_span] if (nights_span := dates_mod.nights_span(date_text)) else [])
         )  # fmt: skip
         evidence.slots_only = _slots_only(work, understood)
@@ -337,7 +337,9 @@ class RulesLLM:
             + [(*span, scorer.VENDOR) for span in vendor_spans]
         )  # fmt: skip
         shaped, signals = scorer.shape(lowered, kinds), intents.signals(lowered, evidence)
-        if dialogue.asks_booking_status(lowered):  # "我订了什么": the bookings reader's finding, for the scorer too
+        if conversation_cues.asks_booking_status(
+            lowered
+        ):  # "我订了什么": the bookings reader's finding, for the scorer too
             signals.append("booking_status")
         signals += refine.signals()
         if shapes is not None:  # the scorer's build reads the shapes of its labelled sentences
@@ -457,14 +459,18 @@ class RulesLLM:
             data["direct"] = None if option_questions.DIRECT in talk["asks_option"] else data.get("direct")
         if name == "BOOK" and data.get("day_shift") is None:
             data.update(_past_date(date_text, today, data, date_range))
-        negations = [dialogue.negation_span(work, m.start, m.end) for m in excluded]
+        negations = [conversation_cues.negation_span(work, m.start, m.end) for m in excluded]
         not_cues = wants.spans + [span for span in negations if span]  # "不想去三亚": 想去 is not a request here
         cued = intents.cue_strength(mask(lowered, not_cues)) >= 2
         # A request for a person ("还是转人工吧") changes no slot of the task at hand.
         data["follow_up"] = name != "HANDOVER" and (
             _follow_up(work, decision, pending, evidence, data, named_biz=named_biz, cued=cued)
             # "那丽江呢", "还是大理", "cheaper" read as a search: it changes the slots of the task at hand
-            or (name == "SEARCH_ACTIVITIES" and dialogue.sounds_like_follow_up(text) and not talk["asks_activities"])
+            or (
+                name == "SEARCH_ACTIVITIES"
+                and conversation_cues.sounds_like_follow_up(text)
+                and not talk["asks_activities"]
+            )
         )
         return Intent(**data)
 
@@ -510,7 +516,7 @@ def _speller(places: Gazetteer) -> spelling.Speller:
     """The speller over this gazetteer's one-word English names (built once per gazetteer)."""
     speller = getattr(places, "speller", None)
     if speller is None:
-        readers = (intents, dates_mod, booking_prefs, dialogue, keywords, sys.modules[__name__])
+        readers = (intents, dates_mod, booking_prefs, conversation_cues, keywords, sys.modules[__name__])
         speller = spelling.Speller((key[0] for key in places.en if len(key) == 1), readers)
         places.speller = speller
     return speller
@@ -522,13 +528,15 @@ def _payment(text: str, decision: intents.Decision, ev: intents.Evidence) -> int
     money back, cancelling, a shop order, or a new trip (a place, a route, a date: "pay for a hotel in Dali")."""
     if ev.order_id or decision.intent in ("AFTERSALE", "CANCEL_BOOKING") and not ev.booking_id:
         return None
-    if dialogue.MONEY_BACK.search(text) or intents.cancel_words(text):
+    if conversation_cues.MONEY_BACK.search(text) or intents.cancel_words(text):
         return None
-    if dialogue.asks_booking_status(text):
+    if conversation_cues.asks_booking_status(text):
         return intents.Decision("QUERY_PROGRESS", confidence=0.9)
     # "支付我的三亚酒店订单", "pay for my Sanya hotel booking": the place and the date are that booking's.
-    new_trip = (ev.destination or ev.route or (ev.date and not ev.booking_id)) and not dialogue.names_a_booking(text)
-    if dialogue.wants_to_pay(text) and not new_trip:
+    new_trip = (
+        ev.destination or ev.route or (ev.date and not ev.booking_id)
+    ) and not conversation_cues.names_a_booking(text)
+    if conversation_cues.wants_to_pay(text) and not new_trip:
         return intents.Decision("BOOK", confidence=0.9)
     return None
 
@@ -536,14 +544,14 @@ def _payment(text: str, decision: intents.Decision, ev: intents.Evidence) -> int
 def _booking_ordinal(text: str, data: dict) -> dict:
     """Which of the traveller's bookings a cancel, a rebooking or a payment names by when it was made ("最新的那个订单",
     "the last one I booked"); its words are no order of options ("latest") nor a pick ("第一个") there."""
-    ordinal, span = dialogue.read_booking_ordinal(text)
+    ordinal, span = conversation_cues.read_booking_ordinal(text)
     if ordinal is None or span is None:
         return {}
     said = text[span[0] : span[1]]
     found = {"booking_ordinal": ordinal}
     if data.get("sort") and booking_prefs.read_wants(said).sort == data["sort"]:
         found["sort"] = None
-    if data.get("pick") and dialogue.read_pick(said)[0] == data["pick"]:
+    if data.get("pick") and conversation_cues.read_pick(said)[0] == data["pick"]:
         found["pick"] = None
     return found
 
@@ -745,7 +753,7 @@ def _nights(text: str, date_range: dates_mod.DateRange, biz_types: list[str]) ->
 
 def _rebook_to_dated(text: str, date_range: dates_mod.DateRange) -> bool:
     """ "改到20号的航班", "明天的火车改到后天": a change to (or from and to) a dated booking is a change of a booking."""
-    match = dialogue.rebook_to_dated(text)
+    match = conversation_cues.rebook_to_dated(text)
     if not match:
         return False
     spans = [match.span(name) for name, said in match.groupdict().items() if said]
@@ -776,9 +784,11 @@ def _rebook_dates(text: str, today: date) -> tuple[date | None, date | None]:
     for m in mentions:
         before = text[max(0, m.start - 10) : m.start]
         after = text[m.end : m.end + 10]
-        if new is None and dialogue.NEW_DATE_BEFORE.search(before):
+        if new is None and conversation_cues.NEW_DATE_BEFORE.search(before):
             new = m
-        elif original is None and (dialogue.OLD_DATE_AFTER.match(after) or dialogue.OLD_DATE_BEFORE.search(before)):
+        elif original is None and (
+            conversation_cues.OLD_DATE_AFTER.match(after) or conversation_cues.OLD_DATE_BEFORE.search(before)
+        ):
             original = m
     rest = [m for m in mentions if m is not new and m is not original]
     if new is None and rest and original is not None:
@@ -811,23 +821,23 @@ def _follow_up(
     has_slots = any(data.get(name) not in (None, [], "", False) for name in _FOLLOW_UP_SLOTS)
     has_slots = has_slots or data.get("direct") is not None or bool(ev.biz_types)
     # A question of its own with nothing to change ("and what can I do there") is a new request, not a follow-up.
-    if not has_slots and data["intent"] != "OUT_OF_SCOPE" and dialogue.QUESTION_RE.search(text):
+    if not has_slots and data["intent"] != "OUT_OF_SCOPE" and conversation_cues.QUESTION_RE.search(text):
         return False
     if not (has_slots or ev.change_of_mind):
-        return dialogue.has_follow_up_marker(text) and not decision.explicit  # "多玩一天", "换个城市"
+        return conversation_cues.has_follow_up_marker(text) and not decision.explicit  # "多玩一天", "换个城市"
     if pending and decision.explicit and decision.intent != pending:
         return False  # a side question or a new request
     if data.get("rebook"):
         return False  # a change of a booking is a task of its own
     if not pending and data["intent"] in ("AFTERSALE", "QUERY_PROGRESS", "CANCEL_BOOKING"):
         return False  # "发错货了 ORD-005": a request about an order or booking, nothing open to continue
-    if dialogue.has_follow_up_marker(text) or data.get("correction") or data.get("pick"):
+    if conversation_cues.has_follow_up_marker(text) or data.get("correction") or data.get("pick"):
         return True
     if decision.explicit or not ev.slots_only:
         return False
-    if dialogue.COMPARATIVE_RE.search(text):
+    if conversation_cues.COMPARATIVE_RE.search(text):
         return True  # "要便宜一点的", "an earlier one"
-    if dialogue.QUESTION_RE.search(text):
+    if conversation_cues.QUESTION_RE.search(text):
         return False
     if data["intent"] == "BOOK" and named_biz and (ev.destination or ev.route or ev.date):
         return False
