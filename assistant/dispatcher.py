@@ -17,7 +17,7 @@ def dispatch(context: TurnContext) -> Reply:
     handler with the same slots, and the replies are merged. A clarifying question of the main part is the whole
     reply (the other parts wait until it is answered); only the main part's question is remembered, or a booking's
     asked after a question that asks nothing ("北京明天天气怎么样，顺便帮我订张去北京的火车票": the booking is the
-    conversation's task then, `assistant.dialogue`)."""
+    conversation's task then, `assistant.conversation_state`)."""
     intent = context.intent
     main = HANDLERS[intent.intent](context)  # every intent of the schema has a handler
     if not intent.also or main.awaiting:

@@ -2,7 +2,7 @@
 
 The memory keeps the conversation's current task (the intent being worked on) apart from its slots, what the last
 reply asked for, the options it offered, a task put aside by a side question and the places the traveller excluded.
-The rules that move from one turn's memory to the next are `assistant.dialogue`'s.
+The rules that move from one turn's memory to the next are `assistant.conversation_state`'s.
 
 If the cache is down the assistant degrades to single-turn and says nothing to the user: every failure here is
 logged and swallowed. A memory cached by an older version (`intent` instead of `task`) still loads.

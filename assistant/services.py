@@ -22,7 +22,7 @@ from assistant.actions import (
 from assistant.agent.steps import steps_collected
 from assistant.agent_turn import agent_turn
 from assistant.booking_wants import booking_wants
-from assistant.dialogue import next_state, queued_after, refines, remembered, taken_up, task_waits
+from assistant.conversation_state import next_state, queued_after, refines, remembered, taken_up, task_waits
 from assistant.dispatcher import dispatch
 from assistant.handlers.unsure import did_you_mean
 from assistant.handovers import handover_held, handover_news, handover_news_shown, handover_note
@@ -308,7 +308,7 @@ def _answer(
     if choosing and not understood.pick and understood.answer == AnswerName.YES:
         understood = understood.model_copy(update={"pick": 1})  # "好的" to the nearest options: the first one
 
-    # The dialogue's rules (assistant.dialogue): which task this sentence continues, resumes or starts, its slots.
+    # The dialogue's rules (assistant.conversation_state): which task this sentence continues, resumes or starts, its slots.
     step = next_state(memory, understood, text)
     if _unsure(understood, step, memory) and not (
         understood.intent == memory.task and pending_action_awaiting(user=user, conversation_id=str(conversation.pk))

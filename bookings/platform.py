@@ -51,7 +51,7 @@ from bookings.accounts import supplier_account_ensure, supplier_account_ordering
 from bookings.models import SupplierCall
 from bookings.sandbox import zygote
 from core import clock, metrics
-from core.parsers import bounded_loads
+from core.bounded_json import bounded_loads
 from core.tracing import child_trace_environment
 
 logger = logging.getLogger("bookings.platform")

@@ -22,7 +22,7 @@ from rest_framework.views import APIView
 from core.api import ErrorSerializer
 from core.envelope import Code
 from core.errors import ApplicationError
-from itinerary.planning import (
+from itinerary.round_trip import (
     MAX_CANDIDATES,
     HotelOption,
     Leg,

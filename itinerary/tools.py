@@ -17,6 +17,13 @@ from core.envelope import Code, fail, ok
 from core.tools import Risk, ToolContext, tool
 from itinerary.models import Activity
 from itinerary.refs import activity_ref
+from itinerary.round_trip import (
+    PlanBookingError,
+    RoundTripError,
+    plan_book,
+    plan_booking_preview,
+    round_trip_compare,
+)
 from itinerary.services import (
     ActivityError,
     ActivityKinds,
@@ -25,7 +32,6 @@ from itinerary.services import (
     WeatherReportResult,
     activity_recommend,
     activity_search_for,
-    travel_plan_for,
 )
 from itinerary.services import (
     activity_detail as activity_detail_get,
@@ -33,10 +39,8 @@ from itinerary.services import (
 from itinerary.services import (
     weather_report as weather_report_for,
 )
-from itinerary.services.plan_booking import PlanBookingError, plan_book, plan_booking_preview
-from itinerary.services.round_trip import RoundTripError, round_trip_compare
 from itinerary.tagging import AUDIENCES, SYSTEM_TAGS
-from itinerary.travel_plans import MAX_DAYS, TravelPlan, rain_likely
+from itinerary.travel_plans import MAX_DAYS, TravelPlan, rain_likely, travel_plan_for
 from itinerary.weather import DayWeather, WeatherLookup
 from itinerary.weather.packing import packing_for
 
@@ -428,7 +432,7 @@ TOOLS = [search_activities, recommend_activities, activity_detail, weather_repor
 
 
 # --- the round-trip comparison (compare_round_trip, kind "round_trip") ---------------------------------------------
-# Owned by the round-trip slice; the service is `itinerary.services.round_trip`.
+# Owned by the round-trip slice; the service is `itinerary.round_trip`.
 
 ROUND_TRIP_KIND = "round_trip"
 Place = Annotated[str, Field(min_length=1, max_length=100)]

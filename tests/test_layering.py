@@ -1,5 +1,5 @@
 """The layering contracts of `.importlinter` (run by the test command as `lint-imports`) bite: a lower app that
-imports the assistant, or an LLM port that imports an app, breaks the check."""
+imports the assistant, or an LLM port that imports an app or DRF, breaks the check."""
 
 import shutil
 import subprocess
@@ -47,6 +47,11 @@ def _lint(where: Path) -> subprocess.CompletedProcess:
             "assistant/llm/leak.py",
             "from itinerary.selectors import activity_search  # noqa\n",
             "assistant.llm is not allowed to import itinerary",
+        ),
+        (
+            "assistant/llm/leak.py",
+            "from core.parsers import BoundedJSONParser  # noqa\n",
+            "assistant.llm is not allowed to import rest_framework",
         ),
     ],
 )

@@ -32,7 +32,7 @@ def _picked_activity(context: TurnContext) -> int | None:
 
 
 def _details(context: TurnContext, activity_id: int) -> Reply:
-    """The picked activity's details card (nothing is booked; the list stays on screen: `dialogue.remembered`)."""
+    """The picked activity's details card (nothing is booked; the list stays on screen: `conversation_state.remembered`)."""
     return answer_with(context, DETAIL_TOOL, activity_id=activity_id)
 
 

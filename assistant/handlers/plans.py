@@ -4,7 +4,7 @@
 
 The conversation is this handler's: it reads the answer to its own open question from memory, and asks one
 question for whatever is missing or wrong (the trip's rule is the service's, `round_trip_problems`). The use case
-itself (supplier candidates, preference scores, the engine, the store) is `itinerary.services.round_trip`, run
+itself (supplier candidates, preference scores, the engine, the store) is `itinerary.round_trip`, run
 through the `compare_round_trip` tool channel 2 offers the model, and presented the same way.
 
 Booking one of the compared plans: the plan card's button sends the plan it shows (`TurnContext.choice`,
@@ -30,8 +30,7 @@ from assistant.presenters import present
 from assistant.presenters.plans import CHOICE_SEPARATOR
 from assistant.replies import compose
 from assistant.turn import Reply, TurnContext
-from itinerary.planning import PLAN_NAMES
-from itinerary.services.round_trip import round_trip_problems
+from itinerary.round_trip import PLAN_NAMES, round_trip_problems
 
 AWAITING = "plan_itinerary"  # + ":" + the one slot asked for, when only one was missing
 BOOKING = "plan_book"  # + "|<plan id>|<plan name>": the plan waits for who travels

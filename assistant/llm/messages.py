@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.llm.port import Usage
-from core.parsers import MAX_JSON_DEPTH, JSONTooDeep, bounded_loads
+from core.bounded_json import MAX_JSON_DEPTH, JSONTooDeep, bounded_loads
 from core.text import storable_text
 from core.tools import MAX_ARGUMENT_CHARS
 

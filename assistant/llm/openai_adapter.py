@@ -25,7 +25,7 @@ from assistant.llm.port import LLMError, UnderstandContext, Understanding, Usage
 from assistant.llm.preferences import MAX_SCORE, MIN_SCORE, PREFERENCES, PreferenceCandidate, PreferenceScores
 from assistant.llm.schema import Intent
 from assistant.llm.verdict import VERDICTS, VerdictRequest, VerdictResult
-from core.parsers import bounded_loads
+from core.bounded_json import bounded_loads
 from core.text import storable_text, unstorable_in
 
 logger = logging.getLogger("assistant.llm")

@@ -3,8 +3,8 @@
 - `catalogue`: writes to the activity catalogue (`activity_save` keeps system tags in line);
 - `activities`: activity search, recommendation and detail, personalised for the user;
 - `weather`: the weather report of a place for the days asked;
-- `travel_plan`: the day-by-day travel plan;
-- the round-trip comparison lives beside them in its own module.
+- the round trip (comparison, engine, plan store, plan booking) and the day-by-day travel plans are packages of
+  their own, `itinerary.round_trip` and `itinerary.travel_plans`.
 
 Both chat channels call these (through `itinerary.tools`), as do the pages.
 """
@@ -24,13 +24,6 @@ from itinerary.services.catalogue import (
     activity_save,
     activity_system_tags_backfill,
 )
-from itinerary.services.round_trip import (
-    RoundTripComparison,
-    RoundTripError,
-    round_trip_compare,
-    round_trip_problems,
-)
-from itinerary.services.travel_plan import TravelPlanResult, travel_plan_for
 from itinerary.services.weather import UnknownWeatherPlace, WeatherReportResult, weather_report
 
 __all__ = [
@@ -39,9 +32,6 @@ __all__ = [
     "ActivityKinds",
     "ActivityRecommendation",
     "ActivitySearchResult",
-    "RoundTripComparison",
-    "RoundTripError",
-    "TravelPlanResult",
     "UnknownWeatherPlace",
     "WeatherReportResult",
     "activity_create",
@@ -50,8 +40,5 @@ __all__ = [
     "activity_save",
     "activity_search_for",
     "activity_system_tags_backfill",
-    "round_trip_compare",
-    "round_trip_problems",
-    "travel_plan_for",
     "weather_report",
 ]

@@ -4,8 +4,7 @@ import datetime as dt
 import logging
 from dataclasses import dataclass
 
-from django.conf import settings
-
+from itinerary import conf
 from itinerary.weather.normals import ClimateNormalsWeather
 from itinerary.weather.open_meteo import HORIZON_DAYS, OpenMeteoWeather
 from itinerary.weather.port import WeatherPort, WeatherReport, WeatherUnavailable
@@ -27,11 +26,11 @@ class WeatherLookup:
 
 def get_weather_port(provider: str | None = None) -> WeatherPort:
     """The adapter named by `provider` (default: WEATHER_PROVIDER). `normals` works offline."""
-    name = (provider or settings.WEATHER_PROVIDER or "normals").lower()
+    name = provider.lower() if provider else conf.weather_provider()
     if name == "normals":
         return ClimateNormalsWeather()
     if name == "open_meteo":
-        return OpenMeteoWeather(base_url=settings.WEATHER_API_URL, timeout=settings.WEATHER_TIMEOUT)
+        return OpenMeteoWeather(base_url=conf.weather_api_url(), timeout=conf.weather_timeout())
     raise ValueError(f"Unknown WEATHER_PROVIDER {name!r}: use 'normals' or 'open_meteo'")
 
 

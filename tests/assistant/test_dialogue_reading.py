@@ -2,14 +2,14 @@
 
 What the dialogue needs to know of a sentence (does it only follow up, ask for activities of its own, point back at
 the task's time, give a mobile, say yes or no to the card) is a field of the reading: the rules engine fills it in
-(first half), and `assistant.dialogue.next_state` decides from it alone (second half: readings built by hand, as a
+(first half), and `assistant.conversation_state.next_state` decides from it alone (second half: readings built by hand, as a
 model would return them, for sentences whose words say otherwise)."""
 
 import datetime as dt
 
 import pytest
 
-from assistant.dialogue import next_state, remembered
+from assistant.conversation_state import next_state, remembered
 from assistant.llm.port import UnderstandContext
 from assistant.llm.rules import RulesLLM
 from assistant.llm.schema import Intent

@@ -1,6 +1,6 @@
 """The dialogue state: the conversation keeps its task apart from its slots.
 
-First the rules of `assistant.dialogue` on intents built by hand (no database), then whole conversations through
+First the rules of `assistant.conversation_state` on intents built by hand (no database), then whole conversations through
 `POST /api/v1/assistant/chat` with the rules engine, asserting the cards and replies a traveller sees."""
 
 import datetime as dt
@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from assistant.dialogue import next_state, remembered
+from assistant.conversation_state import next_state, remembered
 from assistant.llm.schema import Intent
 from assistant.llm.tool_calls import tool_call_for
 from assistant.memory import Memory, memory_from, memory_load

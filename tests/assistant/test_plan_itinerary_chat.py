@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-import itinerary.candidates as candidates
+import itinerary.round_trip.candidates as candidates
 from assistant.dispatcher import dispatch
 from assistant.llm.openai_adapter import OpenAILLM
 from assistant.llm.port import LLMError
@@ -20,7 +20,7 @@ from assistant.turn import TurnContext
 from bookings.models import BookingRecord
 from bookings.platform import PlatformCommand, platform_call
 from bookings.services import supplier_account_ensure
-from itinerary.planning import PLAN_NAMES, plan_load
+from itinerary.round_trip import PLAN_NAMES, plan_load
 from tests.assistant.conftest import TODAY
 from tests.support import fixtures
 from tests.support.fake_openai import Reply
@@ -435,7 +435,7 @@ def test_the_chat_page_shows_the_comparison_card(client, alice, supplier_sandbox
 
 
 def test_unreadable_or_implausible_supplier_entries_are_left_out_never_guessed(alice, monkeypatch):
-    from itinerary import candidates as candidates_module
+    from itinerary.round_trip import candidates as candidates_module
 
     def flight(number, depart="2026-12-05T08:00", arrive="2026-12-05T09:00", price=500):
         return {"flightNo": number, "departTime": depart, "arriveTime": arrive, "price": price, "cabin": "经济舱"}

@@ -5,7 +5,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from assistant.models import LLMCall
-from core.parsers import JSONTooDeep, bounded_loads
+from core.bounded_json import JSONTooDeep, bounded_loads
 
 pytestmark = pytest.mark.django_db
 

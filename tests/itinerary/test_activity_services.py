@@ -12,9 +12,8 @@ from itinerary.services import (
     activity_detail,
     activity_recommend,
     activity_search_for,
-    travel_plan_for,
 )
-from itinerary.travel_plans import DEFAULT_DAYS
+from itinerary.travel_plans import DEFAULT_DAYS, travel_plan_for
 from tests.factories import ActivityFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

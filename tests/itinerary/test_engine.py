@@ -6,14 +6,14 @@ from fractions import Fraction
 
 import pytest
 
-from itinerary.planning import engine
-from itinerary.planning.engine import (
+from itinerary.round_trip import plan_types, search
+from itinerary.round_trip.engine import plan_itinerary
+from itinerary.round_trip.plan_types import (
     HotelOption,
     Leg,
     PlanInputError,
     PlanRequest,
     TravelPolicy,
-    plan_itinerary,
 )
 
 DAY = datetime(2026, 12, 5)
@@ -244,7 +244,7 @@ def test_given_the_inputs_then_the_result_summarises_them():
         ({"outbound": [leg("out:X", at(0, 8), 60, 100, mode="BUS")]}, "mode must be FLIGHT or TRAIN"),
         ({"hotels": [hotel("hotel:X", 9, 100)]}, "star must be a whole number from 0 to 7"),
         ({"policy": TravelPolicy(penalty=-1)}, "policy.penalty must be between 0"),
-        ({"outbound": [O1] * (engine.MAX_CANDIDATES + 1)}, "too many outbound candidates"),
+        ({"outbound": [O1] * (plan_types.MAX_CANDIDATES + 1)}, "too many outbound candidates"),
         (
             {"outbound": [Leg("out:Z", "FLIGHT", "Z", at(0, 8).astimezone(), at(0, 9).astimezone(), 100)]},
             "mixing times with and without a time zone",
@@ -491,9 +491,9 @@ def test_on_random_instances_the_engine_equals_the_exhaustive_enumeration(
     monkeypatch, generator, search_path, seed, instances
 ):
     if search_path == "exact Python integers":
-        monkeypatch.setattr(engine, "_INT64_SAFE", 0)
+        monkeypatch.setattr(search, "_INT64_SAFE", 0)
     if search_path == "one outbound per chunk":
-        monkeypatch.setattr(engine, "_CHUNK_PAIRS", 1)
+        monkeypatch.setattr(search, "_CHUNK_PAIRS", 1)
     rng = random.Random(seed)
     planned = capped = 0
 

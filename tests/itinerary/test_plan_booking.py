@@ -11,7 +11,7 @@ from django.core.cache import cache
 from assistant.models import PendingAction
 from assistant.services import chat_turn
 from bookings.models import BookingRecord
-from itinerary.planning.store import plan_key
+from itinerary.round_trip.store import plan_key
 from tests.assistant.conftest import TODAY
 
 pytestmark = pytest.mark.django_db

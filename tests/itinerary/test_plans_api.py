@@ -10,8 +10,8 @@ from django.core.cache import cache
 from django.db import connection
 from rest_framework.test import APIClient
 
-from itinerary.planning import PlanStoreError, plan_itinerary, plan_load, plan_store
-from itinerary.planning.store import plan_key
+from itinerary.round_trip import PlanStoreError, plan_itinerary, plan_load, plan_store
+from itinerary.round_trip.store import plan_key
 from tests.itinerary.test_engine import small_request
 
 pytestmark = pytest.mark.django_db

@@ -12,8 +12,7 @@ from assistant.models import LLMCall
 from bookings.models import BookingRecord, SupplierAccount
 from bookings.platform import PlatformCommand, platform_call
 from bookings.services import supplier_account_ensure
-from itinerary.planning import PLAN_NAMES, plan_load
-from itinerary.services import RoundTripError, round_trip_compare
+from itinerary.round_trip import PLAN_NAMES, RoundTripError, plan_load, round_trip_compare
 from tests.itinerary.test_plans_api import stored_plan_keys
 from tests.support import fixtures
 from tests.support.fake_openai import Reply

@@ -15,7 +15,7 @@ from assistant.services import chat_turn
 from assistant.turn import TurnContext
 from bookings.models import SupplierAccount
 from core.tools import ToolContext
-from itinerary.planning import PLAN_NAMES, plan_load
+from itinerary.round_trip import PLAN_NAMES, plan_load
 from tests.itinerary.test_plans_api import stored_plan_keys
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from itinerary.matching import Viewer
-from itinerary.travel_plans import (
+from itinerary.travel_plans.planner import (
     EVENING,
     FREE_DAY,
     FULL_DAY,

@@ -27,8 +27,8 @@ from assistant.agent import default_registry
 from assistant.llm.messages import MAX_RAW_ARGUMENT_CHARS, parse_tool_call
 from assistant.models import Conversation, Turn
 from core.admin import MAX_ADMIN_SEARCH_CHARS
+from core.bounded_json import MAX_JSON_DEPTH, JSONNotUnicode, JSONTooDeep, bounded_loads
 from core.envelope import Code, is_envelope
-from core.parsers import MAX_JSON_DEPTH, JSONNotUnicode, JSONTooDeep, bounded_loads
 from core.tools import ToolContext
 from itinerary.selectors import MAX_KEYWORDS, MAX_TERM_CHARS, ActivityQuery, activity_search
 from tests.assistant.conftest import TODAY

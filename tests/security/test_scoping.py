@@ -25,7 +25,7 @@ from assistant.models import Conversation, PendingAction, Turn
 from assistant.services import chat_turn
 from bookings.models import BookingStatus
 from core.tools import ToolContext
-from itinerary.planning import plan_itinerary, plan_store
+from itinerary.round_trip import plan_itinerary, plan_store
 from tests.factories import ActivityFactory
 from tests.itinerary.test_engine import small_request
 from tests.security.conftest import rows_of, secrets_of, snapshot

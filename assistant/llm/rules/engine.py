@@ -2,7 +2,7 @@
 
 One sentence goes through: normalise → social words, ids and codes, a pick, passengers (`people`) → places and what
 a booking should be (`booking_prefs`: time of day, order, direct, seat, star, vendor, number) → dates and nights →
-trip length → budget → unknown place phrases (`keywords`) → exclusions and corrections (`dialogue`) → business type →
+trip length → budget → unknown place phrases (`keywords`) → exclusions and corrections (`conversation_cues`) → business type →
 intent, rebooking, the after-sale reason and whether the sentence only follows up on the task at hand. What the
 dialogue reads of the sentence as a whole (a yes or a no to the card, a mobile, a request for activities, the task's
 time pointed back at) is read beside them, for every intent. Every parser works on the same normalised text; spans
@@ -32,7 +32,7 @@ from assistant.llm.preferences import PreferenceCandidate, PreferenceScores
 from assistant.llm.rules import (
     booking_prefs,
     confirm,
-    dialogue,
+    conversation_cues,
     ids,
     intent_choice,
     intents,
@@ -146,7 +146,7 @@ class RulesLLM:
             return Intent(intent="OUT_OF_SCOPE")
         # English words typed with a slip ("wether in beijng") read as the lexicon's words; not a name being given.
         text = _speller(places).correct(text, names_ok=pending != "BOOK")
-        social, social_spans = dialogue.read_social(text)
+        social, social_spans = conversation_cues.read_social(text)
         order_id, order_span = ids.find_order_id(text)
         booking_id, booking_span = ids.find_booking_id(text)
         id_spans = [s for s in (order_span, booking_span) if s] + ids.non_money_spans(text)
@@ -155,11 +155,11 @@ class RulesLLM:
         talk = {
             "answer": confirm.confirmation_answer(raw),
             "mobile": people.first_mobile(mask(text, [s for s in (order_span, booking_span) if s])),
-            "same_time": dialogue.same_time(text),
-            "asks_activities": dialogue.asks_activities(text),
+            "same_time": conversation_cues.same_time(text),
+            "asks_activities": conversation_cues.asks_activities(text),
         }
-        pick, pick_span = dialogue.read_pick(work)
-        length_change, length_span = dialogue.read_length_change(work)  # "再加一天" is no trip of one day
+        pick, pick_span = conversation_cues.read_pick(work)
+        length_change, length_span = conversation_cues.read_length_change(work)  # "再加一天" is no trip of one day
         pick_spans = [span for span in (pick_span, length_span) if span]
         passengers, people_spans = _passengers(text, [s for s in (order_span, booking_span) if s], places)
         if not passengers and pending == "BOOK":  # "张三" alone answers "who travels?"
@@ -227,16 +227,16 @@ class RulesLLM:
         for m in matches:
             listed = bool(excluded) and excluded[-1] is matches[matches.index(m) - 1]
             between = work[excluded[-1].end : m.start] if listed else ""
-            if dialogue.negated_place(work, m.start, m.end) or (
-                listed and dialogue.EXCLUSION_LIST_SEP.fullmatch(between)
+            if conversation_cues.negated_place(work, m.start, m.end) or (
+                listed and conversation_cues.EXCLUSION_LIST_SEP.fullmatch(between)
             ):
                 excluded.append(m)
-        excluded_phrases = [p for p in phrases if dialogue.negated_place(work, p.start, p.end)]
+        excluded_phrases = [p for p in phrases if conversation_cues.negated_place(work, p.start, p.end)]
         kept = [m for m in matches if m not in excluded]
         kept_phrases = [p for p in phrases if p not in excluded_phrases]
         exclude_places = _distinct([m.place.name for m in excluded] + [p.text for p in excluded_phrases])
         exclude_places = [name for name in exclude_places if name not in {m.place.name for m in kept}]
-        correction = dialogue.is_correction(work) or bool(
+        correction = conversation_cues.is_correction(work) or bool(
             exclude_places and (kept or kept_phrases) and _NOT_THIS_BUT_THAT.search(ascii_lower(work))
         )
 
@@ -267,14 +267,14 @@ class RulesLLM:
         for kind in inferred:
             if kind and kind not in biz_types:
                 biz_types.append(kind)
-        reason, reason_span = dialogue.read_reason(work)
+        reason, reason_span = conversation_cues.read_reason(work)
         # "往后推一天", "push it back a day": a booking moved by days, unless a new trip is named with it or the stay
         # only gets longer ("往后延一天 多住一晚")
         shift = dates_mod.day_shift(work) if length_change is None else None
         moved = shift is not None and not (destinations or kept_phrases)
-        moved = moved or (length_change is None and dialogue.booking_moved(work))
-        rebook = dialogue.is_rebook(work) or _rebook_to_dated(work, date_range) or moved
-        change_spans = dialogue.change_of_mind_spans(work)
+        moved = moved or (length_change is None and conversation_cues.booking_moved(work))
+        rebook = conversation_cues.is_rebook(work) or _rebook_to_dated(work, date_range) or moved
+        change_spans = conversation_cues.change_of_mind_spans(work)
         if change_spans and (switched := _biz_types(mask(work, [(0, change_spans[-1][1])]), kept)):
             # "算了，火车太慢，改坐飞机": the product said after the change of mind is the one wanted now
             biz_types = [*switched, *(b for b in biz_types if b not in switched)]
@@ -296,13 +296,13 @@ class RulesLLM:
             passengers=bool(passengers),
             reason=reason is not None,
             rebook=rebook,
-            change_of_mind=bool(change_spans) or dialogue.has_follow_up_marker(work),
+            change_of_mind=bool(change_spans) or conversation_cues.has_follow_up_marker(work),
             excluded=bool(exclude_places),
         )
         understood = (
             slot_spans + [(m.start, m.end) for m in matches] + [(p.start, p.end) for p in phrases] + id_spans
             + wants.spans + pick_spans + people_spans + change_spans + ([reason_span] if reason_span else [])
-            + (people.label_spans(work) if passengers else []) + dialogue.correction_spans(work)
+            + (people.label_spans(work) if passengers else []) + conversation_cues.correction_spans(work)
             + ([nights_span] if (nights_span := dates_mod.nights_span(date_text)) else [])
         )  # fmt: skip
         evidence.slots_only = _slots_only(work, understood)
@@ -326,7 +326,9 @@ class RulesLLM:
             + [(*span, scorer.VENDOR) for span in vendor_spans]
         )  # fmt: skip
         shaped, signals = scorer.shape(lowered, kinds), intents.signals(lowered, evidence)
-        if dialogue.asks_booking_status(lowered):  # "我订了什么": the bookings reader's finding, for the scorer too
+        if conversation_cues.asks_booking_status(
+            lowered
+        ):  # "我订了什么": the bookings reader's finding, for the scorer too
             signals.append("booking_status")
         signals += refine.signals()
         if shapes is not None:  # the scorer's build reads the shapes of its labelled sentences
@@ -446,14 +448,18 @@ class RulesLLM:
             data["direct"] = None if option_questions.DIRECT in talk["asks_option"] else data.get("direct")
         if name == "BOOK" and data.get("day_shift") is None:
             data.update(_past_date(date_text, today, data, date_range))
-        negations = [dialogue.negation_span(work, m.start, m.end) for m in excluded]
+        negations = [conversation_cues.negation_span(work, m.start, m.end) for m in excluded]
         not_cues = wants.spans + [span for span in negations if span]  # "不想去三亚": 想去 is not a request here
         cued = intents.cue_strength(mask(lowered, not_cues)) >= 2
         # A request for a person ("还是转人工吧") changes no slot of the task at hand.
         data["follow_up"] = name != "HANDOVER" and (
             _follow_up(work, decision, pending, evidence, data, named_biz=named_biz, cued=cued)
             # "那丽江呢", "还是大理", "cheaper" read as a search: it changes the slots of the task at hand
-            or (name == "SEARCH_ACTIVITIES" and dialogue.sounds_like_follow_up(text) and not talk["asks_activities"])
+            or (
+                name == "SEARCH_ACTIVITIES"
+                and conversation_cues.sounds_like_follow_up(text)
+                and not talk["asks_activities"]
+            )
         )
         return Intent(**data)
 
@@ -463,7 +469,7 @@ def _speller(places: Gazetteer) -> spelling.Speller:
     speller = getattr(places, "speller", None)
     if speller is None:
         readers = (
-            intents, *dates_mod.READERS, booking_prefs, dialogue, keywords, route, intent_choice, slot_filling,
+            intents, *dates_mod.READERS, booking_prefs, conversation_cues, keywords, route, intent_choice, slot_filling,
             sys.modules[__name__],
         )  # fmt: skip
         speller = spelling.Speller((key[0] for key in places.en if len(key) == 1), readers)

@@ -4,7 +4,7 @@ sentence that joins several, a booking's payment, and whether it only follows up
 import re
 from dataclasses import replace
 
-from assistant.llm.rules import dialogue, intents, products
+from assistant.llm.rules import conversation_cues, intents, products
 from assistant.llm.rules.gazetteer import PlaceMatch
 from assistant.llm.rules.text import mask
 from assistant.llm.schema import PREFERENCE_SLOTS
@@ -52,13 +52,15 @@ def _payment(text: str, decision: intents.Decision, ev: intents.Evidence) -> int
     money back, cancelling, a shop order, or a new trip (a place, a route, a date: "pay for a hotel in Dali")."""
     if ev.order_id or decision.intent in ("AFTERSALE", "CANCEL_BOOKING") and not ev.booking_id:
         return None
-    if dialogue.MONEY_BACK.search(text) or intents.cancel_words(text):
+    if conversation_cues.MONEY_BACK.search(text) or intents.cancel_words(text):
         return None
-    if dialogue.asks_booking_status(text):
+    if conversation_cues.asks_booking_status(text):
         return intents.Decision("QUERY_PROGRESS", confidence=0.9)
     # "支付我的三亚酒店订单", "pay for my Sanya hotel booking": the place and the date are that booking's.
-    new_trip = (ev.destination or ev.route or (ev.date and not ev.booking_id)) and not dialogue.names_a_booking(text)
-    if dialogue.wants_to_pay(text) and not new_trip:
+    new_trip = (
+        ev.destination or ev.route or (ev.date and not ev.booking_id)
+    ) and not conversation_cues.names_a_booking(text)
+    if conversation_cues.wants_to_pay(text) and not new_trip:
         return intents.Decision("BOOK", confidence=0.9)
     return None
 
@@ -147,23 +149,23 @@ def _follow_up(
     has_slots = any(data.get(name) not in (None, [], "", False) for name in _FOLLOW_UP_SLOTS)
     has_slots = has_slots or data.get("direct") is not None or bool(ev.biz_types)
     # A question of its own with nothing to change ("and what can I do there") is a new request, not a follow-up.
-    if not has_slots and data["intent"] != "OUT_OF_SCOPE" and dialogue.QUESTION_RE.search(text):
+    if not has_slots and data["intent"] != "OUT_OF_SCOPE" and conversation_cues.QUESTION_RE.search(text):
         return False
     if not (has_slots or ev.change_of_mind):
-        return dialogue.has_follow_up_marker(text) and not decision.explicit  # "多玩一天", "换个城市"
+        return conversation_cues.has_follow_up_marker(text) and not decision.explicit  # "多玩一天", "换个城市"
     if pending and decision.explicit and decision.intent != pending:
         return False  # a side question or a new request
     if data.get("rebook"):
         return False  # a change of a booking is a task of its own
     if not pending and data["intent"] in ("AFTERSALE", "QUERY_PROGRESS", "CANCEL_BOOKING"):
         return False  # "发错货了 ORD-005": a request about an order or booking, nothing open to continue
-    if dialogue.has_follow_up_marker(text) or data.get("correction") or data.get("pick"):
+    if conversation_cues.has_follow_up_marker(text) or data.get("correction") or data.get("pick"):
         return True
     if decision.explicit or not ev.slots_only:
         return False
-    if dialogue.COMPARATIVE_RE.search(text):
+    if conversation_cues.COMPARATIVE_RE.search(text):
         return True  # "要便宜一点的", "an earlier one"
-    if dialogue.QUESTION_RE.search(text):
+    if conversation_cues.QUESTION_RE.search(text):
         return False
     if data["intent"] == "BOOK" and named_biz and (ev.destination or ev.route or ev.date):
         return False

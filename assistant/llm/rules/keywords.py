@@ -23,7 +23,7 @@ product, a vendor) and a word typed in lower case are no names there.
 import re
 from dataclasses import dataclass
 
-from assistant.llm.rules import booking_prefs, dates, dialogue, intents, products, spelling
+from assistant.llm.rules import booking_prefs, conversation_cues, dates, intents, products, spelling
 from assistant.llm.rules.text import LATIN
 
 Span = tuple[int, int]
@@ -369,7 +369,7 @@ def _name_word(word: str, first: bool) -> bool:
     """A word that can be (part of) a name: none of English (the dictionary), of the readers' lexicons (products,
     vendors, cue words) or of the words that are never a place."""
     lowered = word.lower()
-    lexicon = spelling.cue_words((intents, products, booking_prefs, dialogue, *dates.READERS))  # read once
+    lexicon = spelling.cue_words((intents, products, booking_prefs, conversation_cues, *dates.READERS))  # read once
     return not (lowered in _EN_STOP or lowered in lexicon or spelling.english_word(word, first=first))
 
 

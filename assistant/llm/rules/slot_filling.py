@@ -5,7 +5,7 @@ refinement, and the passengers."""
 import re
 from datetime import date
 
-from assistant.llm.rules import booking_prefs, dialogue, option_questions, people, refinements
+from assistant.llm.rules import booking_prefs, conversation_cues, option_questions, people, refinements
 from assistant.llm.rules import dates as dates_mod
 from assistant.llm.rules.gazetteer import Gazetteer
 from assistant.llm.rules.text import mask
@@ -51,14 +51,14 @@ def _option_question(text: str, pending: str | None, pick: int | None, sort: str
 def _booking_ordinal(text: str, data: dict) -> dict:
     """Which of the traveller's bookings a cancel, a rebooking or a payment names by when it was made ("最新的那个订单",
     "the last one I booked"); its words are no order of options ("latest") nor a pick ("第一个") there."""
-    ordinal, span = dialogue.read_booking_ordinal(text)
+    ordinal, span = conversation_cues.read_booking_ordinal(text)
     if ordinal is None or span is None:
         return {}
     said = text[span[0] : span[1]]
     found = {"booking_ordinal": ordinal}
     if data.get("sort") and booking_prefs.read_wants(said).sort == data["sort"]:
         found["sort"] = None
-    if data.get("pick") and dialogue.read_pick(said)[0] == data["pick"]:
+    if data.get("pick") and conversation_cues.read_pick(said)[0] == data["pick"]:
         found["pick"] = None
     return found
 
@@ -92,7 +92,7 @@ def _nights(text: str, date_range: dates_mod.DateRange, biz_types: list[str]) ->
 
 def _rebook_to_dated(text: str, date_range: dates_mod.DateRange) -> bool:
     """ "改到20号的航班", "明天的火车改到后天": a change to (or from and to) a dated booking is a change of a booking."""
-    match = dialogue.rebook_to_dated(text)
+    match = conversation_cues.rebook_to_dated(text)
     if not match:
         return False
     spans = [match.span(name) for name, said in match.groupdict().items() if said]
@@ -123,9 +123,11 @@ def _rebook_dates(text: str, today: date) -> tuple[date | None, date | None]:
     for m in mentions:
         before = text[max(0, m.start - 10) : m.start]
         after = text[m.end : m.end + 10]
-        if new is None and dialogue.NEW_DATE_BEFORE.search(before):
+        if new is None and conversation_cues.NEW_DATE_BEFORE.search(before):
             new = m
-        elif original is None and (dialogue.OLD_DATE_AFTER.match(after) or dialogue.OLD_DATE_BEFORE.search(before)):
+        elif original is None and (
+            conversation_cues.OLD_DATE_AFTER.match(after) or conversation_cues.OLD_DATE_BEFORE.search(before)
+        ):
             original = m
     rest = [m for m in mentions if m is not new and m is not original]
     if new is None and rest and original is not None:

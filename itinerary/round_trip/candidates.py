@@ -22,7 +22,7 @@ from typing import Any
 
 from assistant.llm.preferences import PreferenceCandidate
 from bookings.platform import PlatformCommand, PlatformError, platform_run_many
-from itinerary.planning import HotelOption, Leg
+from itinerary.round_trip.plan_types import HotelOption, Leg
 
 logger = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@
 
 1. The trip is checked first (`round_trip_problems`): a bad one is refused (INVALID_PARAM, with which part is
    wrong) before anything is searched.
-2. Candidates from the supplier's searches, as the traveller (`itinerary.candidates`); a failed search is listed,
+2. Candidates from the supplier's searches, as the traveller (`itinerary.round_trip.candidates`); a failed search is listed,
    never filled in. Without a candidate for one of the three parts there is no comparison.
 3. Preference scores from the LLM port over the traveller's own words; the port audits its own call. A model that
    fails leaves every candidate neutral (50), and the result says so.
@@ -27,25 +27,24 @@ from assistant.llm.port import LLMError
 from assistant.llm.preferences import MAX_SCORE, MIN_SCORE, PREFERENCES
 from core.envelope import Code
 from core.errors import ApplicationError
-from itinerary.candidates import (
+from itinerary.round_trip.candidates import (
     Candidates,
     SearchFailure,
     candidates_collect,
     preference_candidates,
     train_seat_class,
 )
-from itinerary.planning import (
+from itinerary.round_trip.engine import plan_itinerary
+from itinerary.round_trip.plan_types import (
     PLAN_NAMES,
     HotelOption,
     Leg,
     PlanInputError,
     PlanRequest,
     PlanResult,
-    PlanStoreError,
     TravelPolicy,
-    plan_itinerary,
-    plan_store,
 )
+from itinerary.round_trip.store import PlanStoreError, plan_store
 
 logger = logging.getLogger(__name__)
 

@@ -11,11 +11,11 @@ import uuid
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
-from itinerary.planning.engine import PlanResult
+from itinerary import conf
+from itinerary.round_trip.plan_types import PlanResult
 
 logger = logging.getLogger(__name__)
 
@@ -28,7 +28,7 @@ class PlanStoreError(RuntimeError):
 
 def plan_ttl() -> int:
     """How long a stored plan lives, in seconds (ITINERARY_PLAN_TTL, 3600 by default)."""
-    return int(getattr(settings, "ITINERARY_PLAN_TTL", 3600))
+    return conf.plan_ttl()
 
 
 def plan_key(plan_id: str) -> str:

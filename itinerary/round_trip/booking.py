@@ -4,7 +4,7 @@ traveller confirmed the one card that lists them all.
     preview = plan_booking_preview(user=alice, plan_id=pid, plan="cheapest", passengers=people, language="en")
     outcome = plan_book(user=alice, plan_id=pid, plan="cheapest", passengers=people, scope="turn:action-…")
 
-- The plan is read back from the plan store (`itinerary.planning.plan_load`), for its owner only: an expired or
+- The plan is read back from the plan store (`itinerary.round_trip.store.plan_load`), for its owner only: an expired or
   someone else's plan is PLAN_NOT_FOUND (compare again), a store that is down PLAN_STORE_UNAVAILABLE.
 - Each part becomes the option ref `bookings` books by; every fact shown or booked is read again from the supplier
   by `bookings.services` (times, prices, names never come from the caller or the stored plan).
@@ -39,7 +39,8 @@ from bookings.services import (
 from bookings.vocabulary import names_shown, place_name
 from core.envelope import Code
 from core.errors import ApplicationError
-from itinerary.planning import PLAN_NAMES, PlanStoreError, plan_load
+from itinerary.round_trip.plan_types import PLAN_NAMES
+from itinerary.round_trip.store import PlanStoreError, plan_load
 
 logger = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""The dialogue state: what a turn is about, given the conversation's memory and what the sentence said.
+"""The conversation state: what a turn is about, given the conversation's memory and what the sentence said.
 
 The conversation keeps its current task (the intent being worked on) apart from its slots. One understood sentence
 then does one of these, decided here and nowhere else (pure functions: no database, no cache):
@@ -17,7 +17,7 @@ A day said from the date the conversation has ("不对，是周四", "前一天"
 options on screen (`same_options`: they are not listed again).
 
 A correction replaces the place and excludes the wrong one; a negation excludes places: excluded places are taken
-out of the slots, given to the search as exclusions and remembered for the task.
+out of the slots, given to the search as exclusions and remembered for the task (`assistant.excluded_places`).
 
 Everything is decided from the reading that served the turn (the `Intent`, whichever reader gave it: `follow_up`,
 `asks_activities`, `same_time`, `mobile`, `answer` …) and the memory: the sentence itself is only kept (the task's
@@ -32,9 +32,9 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any
 
+from assistant.excluded_places import exclusions, names_a_place, only_exclusions, places_named, without_places
 from assistant.llm.schema import PREFERENCE_SLOTS, Intent, IntentName, SortName
 from assistant.memory import (
-    MAX_EXCLUDED,
     MAX_QUEUED,
     MAX_REQUEST_CHARS,
     PLACE_AND_TIME_SLOTS,
@@ -148,7 +148,7 @@ def next_state(memory: Memory, understood: Intent, text: str) -> Step:
         return _about_bookings(memory, understood, new, text)
     if memory.suspended and _resumes(memory, understood, new):
         memory = _restored(memory)
-    if understood.asks_option and memory.task == BOOK and memory.offered and not _names_a_place(new):
+    if understood.asks_option and memory.task == BOOK and memory.offered and not names_a_place(new):
         return _about_options(memory, understood, new, text)
     if name == OUT_OF_SCOPE and not (new or understood.exclude_places or understood.follow_up):
         answer = memory.awaiting and understood.mobile  # "13800000000" alone answers the booking question
@@ -195,7 +195,7 @@ def _anchored(memory: Memory, understood: Intent) -> Intent:
     place of its own)."""
     said = _day(memory.slots.get("date_start"))
     new = own_slots(understood)
-    other_trip = _names_a_place(new) and not set(_places(new)) <= set(_places(memory.slots))
+    other_trip = names_a_place(new) and not set(places_named(new)) <= set(places_named(memory.slots))
     if said is None or other_trip or understood.date_end is not None:
         return understood
     if understood.day_offset:
@@ -330,7 +330,7 @@ def _follows_up(memory: Memory, understood: Intent, new: dict) -> bool:
     fits = bool(given & takes) or not given
     if understood.correction:
         return fits or name == OUT_OF_SCOPE
-    new_place = _names_a_place(new) and not set(_places(new)) <= set(_places(memory.slots))
+    new_place = names_a_place(new) and not set(places_named(new)) <= set(places_named(memory.slots))
     if new_place and understood.asks_activities:
         return False  # "三亚 1块钱以内的活动": a request of its own for another place, not "那丽江呢"
     if understood.follow_up:
@@ -339,19 +339,19 @@ def _follows_up(memory: Memory, understood: Intent, new: dict) -> bool:
         return bool(given)  # slots alone, no request of their own
     if name == memory.task:
         # The same request again goes on, unless it names a place of its own (then it is a new one).
-        same_place = set(_places(new)) <= set(_places(memory.slots))
-        return not _names_a_place(new) or same_place or _only_exclusions(understood, new)
+        same_place = set(places_named(new)) <= set(places_named(memory.slots))
+        return not names_a_place(new) or same_place or only_exclusions(understood, new)
     if memory.task in REFINED and name in (BOOK, RECOMMEND, SEARCH) and given and given <= takes:
         # "something more upscale?", "cheaper options?", "有适合带孩子的吗": only an order, a kind, a budget or who
         # comes along, which the activities or the plan on screen take (no product, no place of its own)
-        return not _names_a_place(new)
+        return not names_a_place(new)
     if name == SEARCH and memory.task != SEARCH:
         # Slots the task takes, and no place of their own ("预算每个活动不超过300" after a plan, "1000以内的" after
         # flights): they change the task, whatever words come with them.
-        if given and given <= takes and not _names_a_place(new):
+        if given and given <= takes and not names_a_place(new):
             return True
         # "不想去三亚" while another task waits: the search goes on without the place, for that task.
-        return fits and _only_exclusions(understood, new) and not understood.asks_activities
+        return fits and only_exclusions(understood, new) and not understood.asks_activities
     return False
 
 
@@ -381,7 +381,7 @@ def _shows_activities(memory: Memory) -> bool:
 
 def _followed_task(task: str, new: dict) -> str:
     """The task a follow-up continues: a recommendation given a place becomes a search of it."""
-    if task == RECOMMEND and _names_a_place(new):
+    if task == RECOMMEND and names_a_place(new):
         return SEARCH
     return task
 
@@ -392,7 +392,7 @@ def _followed_task(task: str, new: dict) -> str:
 def _continued(memory: Memory, task: str, understood: Intent, new: dict, text: str) -> Step:
     """The task goes on: the new slots over the task's own, the wrong place replaced, exclusions applied."""
     slots = _refined(memory, task, _merged(dict(memory.slots), new), new)
-    excluded = _exclusions(memory.excluded, understood, before=memory.slots, new=new)
+    excluded = exclusions(memory.excluded, understood, before=memory.slots, new=new)
     request = _joined(memory.request, text)
     state = replace(memory, task=task, request=request, excluded=excluded)
     # Only an order among the options shown ("ok the cheapest", "最早的那班"): the traveller takes the nearest.
@@ -443,10 +443,10 @@ def _side_question(memory: Memory, understood: Intent, new: dict, text: str) -> 
     """Answer a question on the side and put the waiting task aside (it resumes with all its slots)."""
     aside = _aside(memory)
     carried = {k: v for k, v in memory.slots.items() if k in PLACE_AND_TIME_SLOTS}
-    if _names_a_place(new):
+    if names_a_place(new):
         carried = {k: v for k, v in carried.items() if k in DATES} if understood.same_time else {}
     slots = _merged(carried, new)
-    excluded = _exclusions([], understood, before={}, new=new)
+    excluded = exclusions([], understood, before={}, new=new)
     state = Memory(task=understood.intent, request=text, suspended=aside, excluded=excluded)
     return _step(state, understood.intent, slots, understood)
 
@@ -464,13 +464,13 @@ def _new_request(memory: Memory, understood: Intent, new: dict, text: str) -> St
     place and time of the conversation. An after-sale question keeps its order."""
     name = understood.intent
     # Which booking a cancel means is told by its own sentence: a place or a date of an earlier task is no hint.
-    fresh = _names_a_place(new) or not memory.task or name == CANCEL
+    fresh = names_a_place(new) or not memory.task or name == CANCEL
     carried = {} if fresh else {k: v for k, v in memory.slots.items() if k in PLACE_AND_TIME_SLOTS}
     if name in (PROGRESS, AFTERSALE) and memory.task in (AFTERSALE, PROGRESS) and "order_id" not in new:
         carried.update({k: v for k, v in memory.slots.items() if k in ("order_id", "aftersale_action")})
     slots = _merged(carried, new)
     previous = [] if fresh else memory.excluded
-    excluded = _exclusions(previous, understood, before={}, new=new)
+    excluded = exclusions(previous, understood, before={}, new=new)
     # A read question on the side of a task keeps the task aside (a waiting one first, else the task just answered:
     # "帮我规划大理三天" → "那边天气怎么样" → "改成五天" goes back to the plan); a new task of its own replaces it.
     suspended = None
@@ -487,7 +487,7 @@ def _new_request(memory: Memory, understood: Intent, new: dict, text: str) -> St
 def _step(
     state: Memory, task: str, slots: dict, understood: Intent, *, accept_nearest: bool = False, same_options=False
 ) -> Step:
-    slots = _without_places(slots, state.excluded)
+    slots = without_places(slots, state.excluded)
     if slots.pop("past_date", None) and not understood.date_start:
         for key in DATES:  # a day already over replaces the day said before: a new one is asked for
             slots.pop(key, None)
@@ -515,7 +515,7 @@ def _step(
 def _merged(carried: dict, new: dict) -> dict:
     """The new slots over the carried ones: a new place replaces the whole place, a new start date or length
     its end, a new product the option it named."""
-    if _names_a_place(new):
+    if names_a_place(new):
         for key in PLACE_SLOTS:
             carried.pop(key, None)
     if ("date_start" in new or "days" in new or "nights" in new) and "date_end" not in new:
@@ -540,44 +540,6 @@ def _merged(carried: dict, new: dict) -> dict:
         carried.pop("pick", None)  # a new search: the earlier pick meant one of the old options
     carried.update(new)
     return carried
-
-
-def _exclusions(previous: list[str], understood: Intent, *, before: dict, new: dict) -> list[str]:
-    """The task's excluded places: the earlier ones and the sentence's, and in a correction the replaced place;
-    a place the traveller names again (not as an exclusion) is no longer excluded."""
-    excluded = [*previous, *understood.exclude_places]
-    if understood.correction and _names_a_place(new):  # "actually make it 4 nights" corrects no place
-        excluded += [p for p in _places(before) if p not in _places(new)]
-    named = set(_places(new)) - set(understood.exclude_places)
-    return [p for p in dict.fromkeys(excluded) if p not in named][:MAX_EXCLUDED]
-
-
-def _without_places(slots: dict, excluded: list[str]) -> dict:
-    if not excluded:
-        return slots
-    slots = dict(slots)
-    keywords = [k for k in slots.get("destination_keywords") or [] if k not in excluded]
-    if keywords:
-        slots["destination_keywords"] = keywords
-    else:
-        slots.pop("destination_keywords", None)
-    for key in ("city", "province"):
-        if slots.get(key) in excluded:
-            slots.pop(key)
-    return slots
-
-
-def _places(slots: dict) -> list[str]:
-    return [*(slots.get("destination_keywords") or []), *(p for p in (slots.get("city"), slots.get("province")) if p)]
-
-
-def _names_a_place(slots: dict) -> bool:
-    return any(slots.get(key) for key in PLACE_SLOTS)
-
-
-def _only_exclusions(understood: Intent, new: dict) -> bool:
-    """ "不想去三亚": the only places the sentence names are the excluded ones."""
-    return bool(understood.exclude_places) and set(_places(new)) <= set(understood.exclude_places)
 
 
 def _aside(memory: Memory) -> dict:

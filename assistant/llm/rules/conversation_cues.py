@@ -4,7 +4,7 @@ at the task's time, a greeting or thanks, a change of an existing booking (æ”¹ç­
 money back.
 
 Each reader is a grammar over the normalised sentence; the engine decides what the findings mean for the intent.
-The dialogue state (what to carry between turns) is not decided here: the sentence only reports what it says.
+The conversation state (what to carry between turns, `assistant.conversation_state`) is not decided here: the sentence only reports what it says.
 """
 
 import re

@@ -1,4 +1,4 @@
-"""The day-by-day travel plan of both chat channels, over `itinerary.travel_plans.travel_plan_make`."""
+"""The day-by-day travel plan of both chat channels, over `planner.travel_plan_make`."""
 
 import datetime as dt
 from collections.abc import Sequence
@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from itinerary.matching import viewer_for
 from itinerary.services.activities import ActivityKinds
-from itinerary.travel_plans import DEFAULT_DAYS, TravelPlan, travel_plan_make
+from itinerary.travel_plans.planner import DEFAULT_DAYS, TravelPlan, travel_plan_make
 from itinerary.weather import WeatherPort
 
 
