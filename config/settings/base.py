@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     "bookings",
     "aftersale",
     "assistant",
+    "demo",  # the demo and synthetic data (seed_demo, seed_bulk): above the apps, it writes every app's rows
 ]
 
 MIDDLEWARE = [
