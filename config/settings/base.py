@@ -34,6 +34,7 @@ INSTALLED_APPS = [
     "aftersale",
     "assistant",
     "demo",  # the demo and synthetic data (seed_demo, seed_bulk): above the apps, it writes every app's rows
+    "operations",  # the operations page and /metrics: above the apps, it reads every app's rows
 ]
 
 MIDDLEWARE = [
