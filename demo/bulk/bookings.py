@@ -3,8 +3,6 @@
 import datetime as dt
 from decimal import Decimal
 
-from django.db import transaction
-
 from bookings.models import BizType, BookingEvent, BookingRecord, BookingStatus
 from demo.bulk.keys import (
     BOOKING_PREFIX,
@@ -15,6 +13,7 @@ from demo.bulk.keys import (
     booking_id_for,
     bulk_users_by_seq,
     chunks,
+    create_with_events,
     missing_numbers,
     present_numbers,
     row_random,
@@ -41,15 +40,8 @@ def seed_bookings(wanted: int, *, users: int, today: dt.date, batch_size: int) -
     if missing:
         user_pks = bulk_users_by_seq()
         for batch in chunks(missing, batch_size):
-            with transaction.atomic():
-                bookings = BookingRecord.objects.bulk_create(
-                    [_booking(seq, users=user_pks, wanted_users=users, today=today) for seq in batch],
-                    batch_size=batch_size,
-                )
-                BookingEvent.objects.bulk_create(
-                    [BookingEvent(booking=b, from_status="", to_status=b.status, reason=SEED_REASON) for b in bookings],
-                    batch_size=batch_size,
-                )
+            bookings = [_booking(seq, users=user_pks, wanted_users=users, today=today) for seq in batch]
+            create_with_events(bookings, BookingEvent, owner="booking", batch_size=batch_size)
         analyze(BookingRecord, BookingEvent)
     return len(missing), len(present & set(range(1, wanted + 1)))
 

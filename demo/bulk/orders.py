@@ -4,17 +4,15 @@ import datetime as dt
 from decimal import Decimal
 from typing import Any
 
-from django.db import transaction
-
 from aftersale.models import BizOrder, OrderCategory, OrderEvent, OrderStatus
 from demo.bulk.keys import (
     ORDER_PREFIX,
     ORDER_RE,
-    SEED_REASON,
     TITLE_SUFFIX,
     analyze,
     bulk_users_by_seq,
     chunks,
+    create_with_events,
     missing_numbers,
     money,
     order_id_for,
@@ -60,15 +58,8 @@ def seed_orders(wanted: int, *, users: int, now: dt.datetime, batch_size: int) -
             .values_list("pk", "title_zh_hans", "price", "start_date", "end_date")
         )
         for batch in chunks(missing, batch_size):
-            with transaction.atomic():
-                orders = BizOrder.objects.bulk_create(
-                    [_order(seq, users=user_pks, wanted_users=users, catalogue=catalogue, now=now) for seq in batch],
-                    batch_size=batch_size,
-                )
-                OrderEvent.objects.bulk_create(
-                    [OrderEvent(order=o, from_status="", to_status=o.status, reason=SEED_REASON) for o in orders],
-                    batch_size=batch_size,
-                )
+            orders = [_order(seq, users=user_pks, wanted_users=users, catalogue=catalogue, now=now) for seq in batch]
+            create_with_events(orders, OrderEvent, owner="order", batch_size=batch_size)
         analyze(BizOrder, OrderEvent)
     return len(missing), len(present & set(range(1, wanted + 1)))
 

@@ -5,7 +5,6 @@ import datetime as dt
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
 
 from aftersale.models import (
     BizOrder,
@@ -27,6 +26,7 @@ from demo.bulk.keys import (
     analyze,
     booking_id_for,
     chunks,
+    create_with_events,
     missing_numbers,
     order_id_for,
     present_numbers,
@@ -62,12 +62,7 @@ def seed_tickets(wanted: int, *, now: dt.datetime, batch_size: int) -> tuple[int
                 for seq in batch
                 if (t := _ticket(seq, orders=orders, bookings=bookings, approver=approver, now=now)) is not None
             ]
-            with transaction.atomic():
-                tickets = HitlTicket.objects.bulk_create(tickets, batch_size=batch_size)
-                TicketEvent.objects.bulk_create(
-                    [TicketEvent(ticket=t, from_status="", to_status=t.status, reason=SEED_REASON) for t in tickets],
-                    batch_size=batch_size,
-                )
+            create_with_events(tickets, TicketEvent, owner="ticket", batch_size=batch_size)
         analyze(HitlTicket, TicketEvent)
     return len(missing), len(present & set(range(1, wanted + 1)))
 
