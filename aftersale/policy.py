@@ -7,7 +7,7 @@ the order's status when it is closed (an order already refunded or completed), a
 found in a policy's title or tags counts twice, in its text once; ties keep the older policy first. The top
 passages are what the verdict reads and what the ticket keeps as evidence.
 
-**Assessment** (`policy_assess`): the rules of the demo policies (see aftersale/demo.py for their wording), as code
+**Assessment** (`policy_assess`): the rules of the demo policies (their wording: demo/data/policies.json), as code
 over the order's facts and the moment of the request, never over free text:
 
 - an order already refunded, returned, cancelled or completed → REJECTED;

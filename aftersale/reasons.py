@@ -12,10 +12,12 @@ from functools import partial
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from aftersale.demo import SEED_REASON
 from aftersale.models import OrderStatus, TicketAction, Verdict
 from bookings.models import BizType
 from core.reasons import ReasonTemplate, label_of, reason_text
+
+# The reason of the first event of each demo order (`manage.py seed_demo`, demo/orders.py), read back below.
+SEED_REASON = "Demo data created by seed_demo."
 
 ID = r"[A-Za-z0-9_.:-]+"
 AMOUNT = r"[\d.]+"

@@ -47,9 +47,9 @@ def main() -> None:
     from django.db import connection
     from django.utils import timezone
 
-    from assistant.bulk import BulkPlan, bulk_seed
+    from demo.bulk import BulkPlan, bulk_seed
+    from demo.catalogue import demo_activity_data
     from itinerary import selectors
-    from itinerary.demo import demo_activity_data
     from itinerary.matching import ANONYMOUS, personalised, viewer_for
     from itinerary.models import Activity
     from itinerary.selectors import ActivityQuery, activity_search

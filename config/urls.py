@@ -8,7 +8,6 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
 from config.health import healthz
-from config.ops_views import metrics_endpoint, operations_page
 
 # A request Django refuses (too large, malformed): JSON under /api/, a clear page or chat partial elsewhere. The
 # pages are templates/400.html, 404.html and 500.html; Django's own handler403 and CSRF failure view render
@@ -22,10 +21,8 @@ urlpatterns = [
     # Browsers ask for /favicon.ico whatever a page links (templates/icons.html): the PNG icon, under its static name
     # (content-hashed in production, hence a temporary redirect looked up on each request).
     path("favicon.ico", lambda request: redirect(static("img/icons/favicon-32.png")), name="favicon"),
-    # Prometheus' text format, for staff or the scrape token (config/ops_views.py).
-    path("metrics", metrics_endpoint, name="metrics"),
-    # The operations page, inside the admin for its staff (before admin.site.urls, which would take the path).
-    path("admin/operations/", admin.site.admin_view(operations_page), name="admin-operations"),
+    # /metrics and the admin's operations page (before admin.site.urls, which would take /admin/operations/).
+    path("", include("operations.urls")),
     path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

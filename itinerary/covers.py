@@ -37,7 +37,7 @@ THEMES = (
     "great-wall",
     "default",
 )
-# The demo catalogue's destinations → their kind of place (demo_data/activities.json uses these).
+# The demo catalogue's destinations → their kind of place (demo/data/activities.json uses these).
 DESTINATION_THEMES = {
     "赛里木湖": "lake",
     "喀纳斯": "lake",

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("config", "core", "assistant", "aftersale", "itinerary", "bookings")
+PACKAGES = ("config", "demo", "operations", "core", "assistant", "aftersale", "itinerary", "bookings")
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 
@@ -43,6 +43,13 @@ def _lint(where: Path) -> subprocess.CompletedProcess:
             "from aftersale.models import BizOrder  # noqa\n",
             "itinerary is not allowed to import aftersale",
         ),
+        ("bookings/leak.py", "from demo.users import DEMO_LOGINS  # noqa\n", "bookings is not allowed to import demo"),
+        (
+            "assistant/leak.py",
+            "from operations.overview import operations_overview  # noqa\n",
+            "assistant is not allowed to import operations",
+        ),
+        ("demo/leak.py", "import operations.views  # noqa\n", "demo is not allowed to import operations"),
         (
             "assistant/llm/leak.py",
             "from itinerary.selectors import activity_search  # noqa\n",

@@ -21,9 +21,9 @@ from django.core.management import call_command
 from django.test import Client
 
 from aftersale.models import BizOrder, HitlTicket
-from assistant.demo import DEMO_LOGINS
 from assistant.services import chat_turn
 from bookings.models import BookingRecord
+from demo.users import DEMO_LOGINS
 from itinerary.models import Activity
 from tests.assistant.conftest import TODAY
 

@@ -19,7 +19,7 @@ from django.utils.translation import trans_real
 
 ROOT = Path(__file__).resolve().parent.parent
 CJK = re.compile(r"[\u3400-\u9fff]")
-PYTHON_DIRS = ("assistant", "itinerary", "bookings", "aftersale", "core", "config")
+PYTHON_DIRS = ("assistant", "itinerary", "bookings", "aftersale", "core", "config", "demo", "operations")
 SKIPPED = ("migrations", "assistant/llm/rules")
 GETTEXT = {
     "_": 0,

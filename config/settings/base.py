@@ -33,6 +33,8 @@ INSTALLED_APPS = [
     "bookings",
     "aftersale",
     "assistant",
+    "demo",  # the demo and synthetic data (seed_demo, seed_bulk): above the apps, it writes every app's rows
+    "operations",  # the operations page and /metrics: above the apps, it reads every app's rows
 ]
 
 MIDDLEWARE = [

@@ -9,7 +9,6 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from aftersale.demo import DEMO_ORDERS, DEMO_POLICIES
 from aftersale.models import BizOrder, HitlTicket
 from aftersale.policy import policy_assess, policy_passages
 from aftersale.selectors import order_facts
@@ -19,6 +18,7 @@ from assistant.llm.port import LLMError
 from assistant.llm.rules import RulesLLM
 from assistant.llm.verdict import Assessment, VerdictRequest
 from assistant.models import LLMCall
+from demo.orders import DEMO_ORDERS, DEMO_POLICIES
 from tests.support import fixtures
 from tests.support.fake_openai import HANG, Reply
 
@@ -46,7 +46,7 @@ ENGINE = RulesLLM()
 
 
 def demo_facts(spec, now=NOW) -> dict:
-    """A demo order's facts as `order_facts` gives them, seeded at `now` (as aftersale.demo.order_fields does)."""
+    """A demo order's facts as `order_facts` gives them, seeded at `now` (as demo.orders.order_fields does)."""
     today = now.date()
     items = list(spec.items) or [{"name": spec.activity_title, "qty": 1, "price": 1200}]
     return {

@@ -4,7 +4,7 @@ import json
 import re
 
 from assistant.knowledge import DESTINATIONS_FILE, destination_entries, tip_for
-from itinerary.demo import demo_activity_data
+from demo.catalogue import demo_activity_data
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 

@@ -30,7 +30,7 @@ def _story(base: str, browser) -> None:  # noqa: F811
     from playwright.sync_api import expect
 
     from assistant.models import Turn, TurnOutcome
-    from config.operations import operations_overview
+    from operations.overview import operations_overview
 
     call_command("seed_demo", "--traffic", verbosity=0)
     SHOTS.mkdir(parents=True, exist_ok=True)

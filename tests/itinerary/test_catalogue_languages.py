@@ -12,9 +12,9 @@ from django.db.migrations.executor import MigrationExecutor
 from django.utils import translation
 
 from assistant.agent.registry import ToolRegistry
-from assistant.bulk import bulk_activity_fields
 from core.tools import ToolContext
-from itinerary.demo import ACTIVITIES_FILE, seed_demo_activities
+from demo.bulk import bulk_activity_fields
+from demo.catalogue import ACTIVITIES_FILE, seed_demo_activities
 from itinerary.models import Activity
 from itinerary.selectors import ActivityQuery, activity_search
 from itinerary.tools import TOOLS, activity_facts

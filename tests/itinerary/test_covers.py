@@ -17,8 +17,8 @@ from django.test import override_settings
 from django.utils import timezone
 
 from assistant.selectors import catalogue_places_forget
+from demo.catalogue import demo_activity_data
 from itinerary.covers import DESTINATION_THEMES, THEMES, cover_url, theme_file, validate_cover_url
-from itinerary.demo import demo_activity_data
 from itinerary.models import Activity
 from tests.assistant.conftest import Chat
 from tests.factories import ActivityFactory

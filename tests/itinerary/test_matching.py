@@ -9,11 +9,11 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from assistant.demo import birth_date_for_age
 from assistant.dispatcher import dispatch
 from assistant.llm.schema import Intent
 from assistant.services import chat_turn
 from assistant.turn import TurnContext
+from demo.users import birth_date_for_age
 from itinerary.matching import (
     ANONYMOUS,
     Viewer,

@@ -1,6 +1,6 @@
 """system_tags_for: Chinese titles and tags mapped to the fixed English vocabulary."""
 
-from itinerary.demo import demo_activity_data
+from demo.catalogue import demo_activity_data
 from itinerary.tagging import SYSTEM_TAGS, system_tags_for
 
 

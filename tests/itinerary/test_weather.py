@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from assistant.knowledge import destination_entries
-from itinerary.demo import demo_activity_data
+from demo.catalogue import demo_activity_data
 from itinerary.weather import (
     CLIMATE_NORMALS,
     FORECAST,

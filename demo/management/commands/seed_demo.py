@@ -1,7 +1,7 @@
 """`manage.py seed_demo`: fill a database with the demo users, catalogue, policies and orders.
 
 Safe to run on every start: it creates what is absent and never overwrites an existing row.
-`--traffic` adds 14 days of synthetic, labelled traffic for the operations page (assistant/traffic.py).
+`--traffic` adds 14 days of synthetic, labelled traffic for the operations page (demo/traffic.py).
 `--logins` prints the demo accounts instead (the run script shows them once the site is up).
 """
 
@@ -9,10 +9,10 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
 
-from aftersale.demo import seed_demo_orders, seed_demo_policies
-from assistant.demo import DEMO_LOGINS, seed_demo_users
-from assistant.traffic import seed_traffic
-from itinerary.demo import seed_demo_activities
+from demo.catalogue import seed_demo_activities
+from demo.orders import seed_demo_orders, seed_demo_policies
+from demo.traffic import seed_traffic
+from demo.users import DEMO_LOGINS, seed_demo_users
 
 
 class Command(BaseCommand):

@@ -13,9 +13,9 @@ from django.utils import timezone
 from aftersale.models import HitlTicket, TicketAction, TicketKind, TicketStatus
 from assistant.models import Conversation, LLMCall, Turn, TurnOutcome
 from assistant.services import chat_turn
-from assistant.traffic import seed_traffic
 from bookings.models import SupplierCall
-from config.operations import changelist_url, operations_overview, percentile
+from demo.traffic import seed_traffic
+from operations.overview import changelist_url, operations_overview, percentile
 from tests.support import fixtures
 from tests.support.fake_openai import Reply
 

@@ -7,7 +7,6 @@ challenge when nobody is signed in or the token is wrong, 403 for a signed-in us
 
 import hmac
 
-from django.conf import settings
 from django.contrib import admin
 from django.http import HttpResponse
 from django.shortcuts import render
@@ -18,9 +17,10 @@ from django.views.decorators.http import require_GET
 
 from aftersale.models import TicketKind, TicketStatus
 from assistant.models import TurnOutcome
-from config.charts import Stack, bar_chart, line_chart
-from config.operations import WINDOWS, Figure, operations_overview, ticket_backlog
 from core import metrics
+from operations import conf
+from operations.charts import Stack, bar_chart, line_chart
+from operations.overview import WINDOWS, Figure, operations_overview, ticket_backlog
 
 BEARER = "bearer"
 
@@ -31,7 +31,7 @@ def _bearer_token(request) -> str | None:
 
 
 def _token_matches(given: str) -> bool:
-    expected = settings.METRICS_TOKEN
+    expected = conf.metrics_token()
     return bool(expected) and hmac.compare_digest(given.encode(), expected.encode())
 
 
@@ -160,7 +160,7 @@ def _charts(overview) -> dict:
 
 
 def operations_page(request):
-    """The admin's operations page (staff: `admin.site.admin_view` in config/urls.py)."""
+    """The admin's operations page (staff: `admin.site.admin_view` in operations/urls.py)."""
     window = request.GET.get("window", "")
     overview = operations_overview(window=window)
     outcome_rows = [

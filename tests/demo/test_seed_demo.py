@@ -12,10 +12,10 @@ from django.core.management import call_command
 from django.test import RequestFactory
 from django.utils import timezone
 
-from aftersale.demo import DEMO_ORDERS, DEMO_POLICIES
 from aftersale.models import BizOrder, OrderCategory, OrderEvent, OrderStatus, Policy
-from assistant.demo import APPROVER_PERMISSIONS, DEMO_LOGINS
-from itinerary.demo import demo_activity_data
+from demo.catalogue import demo_activity_data
+from demo.orders import DEMO_ORDERS, DEMO_POLICIES
+from demo.users import APPROVER_PERMISSIONS, DEMO_LOGINS
 from itinerary.models import Activity, GenderRestriction, InterestProfile
 from itinerary.tagging import SYSTEM_TAGS
 
@@ -139,7 +139,7 @@ def test_given_a_failure_halfway_when_seeding_then_nothing_is_written(monkeypatc
     def broken_orders(**kwargs):
         raise RuntimeError("orders table is on fire")
 
-    monkeypatch.setattr("assistant.management.commands.seed_demo.seed_demo_orders", broken_orders)
+    monkeypatch.setattr("demo.management.commands.seed_demo.seed_demo_orders", broken_orders)
 
     with pytest.raises(RuntimeError):
         seed()

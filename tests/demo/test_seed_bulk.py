@@ -13,9 +13,9 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from aftersale.models import BizOrder, HitlTicket, OrderEvent, OrderStatus, TicketEvent, TicketKind, TicketStatus
-from assistant.bulk import BulkPlan, bulk_activity_fields, bulk_seed
 from bookings.models import BookingEvent, BookingRecord
-from itinerary.demo import demo_activity_data
+from demo.bulk import BulkPlan, bulk_activity_fields, bulk_seed
+from demo.catalogue import demo_activity_data
 from itinerary.models import Activity, InterestProfile
 from itinerary.selectors import ActivityQuery, activity_search
 from itinerary.tagging import system_tags_for

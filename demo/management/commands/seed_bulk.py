@@ -1,11 +1,11 @@
 """`manage.py seed_bulk --activities 100000 [--users N --orders N --bookings N --tickets N]`: bulk data for load
-and query-plan work (see `assistant.bulk`). Idempotent: it adds only the `BULK-` rows that are absent."""
+and query-plan work (see `demo.bulk`). Idempotent: it adds only the `BULK-` rows that are absent."""
 
 import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from assistant.bulk import BATCH_SIZE, BulkCount, BulkPlan, bulk_seed
+from demo.bulk import BATCH_SIZE, BulkCount, BulkPlan, bulk_seed
 
 
 class Command(BaseCommand):

@@ -5,8 +5,8 @@ the last hour. Each figure carries the link to the admin list of the rows it cou
     overview = operations_overview(window="14d")     # or "1h"
     overview.turns.total.value, overview.turns.total.url
 
-It lives in `config` because it reads the models of assistant, aftersale and bookings (the layering lets only the
-top read them all). Read-only; the admin view (config/ops_views.py) is a thin way in.
+It lives in the `operations` app, above the apps in the layering, because it reads the models of assistant, aftersale
+and bookings. Read-only; the admin view (operations/views.py) is a thin way in.
 
 Percentiles are PostgreSQL's `percentile_cont` (linear interpolation between the closest ranks); on SQLite the same
 interpolation is done in Python over the window's rows.
@@ -20,7 +20,6 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import urlencode
 
-from django.conf import settings
 from django.db import connection
 from django.db.models import Aggregate, Count, F, FloatField, Min, Q, Sum
 from django.urls import NoReverseMatch, reverse
@@ -29,6 +28,7 @@ from django.utils import timezone
 from aftersale.models import HitlTicket, TicketKind, TicketStatus
 from assistant.models import LLMCall, Turn, TurnOutcome
 from bookings.models import SupplierCall
+from operations import conf
 
 WINDOWS = ("14d", "1h")
 DEFAULT_WINDOW = "14d"
@@ -279,7 +279,7 @@ def _ms(value: float | None) -> int | None:
 
 def _tokens(buckets: list[Bucket]) -> Tokens:
     start, end = buckets[0].start, buckets[-1].end
-    price = Decimal(settings.LLM_PRICE_PER_1K_TOKENS)
+    price = conf.llm_price_per_1k_tokens()
     total_tokens = F("prompt_tokens") + F("completion_tokens")
     sums = {f"b{i}": Sum(total_tokens, filter=_in("created_at", b), default=0) for i, b in enumerate(buckets)}
     clamped = Count("pk", filter=Q(tokens_clamped=True))

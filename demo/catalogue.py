@@ -1,4 +1,4 @@
-"""Demo catalogue: the activities of `itinerary/demo_data/activities.json`, dated from the day of seeding.
+"""Demo catalogue: the activities of `demo/data/activities.json`, dated from the day of seeding.
 
 Each entry has its title and description in Chinese (`title`, `description`, the catalogue's own) and English
 (`title_en`, `description_en`).
@@ -22,7 +22,7 @@ from django.utils import timezone
 from itinerary.models import Activity, GenderRestriction
 from itinerary.tagging import system_tags_for
 
-ACTIVITIES_FILE = Path(__file__).resolve().parent / "demo_data" / "activities.json"
+ACTIVITIES_FILE = Path(__file__).resolve().parent / "data" / "activities.json"
 
 
 @cache
