@@ -3,7 +3,7 @@ Chinese to a Chinese approver and in English to an English one, whatever languag
 record in (stable English, kept as written), and the facts (amounts, order, booking and refund numbers) are on the
 page in both.
 
-The checks reuse tests/test_one_language.py (`visible`, `foreign_chinese`, `names_in_data`), narrowed to the
+The checks reuse tests/whole/test_pages_in_one_language.py (`visible`, `foreign_chinese`, `names_in_data`), narrowed to the
 ticket's own sections and stricter for Chinese: there, any English word outside a name or a code fails."""
 
 import re
@@ -21,7 +21,7 @@ from bookings.models import BookingEvent
 from bookings.reasons import booking_event_reason_text
 from bookings.services import BookingError, booking_cancel
 from tests.aftersale.conftest import paid_flight
-from tests.test_one_language import foreign_chinese, names_in_data
+from tests.whole.test_pages_in_one_language import foreign_chinese, names_in_data
 
 pytestmark = pytest.mark.django_db
 
