@@ -28,7 +28,7 @@ from assistant.services import (
     clean_message,
     conversation_delete,
 )
-from core.api import ErrorSerializer
+from core.api import error_responses
 from core.envelope import Code
 from core.errors import ApplicationError
 
@@ -86,7 +86,7 @@ def _clean(message: str) -> str:
 class ChatView(APIView):
     @extend_schema(
         request=ChatRequestSerializer,
-        responses={200: ChatResponseSerializer, 400: ErrorSerializer, 401: ErrorSerializer},
+        responses={200: ChatResponseSerializer, **error_responses(400, 401)},
         summary="Send one message to the assistant",
     )
     def post(self, request):
@@ -119,10 +119,7 @@ class UnderstandView(APIView):
         request=UnderstandRequestSerializer,
         responses={
             200: OpenApiTypes.OBJECT,  # the intent JSON (a free-form object, as JSONField gave, without a warning)
-            400: ErrorSerializer,
-            401: ErrorSerializer,
-            429: ErrorSerializer,
-            503: ErrorSerializer,
+            **error_responses(400, 401, 429, 503),
         },
         summary="Understand one sentence: the intent JSON, nothing done",
     )
@@ -191,7 +188,7 @@ class ActionConfirmView(_ActionAnswerView):
 
     @extend_schema(
         request=None,
-        responses={200: ActionAnswerResponseSerializer, 401: ErrorSerializer, 404: ErrorSerializer},
+        responses={200: ActionAnswerResponseSerializer, **error_responses(401, 404)},
         summary="Confirm a pending action (runs it at most once; a repeat answers what was done)",
     )
     def post(self, request, pending_id):
@@ -206,7 +203,7 @@ class ActionDeclineView(_ActionAnswerView):
 
     @extend_schema(
         request=None,
-        responses={200: ActionAnswerResponseSerializer, 401: ErrorSerializer, 404: ErrorSerializer},
+        responses={200: ActionAnswerResponseSerializer, **error_responses(401, 404)},
         summary="Decline a pending action (nothing is done)",
     )
     def post(self, request, pending_id):
@@ -241,7 +238,7 @@ class ConversationDetailSerializer(ConversationSerializer):
 
 @extend_schema_view(
     get=extend_schema(
-        responses={200: ConversationSerializer(many=True), 401: ErrorSerializer, 404: ErrorSerializer},
+        responses={200: ConversationSerializer(many=True), **error_responses(401, 404)},
         summary="My conversations, the most recently active first (those with at least one turn)",
     )
 )
@@ -254,7 +251,7 @@ class ConversationListView(generics.ListAPIView):
 
 class ConversationView(APIView):
     @extend_schema(
-        responses={200: ConversationDetailSerializer, 401: ErrorSerializer, 404: ErrorSerializer},
+        responses={200: ConversationDetailSerializer, **error_responses(401, 404)},
         summary="One of my conversations with its turns (message, reply, cards, outcome)",
     )
     def get(self, request, conversation_id):
@@ -273,7 +270,7 @@ class ConversationView(APIView):
 
     @extend_schema(
         request=None,
-        responses={204: None, 401: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer},
+        responses={204: None, **error_responses(401, 403, 404)},
         summary="Delete one of my conversations with its turns (bookings and requests made in it stay)",
     )
     def delete(self, request, conversation_id):
