@@ -20,7 +20,6 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Case, DateTimeField, F, IntegerField, Value, When
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
@@ -49,7 +48,7 @@ from aftersale.services.execution import (
     tickets_approve_bulk,
 )
 from aftersale.services.transitions import AftersaleError
-from core.admin import BoundedSearchMixin, ReadOnlyAdmin, ReadOnlyInline
+from core.admin import BoundedSearchMixin, ReadOnlyAdmin, ReadOnlyInline, object_change_url, object_view_url
 from core.languages import bilingual
 
 DECIDE_PERMISSION = "aftersale.decide_ticket"
@@ -633,15 +632,7 @@ class HitlTicketAdmin(BoundedSearchMixin, admin.ModelAdmin):
     # -- one ticket's approve / reject buttons on its change page ---------------------------------------------------
 
     def get_urls(self):
-        info = self.opts.app_label, self.opts.model_name
-        return [
-            path(
-                "<path:object_id>/decide/",
-                self.admin_site.admin_view(self.decide_view),
-                name="{}_{}_decide".format(*info),
-            ),
-            *super().get_urls(),
-        ]
+        return [object_view_url(self, "decide", self.decide_view), *super().get_urls()]
 
     def decide_view(self, request, object_id):
         """The confirmation page for one ticket (`decision` = approve / reject), then its decision on `apply`."""
@@ -650,11 +641,7 @@ class HitlTicketAdmin(BoundedSearchMixin, admin.ModelAdmin):
         ticket = self.get_object(request, unquote(object_id))
         if ticket is None:
             return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
-        change_url = reverse(
-            f"admin:{self.opts.app_label}_{self.opts.model_name}_change",
-            args=[ticket.pk],
-            current_app=self.admin_site.name,
-        )
+        change_url = object_change_url(self, ticket)
         decision = request.POST.get("decision") or request.GET.get("decision")
         if decision not in ("approve", "reject"):
             self.message_user(request, _("Choose to approve or to reject the ticket."), messages.ERROR)
