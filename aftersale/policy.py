@@ -36,12 +36,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
 
-from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext_lazy
 
+from aftersale import conf
 from aftersale.models import BizOrder, OrderCategory, OrderStatus, Policy, TicketAction
 from aftersale.selectors import order_facts
 from assistant.llm.verdict import PASS, REJECTED, UNCERTAIN, Assessment
@@ -349,7 +348,7 @@ def _activity_refund(case: _Case, status: str) -> PolicyFinding:
     service_date = _date(case.order.get("service_date"))
     if service_date is None or status not in {"PAID", "DELIVERED"}:
         return PolicyFinding(UNCERTAIN, "ACTIVITY_NO_DATE")
-    start = datetime.combine(service_date, time(0), tzinfo=ZoneInfo(settings.TIME_ZONE))
+    start = datetime.combine(service_date, time(0), tzinfo=conf.site_zone())
     left = start - case.now
     hours = round(left.total_seconds() / 3600)
     cited = case.cite(ACTIVITY_48_HOURS)
@@ -378,5 +377,5 @@ def _local_date(value: Any) -> date | None:
         moment = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
     except ValueError:
         return None
-    site = ZoneInfo(settings.TIME_ZONE)
+    site = conf.site_zone()
     return (moment.astimezone(site) if moment.tzinfo else moment.replace(tzinfo=site)).date()

@@ -56,12 +56,12 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from celery import current_app
-from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from aftersale import conf
 from aftersale.models import (
     AWAITING_ITEM,
     ITEM_BACK,
@@ -348,7 +348,7 @@ def ticket_retry(*, ticket_id: int, actor) -> HitlTicket:
 
 
 def _lease_cutoff(now: datetime) -> datetime:
-    return now - timedelta(seconds=settings.AFTERSALE_EXECUTION_LEASE_SECONDS)
+    return now - timedelta(seconds=conf.execution_lease_seconds())
 
 
 def _claim(ticket_id: int, *, retry: bool, now: datetime) -> HitlTicket | None:

@@ -39,15 +39,15 @@ import logging
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from typing import Any
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
+from aftersale import conf
 from aftersale.models import (
     LIVE_TICKET_STATUSES,
     REQUEST_REASON_MAX_CHARS,
@@ -629,7 +629,7 @@ def _create_ticket(state: WorkflowState, key: str) -> HitlTicket:
         verdict_reason=state.reason,
         evidence=evidence,
         flagged=state.flagged,
-        deadline=state.now + timedelta(hours=settings.AFTERSALE_TICKET_TTL_HOURS),
+        deadline=state.now + conf.ticket_ttl(),
     )
     flag = " (flagged)" if state.flagged else ""
     record_creation(
