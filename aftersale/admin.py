@@ -40,7 +40,7 @@ from aftersale.models import (
     TicketStatus,
 )
 from aftersale.reasons import event_reason_text
-from aftersale.services.execution import (
+from aftersale.services.decisions import (
     ticket_bulk_refusal,
     ticket_decide,
     ticket_item_received,

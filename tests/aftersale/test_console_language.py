@@ -15,7 +15,7 @@ from django.utils import translation
 
 from aftersale.models import BizOrder, HitlTicket, OrderEvent, TicketEvent
 from aftersale.reasons import event_reason_text
-from aftersale.services.execution import ticket_decide
+from aftersale.services.decisions import ticket_decide
 from aftersale.services.workflow import aftersale_request_submit
 from bookings.models import BookingEvent
 from bookings.reasons import booking_event_reason_text
