@@ -34,7 +34,7 @@ from aftersale.models import (
     TicketStatus,
 )
 from aftersale.reasons import event_reason_text
-from core.admin import BoundedSearchMixin, ReadOnlyAdmin, ReadOnlyInline
+from core.admin import BoundedSearchMixin, ReadOnlyAdmin, ReadOnlyInline, ReadOnlyMixin
 from core.languages import bilingual
 
 DECIDE_PERMISSION = "aftersale.decide_ticket"
@@ -189,7 +189,7 @@ class OverdueFilter(admin.SimpleListFilter):
 
 
 @admin.register(HitlTicket)
-class HitlTicketAdmin(TicketDecisionsMixin, BoundedSearchMixin, admin.ModelAdmin):
+class HitlTicketAdmin(TicketDecisionsMixin, ReadOnlyMixin, BoundedSearchMixin, admin.ModelAdmin):
     change_form_template = "admin/aftersale/hitlticket/change_form.html"
     # Six narrow columns that fit 1366 px with both sidebars open: what is asked and by whom in one, where it
     # stands with the verdict and its flag in one, and the decision in one: its deadline while pending (overdue
@@ -247,16 +247,7 @@ class HitlTicketAdmin(TicketDecisionsMixin, BoundedSearchMixin, admin.ModelAdmin
         "trace_id",
     )
 
-    # -- permissions: the form never edits a ticket; deciding is its own permission ------------------------------
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
+    # -- permissions: the form never edits a ticket (ReadOnlyMixin); deciding is its own permission ---------------
 
     def has_decide_permission(self, request) -> bool:
         return request.user.has_perm(DECIDE_PERMISSION)

@@ -24,7 +24,14 @@ from assistant.handovers import (
 )
 from assistant.models import AgentStep, Conversation, Handover, HandoverEvent, LLMCall, PendingAction, Turn
 from bookings.selectors import bookings_for_user
-from core.admin import BoundedSearchMixin, ReadOnlyAdmin, ReadOnlyInline, object_change_url, object_view_url
+from core.admin import (
+    BoundedSearchMixin,
+    ReadOnlyAdmin,
+    ReadOnlyInline,
+    ReadOnlyMixin,
+    object_change_url,
+    object_view_url,
+)
 
 
 class AgentStepInline(ReadOnlyInline):
@@ -122,7 +129,7 @@ class ReplyForm(forms.Form):
 
 
 @admin.register(Handover)
-class HandoverAdmin(BoundedSearchMixin, admin.ModelAdmin):
+class HandoverAdmin(ReadOnlyMixin, BoundedSearchMixin, admin.ModelAdmin):
     """The support queue: conversations handed to staff, those waiting first (the longest waiting first). Staff
     with `assistant.answer_handover` (the "support" group) read the conversation, the traveller's bookings, orders
     and requests, take it, answer it (the traveller sees the reply in the chat) and close it (the assistant answers
@@ -190,15 +197,6 @@ class HandoverAdmin(BoundedSearchMixin, admin.ModelAdmin):
 
     def has_module_permission(self, request):
         return self.has_answer_permission(request)
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
     # -- what staff read ----------------------------------------------------------------------------------------
 

@@ -167,6 +167,14 @@ def ticket_decide(
     return ticket
 
 
+def _noted_then_executed(ticket: HitlTicket, status: str, actor, reason: str, *, retry: bool = False) -> None:
+    """An event on the ticket that leaves its status as it is (why it is executed now), and its execution enqueued
+    once the transaction commits."""
+    TicketEvent.objects.create(ticket=ticket, from_status=status, to_status=status, actor=actor, reason=reason)
+    ticket_pk = ticket.pk
+    transaction.on_commit(lambda: enqueue_execution(ticket_pk, retry=retry))
+
+
 def ticket_item_received(*, ticket_id: int, actor) -> HitlTicket:
     """Staff received the item of an approved return of goods back: record when (and who, in an event row, status
     unchanged), then execute its refund on a worker after the commit, like an approval of a refund does. Once only.
@@ -187,15 +195,7 @@ def ticket_item_received(*, ticket_id: int, actor) -> HitlTicket:
             )
         ticket.item_received_at = timezone.now()
         ticket.save(update_fields=["item_received_at", "updated_at"])
-        TicketEvent.objects.create(
-            ticket=ticket,
-            from_status=TicketStatus.APPROVED,
-            to_status=TicketStatus.APPROVED,
-            actor=actor,
-            reason="item received back; refund started",
-        )
-        ticket_pk = ticket.pk
-        transaction.on_commit(lambda: enqueue_execution(ticket_pk))
+        _noted_then_executed(ticket, TicketStatus.APPROVED, actor, "item received back; refund started")
     return ticket
 
 
@@ -272,13 +272,5 @@ def ticket_retry(*, ticket_id: int, actor) -> HitlTicket:
                 _("Only a failed ticket can be retried; %(ticket)s is %(status)s.")
                 % {"ticket": ticket.ticket_no, "status": ticket.get_status_display()},
             )
-        TicketEvent.objects.create(
-            ticket=ticket,
-            from_status=TicketStatus.FAILED,
-            to_status=TicketStatus.FAILED,
-            actor=actor,
-            reason="retry requested",
-        )
-        ticket_pk = ticket.pk
-        transaction.on_commit(lambda: enqueue_execution(ticket_pk, retry=True))
+        _noted_then_executed(ticket, TicketStatus.FAILED, actor, "retry requested", retry=True)
     return ticket
