@@ -180,34 +180,26 @@ class _ActionAnswerView(APIView):
         return Response(ActionAnswerResponseSerializer(body).data)
 
 
+def _answer_schema(summary: str):
+    """The schema of a pending action's answer: no body, the turn's answer, 401 or 404."""
+    responses = {200: ActionAnswerResponseSerializer, **error_responses(401, 404)}
+    return extend_schema_view(post=extend_schema(request=None, responses=responses, summary=summary))
+
+
+@_answer_schema("Confirm a pending action (runs it at most once; a repeat answers what was done)")
 class ActionConfirmView(_ActionAnswerView):
     said = AnswerName.YES
 
     def answer(self) -> str:
         return _("Confirm")
 
-    @extend_schema(
-        request=None,
-        responses={200: ActionAnswerResponseSerializer, **error_responses(401, 404)},
-        summary="Confirm a pending action (runs it at most once; a repeat answers what was done)",
-    )
-    def post(self, request, pending_id):
-        return super().post(request, pending_id)
 
-
+@_answer_schema("Decline a pending action (nothing is done)")
 class ActionDeclineView(_ActionAnswerView):
     said = AnswerName.NO
 
     def answer(self) -> str:
         return _("No, thanks")
-
-    @extend_schema(
-        request=None,
-        responses={200: ActionAnswerResponseSerializer, **error_responses(401, 404)},
-        summary="Decline a pending action (nothing is done)",
-    )
-    def post(self, request, pending_id):
-        return super().post(request, pending_id)
 
 
 class ConversationSerializer(serializers.Serializer):
