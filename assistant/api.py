@@ -101,17 +101,21 @@ class ChatView(APIView):
             )
         except InvalidMessage as exc:
             raise ApplicationError(Code.INVALID_PARAM, str(exc)) from None
-        body = {
-            "reply": result.reply,
-            "intent": result.intent,
-            "cards": result.cards,
-            "suggestions": result.suggestions,
-            "session_id": result.conversation_id,
-            "outcome": result.outcome,
-            "meta": result.meta,
-            "staff": result.staff,
-        }
-        return Response(ChatResponseSerializer(body).data)
+        return Response(ChatResponseSerializer(_turn_body(result)).data)
+
+
+def _turn_body(result) -> dict:
+    """What the API answers of one chat turn (`chat_turn`'s result)."""
+    return {
+        "reply": result.reply,
+        "intent": result.intent,
+        "cards": result.cards,
+        "suggestions": result.suggestions,
+        "session_id": result.conversation_id,
+        "outcome": result.outcome,
+        "meta": result.meta,
+        "staff": result.staff,
+    }
 
 
 class UnderstandView(APIView):
@@ -166,17 +170,7 @@ class _ActionAnswerView(APIView):
             action_id=str(action.pk),
             answer=self.said,
         )
-        body = {
-            "reply": result.reply,
-            "intent": result.intent,
-            "cards": result.cards,
-            "suggestions": result.suggestions,
-            "session_id": result.conversation_id,
-            "conversation_id": result.conversation_id,
-            "outcome": result.outcome,
-            "meta": result.meta,
-            "staff": result.staff,
-        }
+        body = {**_turn_body(result), "conversation_id": result.conversation_id}
         return Response(ActionAnswerResponseSerializer(body).data)
 
 
