@@ -3,32 +3,25 @@
 Deciding is a permission (`aftersale.decide_ticket`, held by the "approvers" group), never a superuser check.
 Tickets, orders and events are evidence: nobody edits or deletes them through forms; every change goes through
 the after-sale services, which lock the row, check the transition and write an event row. Errors the services
-raise are reported per ticket with `message_user`.
+raise are reported per ticket with `message_user`. The deciding (the list's actions, the confirmation page, one
+ticket's buttons) is `aftersale.admin_decisions`.
 
 Everything here follows the admin's active language (gettext), and every moment is shown in the site's time zone
 (TIME_ZONE) without fractions of a second; the evidence a ticket keeps as data is shown as tables
 (`aftersale.evidence`), never as raw JSON.
 """
 
-from typing import Any
-
-from django import forms
-from django.contrib import admin, messages
-from django.contrib.admin import helpers
-from django.contrib.admin.utils import unquote
-from django.core.exceptions import PermissionDenied
+from django.contrib import admin
 from django.db.models import Case, DateTimeField, F, IntegerField, Value, When
-from django.http import HttpResponseRedirect
-from django.template.response import TemplateResponse
-from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.text import Truncator
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import gettext_lazy
 
 from aftersale import evidence as shown
+from aftersale.admin_decisions import TicketDecisionsMixin
 from aftersale.models import (
     AftersaleNotice,
     BizOrder,
@@ -41,19 +34,10 @@ from aftersale.models import (
     TicketStatus,
 )
 from aftersale.reasons import event_reason_text
-from aftersale.services.execution import (
-    ticket_bulk_refusal,
-    ticket_decide,
-    ticket_item_received,
-    ticket_retry,
-    tickets_approve_bulk,
-)
-from aftersale.services.transitions import AftersaleError
-from core.admin import BoundedSearchMixin, ReadOnlyAdmin, ReadOnlyInline
+from core.admin import BoundedSearchMixin, ReadOnlyAdmin, ReadOnlyInline, ReadOnlyMixin
 from core.languages import bilingual
 
 DECIDE_PERMISSION = "aftersale.decide_ticket"
-CONFIRMATION_TEMPLATE = "admin/aftersale/hitlticket/decide_confirmation.html"
 EMPTY = shown.EMPTY
 REASON_LIST_CHARS = 28
 # Classes of the evidence sections on a ticket's page: the first one (the traveller's words) marks where the
@@ -204,46 +188,8 @@ class OverdueFilter(admin.SimpleListFilter):
         return queryset
 
 
-class DecisionForm(forms.Form):
-    """The approver's words on the confirmation page (required to reject, and to refund less than was asked) and,
-    approving one refund or return, the amount to pay back (the amount asked unless lowered). Bounds and the
-    reason rule are the service's (`ticket_decide`); its refusal is shown on this form, and nothing changes."""
-
-    amount = forms.DecimalField(
-        label=gettext_lazy("Amount to refund (¥)"), required=False, max_digits=10, decimal_places=2, min_value=0
-    )
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 4, "cols": 80}), max_length=1000)
-
-    def __init__(self, *args, approve: bool, ticket: HitlTicket | None = None, **kwargs) -> None:
-        pays_back = approve and ticket is not None and shown.pays_back(ticket)
-        initial = {"amount": ticket.amount} if pays_back else {}
-        super().__init__(*args, initial=initial, **kwargs)
-        if not pays_back:
-            del self.fields["amount"]
-        else:
-            self.fields["amount"].help_text = _(
-                "The amount asked is ¥%(asked)s. To refund less (a partial refund), lower it and give the reason "
-                "below: the traveller reads it."
-            ) % {"asked": ticket.amount}
-            self.fields["amount"].widget.attrs.update({"step": "0.01", "min": "0.01", "max": str(ticket.amount)})
-        field = self.fields["reason"]
-        field.required = not approve
-        if not approve:
-            field.label = _("Reason for rejecting (required)")
-            field.help_text = _("Saved with the decision; the traveller reads it.")
-            field.error_messages["required"] = _("A reason is required to reject tickets.")
-        elif pays_back:
-            field.label = _("Reason (required to refund less than was asked)")
-            field.help_text = _(
-                "A reason for a partial refund is shown to the traveller; a note on a full approval is for the team."
-            )
-        else:
-            field.label = _("Note (optional)")
-            field.help_text = _("Saved with the decision and shown to the team.")
-
-
 @admin.register(HitlTicket)
-class HitlTicketAdmin(BoundedSearchMixin, admin.ModelAdmin):
+class HitlTicketAdmin(TicketDecisionsMixin, ReadOnlyMixin, BoundedSearchMixin, admin.ModelAdmin):
     change_form_template = "admin/aftersale/hitlticket/change_form.html"
     # Six narrow columns that fit 1366 px with both sidebars open: what is asked and by whom in one, where it
     # stands with the verdict and its flag in one, and the decision in one: its deadline while pending (overdue
@@ -301,16 +247,7 @@ class HitlTicketAdmin(BoundedSearchMixin, admin.ModelAdmin):
         "trace_id",
     )
 
-    # -- permissions: the form never edits a ticket; deciding is its own permission ------------------------------
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
+    # -- permissions: the form never edits a ticket (ReadOnlyMixin); deciding is its own permission ---------------
 
     def has_decide_permission(self, request) -> bool:
         return request.user.has_perm(DECIDE_PERMISSION)
@@ -514,214 +451,3 @@ class HitlTicketAdmin(BoundedSearchMixin, admin.ModelAdmin):
     @admin.display(description=gettext_lazy("execution result"))
     def execution_display(self, ticket: HitlTicket) -> SafeString:
         return shown.execution_section(ticket)
-
-    # -- actions: each ticket goes through the services; errors are reported per ticket ---------------------------
-
-    @admin.action(description=gettext_lazy("Approve selected tickets whose verdict passed…"), permissions=["decide"])
-    def approve_tickets(self, request, queryset):
-        return self._decide(request, list(queryset.select_related("requested_by").order_by("pk")), approve=True)
-
-    @admin.action(description=gettext_lazy("Reject selected tickets…"), permissions=["decide"])
-    def reject_tickets(self, request, queryset):
-        return self._decide(request, list(queryset.select_related("requested_by").order_by("pk")), approve=False)
-
-    @admin.action(description=gettext_lazy("Retry execution of selected failed tickets"), permissions=["decide"])
-    def retry_tickets(self, request, queryset):
-        self._each(request, queryset, ticket_retry, "retrying")
-
-    @admin.action(
-        description=gettext_lazy("Mark the returned items of selected tickets received (refunds them)"),
-        permissions=["decide"],
-    )
-    def mark_items_received(self, request, queryset):
-        self._each(request, queryset, ticket_item_received, "received")
-
-    def _each(self, request, queryset, act, done_as: str) -> None:
-        """`act` (a service taking `ticket_id` and `actor`) on each selected ticket: one message per refusal, one
-        for those it did."""
-        done = []
-        for ticket in queryset.order_by("pk"):
-            try:
-                act(ticket_id=ticket.pk, actor=request.user)
-            except AftersaleError as exc:
-                self.message_user(request, _ticket_error(ticket, exc), messages.ERROR)
-            else:
-                done.append(ticket.ticket_no)
-        if done:
-            self.message_user(request, _counted(done_as, done), messages.SUCCESS)
-
-    def _decide(self, request, tickets: list[HitlTicket], *, approve: bool, single: HitlTicket | None = None):
-        """The confirmation page, or (on `apply`) the decisions: one ticket's through `ticket_decide`, a bulk
-        approval through `tickets_approve_bulk`, a bulk rejection through `ticket_decide` per ticket.
-
-        Returns a response to show, or None when the decisions were made (the caller redirects).
-        """
-        applying = "apply" in request.POST
-        form = DecisionForm(request.POST if applying else None, approve=approve, ticket=single)
-        if applying and form.is_valid():
-            if self._apply(request, tickets, form, approve=approve, single=single):
-                return None
-        elif applying:
-            for error in form.errors.get("reason", []):
-                self.message_user(request, error, messages.ERROR)
-        bulk = approve and single is None
-        skipped = [(t, ticket_bulk_refusal(t)) for t in tickets] if bulk else []
-        eligible = [t for t, refusal in skipped if refusal is None] if bulk else tickets
-        context = {
-            **self.admin_site.each_context(request),
-            "title": _title(approve=approve, count=len(eligible), single=single),
-            "opts": self.opts,
-            "tickets": eligible,
-            "skipped": [(t, refusal) for t, refusal in skipped if refusal is not None],
-            "approve": approve,
-            "bulk": bulk,
-            "verb": _("Approve") if approve else _("Reject"),
-            "confirm_label": _confirm_label(approve=approve, count=len(eligible)),
-            "form": form,
-            "single": single,
-            "action_name": None if single else ("approve_tickets" if approve else "reject_tickets"),
-            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
-            "decision": "approve" if approve else "reject",
-            "media": self.media + form.media,
-        }
-        request.current_app = self.admin_site.name
-        return TemplateResponse(request, CONFIRMATION_TEMPLATE, context)
-
-    def _apply(self, request, tickets, form, *, approve: bool, single: HitlTicket | None) -> bool:
-        """Make the decisions; False when the single ticket's decision was refused for its input (the form shows
-        why, nothing changed), True otherwise (outcomes reported as messages)."""
-        reason = form.cleaned_data["reason"]
-        if single is not None:
-            try:
-                ticket_decide(
-                    ticket_id=single.pk,
-                    approver=request.user,
-                    approve=approve,
-                    reason=reason,
-                    amount=form.cleaned_data.get("amount"),
-                )
-            except AftersaleError as exc:
-                if exc.code == "INVALID_PARAM":
-                    form.add_error(None, exc.message)
-                    return False
-                self.message_user(request, _ticket_error(single, exc), messages.ERROR)
-                return True
-            single.refresh_from_db()
-            self.message_user(request, _decided_message(single, approve=approve), messages.SUCCESS)
-            return True
-        if approve:
-            outcome = tickets_approve_bulk(ticket_ids=[t.pk for t in tickets], approver=request.user, reason=reason)
-            for ticket, why in outcome.skipped:
-                self.message_user(request, _("Skipped %(why)s") % {"why": _ticket_error(ticket, why)}, messages.WARNING)
-            if outcome.approved:
-                self.message_user(
-                    request, _counted("approved", [t.ticket_no for t in outcome.approved]), messages.SUCCESS
-                )
-            return True
-        rejected = []
-        for ticket in tickets:
-            try:
-                ticket_decide(ticket_id=ticket.pk, approver=request.user, approve=False, reason=reason)
-            except AftersaleError as exc:
-                self.message_user(request, _ticket_error(ticket, exc), messages.ERROR)
-            else:
-                rejected.append(ticket.ticket_no)
-        if rejected:
-            self.message_user(request, _counted("rejected", rejected), messages.SUCCESS)
-        return True
-
-    # -- one ticket's approve / reject buttons on its change page ---------------------------------------------------
-
-    def get_urls(self):
-        info = self.opts.app_label, self.opts.model_name
-        return [
-            path(
-                "<path:object_id>/decide/",
-                self.admin_site.admin_view(self.decide_view),
-                name="{}_{}_decide".format(*info),
-            ),
-            *super().get_urls(),
-        ]
-
-    def decide_view(self, request, object_id):
-        """The confirmation page for one ticket (`decision` = approve / reject), then its decision on `apply`."""
-        if not self.has_decide_permission(request):
-            raise PermissionDenied
-        ticket = self.get_object(request, unquote(object_id))
-        if ticket is None:
-            return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
-        change_url = reverse(
-            f"admin:{self.opts.app_label}_{self.opts.model_name}_change",
-            args=[ticket.pk],
-            current_app=self.admin_site.name,
-        )
-        decision = request.POST.get("decision") or request.GET.get("decision")
-        if decision not in ("approve", "reject"):
-            self.message_user(request, _("Choose to approve or to reject the ticket."), messages.ERROR)
-            return HttpResponseRedirect(change_url)
-        response = self._decide(request, [ticket], approve=decision == "approve", single=ticket)
-        return response or HttpResponseRedirect(change_url)
-
-
-# -- messages ---------------------------------------------------------------------------------------------------------
-
-
-def _ticket_error(ticket: HitlTicket, exc: Any) -> str:
-    message = str(getattr(exc, "message", exc))
-    return message if ticket.ticket_no in message else f"{ticket.ticket_no}: {message}"
-
-
-def _counted(what: str, numbers: list[str]) -> str:
-    values = {"count": len(numbers), "tickets": ", ".join(numbers)}
-    if what == "approved":
-        return (
-            ngettext(
-                "Approved %(count)d ticket: %(tickets)s.", "Approved %(count)d tickets: %(tickets)s.", len(numbers)
-            )
-            % values
-        )
-    if what == "rejected":
-        return (
-            ngettext(
-                "Rejected %(count)d ticket: %(tickets)s.", "Rejected %(count)d tickets: %(tickets)s.", len(numbers)
-            )
-            % values
-        )
-    if what == "received":
-        return (
-            ngettext(
-                "Item received back, refund started for %(count)d ticket: %(tickets)s.",
-                "Items received back, refunds started for %(count)d tickets: %(tickets)s.",
-                len(numbers),
-            )
-            % values
-        )
-    return (
-        ngettext("Retrying %(count)d ticket: %(tickets)s.", "Retrying %(count)d tickets: %(tickets)s.", len(numbers))
-        % values
-    )
-
-
-def _decided_message(ticket: HitlTicket, *, approve: bool) -> str:
-    values = {"ticket": ticket.ticket_no, "paid": ticket.approved_amount, "asked": ticket.amount}
-    if not approve:
-        return _("Rejected %(ticket)s.") % values
-    if ticket.is_partial:
-        return _("Approved %(ticket)s for ¥%(paid)s of the ¥%(asked)s asked (a partial refund).") % values
-    return _("Approved %(ticket)s.") % values
-
-
-def _title(*, approve: bool, count: int, single: HitlTicket | None) -> str:
-    if single is not None:
-        return (_("Approve %(ticket)s") if approve else _("Reject %(ticket)s")) % {"ticket": single.ticket_no}
-    if approve:
-        return ngettext("Approve %(count)d ticket", "Approve %(count)d tickets", count) % {"count": count}
-    return ngettext("Reject %(count)d ticket", "Reject %(count)d tickets", count) % {"count": count}
-
-
-def _confirm_label(*, approve: bool, count: int) -> str:
-    if approve:
-        return ngettext("Confirm: approve %(count)d ticket", "Confirm: approve %(count)d tickets", count) % {
-            "count": count
-        }
-    return ngettext("Confirm: reject %(count)d ticket", "Confirm: reject %(count)d tickets", count) % {"count": count}

@@ -15,7 +15,7 @@ from aftersale.models import BizOrder, HitlTicket
 from aftersale.selectors import orders_for_user, tickets_for_user
 from aftersale.services.transitions import AftersaleError
 from aftersale.services.workflow import CONFIRMED_BY_API, SUBMITTED, aftersale_request_submit
-from core.api import ErrorSerializer
+from core.api import error_responses
 
 
 class OrderSerializer(serializers.ModelSerializer):
@@ -71,7 +71,7 @@ class AftersaleResultSerializer(serializers.Serializer):
     ticket = TicketSerializer()
 
 
-ERRORS = {401: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer}
+ERRORS = error_responses(401, 403, 404)
 
 
 @extend_schema_view(get=extend_schema(responses={200: OrderSerializer(many=True), **ERRORS}))
@@ -96,7 +96,7 @@ class AftersaleRequestView(APIView):
         responses={
             201: AftersaleResultSerializer,
             200: AftersaleResultSerializer,
-            **{code: ErrorSerializer for code in (400, 401, 403, 404, 409, 415)},
+            **error_responses(400, 401, 403, 404, 409, 415),
         },
         summary="Ask for a refund or a return of one of my orders (idempotent per order and action)",
     )

@@ -15,8 +15,9 @@ an error (`refuse_to_start_misconfigured`, connected in `AftersaleConfig.ready`)
 
 import logging
 
-from django.conf import settings
 from django.core import checks
+
+from aftersale import conf
 
 logger = logging.getLogger("aftersale.checks")
 
@@ -42,9 +43,8 @@ def minimum_lease(timeout: float) -> float:
 
 
 def _limits_of(task) -> tuple[float | None, float | None]:
-    soft = task.soft_time_limit or getattr(settings, "CELERY_TASK_SOFT_TIME_LIMIT", None)
-    hard = task.time_limit or getattr(settings, "CELERY_TASK_TIME_LIMIT", None)
-    return soft, hard
+    default_soft, default_hard = conf.celery_task_time_limits()
+    return task.soft_time_limit or default_soft, task.time_limit or default_hard
 
 
 @checks.register()
@@ -55,8 +55,8 @@ def execution_lease_check(app_configs=None, **kwargs) -> list[checks.CheckMessag
     from bookings.services import CANCEL_LEASE_MARGIN_SECONDS
     from bookings.tasks import platform_command
 
-    lease = float(settings.AFTERSALE_EXECUTION_LEASE_SECONDS)
-    timeout = float(settings.PLATFORM_TIMEOUT)
+    lease = float(conf.execution_lease_seconds())
+    timeout = float(conf.platform_timeout())
     errors: list[checks.CheckMessage] = []
     if timeout <= 0:
         errors.append(checks.Error(f"PLATFORM_TIMEOUT must be positive, not {timeout:g}", id="aftersale.E001"))

@@ -179,7 +179,7 @@ class TicketAction(models.TextChoices):
 # Actions that pay money back on an order: the approver may approve less than the amount asked (a partial refund).
 MONEY_ACTIONS = frozenset({TicketAction.REFUND, TicketAction.RETURN})
 # A return of goods sends the item back: once approved, its refund waits until staff mark the item received
-# (`aftersale.services.execution.ticket_item_received`), so no money leaves before the goods come back.
+# (`aftersale.services.decisions.ticket_item_received`), so no money leaves before the goods come back.
 ITEM_BACK = Q(action=TicketAction.RETURN, order__category=OrderCategory.GOODS)
 AWAITING_ITEM = ITEM_BACK & Q(item_received_at__isnull=True)
 

@@ -36,12 +36,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
 
-from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext_lazy
 
+from aftersale import conf
 from aftersale.models import BizOrder, OrderCategory, OrderStatus, Policy, TicketAction
 from aftersale.selectors import order_facts
 from assistant.llm.verdict import PASS, REJECTED, UNCERTAIN, Assessment
@@ -246,20 +245,10 @@ def ticket_verdict_reason(ticket) -> str:
     return ticket.verdict_reason or ""
 
 
-def policy_assess(
-    *,
-    action: str,
-    order: BizOrder | Mapping[str, Any],
-    policies: list[dict[str, Any]],
-    today: date,
-    now: datetime,
-    reason_kind: str | None = None,
-) -> Assessment:
+def policy_assess(**request: Any) -> Assessment:
     """The policy's verdict on one request: PASS, REJECTED or UNCERTAIN, why (in the active language), and the
-    cited passage ids. `policy_finding` gives the same answer as data; see it for the arguments."""
-    return policy_finding(
-        action=action, order=order, policies=policies, today=today, now=now, reason_kind=reason_kind
-    ).assessment()
+    cited passage ids. `policy_finding` gives the same answer as data, from the same keyword arguments; see it."""
+    return policy_finding(**request).assessment()
 
 
 def policy_finding(
@@ -312,32 +301,32 @@ class _Case:
 
 
 def _goods_return(case: _Case, status: str) -> PolicyFinding:
-    delivered = _local_date(case.order.get("delivered_at"))
-    if status != "DELIVERED" or delivered is None:
-        return PolicyFinding(UNCERTAIN, "RETURN_NOT_DELIVERED")
-    days = (case.today - delivered).days
+    """A no-reason return: the no-reason window from delivery."""
     cited = case.cite(NO_REASON_RETURN)
-    if days < 0:
-        return PolicyFinding(UNCERTAIN, "DELIVERY_IN_FUTURE", {"delivered": delivered.isoformat()}, cited)
-    window = {"days": days, "delivered": delivered.isoformat(), "window": RETURN_WINDOW_DAYS}
-    if days <= RETURN_WINDOW_DAYS:
-        return PolicyFinding(PASS, "RETURN_IN_WINDOW", window, cited)
-    return PolicyFinding(REJECTED, "RETURN_PAST_WINDOW", window, cited)
+    return _in_window(case, status, "RETURN", RETURN_WINDOW_DAYS, cited, cited_if_not_delivered=[])
 
 
 def _goods_quality(case: _Case, status: str) -> PolicyFinding:
     """A quality problem: the quality policy's window (longer than the no-reason one), for a return or a refund."""
-    delivered = _local_date(case.order.get("delivered_at"))
     cited = case.cite(QUALITY_RETURN)
+    return _in_window(case, status, "QUALITY", QUALITY_WINDOW_DAYS, cited, cited_if_not_delivered=cited)
+
+
+def _in_window(
+    case: _Case, status: str, rule: str, window_days: int, cited: list, *, cited_if_not_delivered: list
+) -> PolicyFinding:
+    """Delivered goods within `window_days` of delivery pass the rule (`{rule}_IN_WINDOW`), later ones are rejected
+    (`{rule}_PAST_WINDOW`); goods not delivered, or delivered in the future, are for a person to judge."""
+    delivered = _local_date(case.order.get("delivered_at"))
     if status != "DELIVERED" or delivered is None:
-        return PolicyFinding(UNCERTAIN, "QUALITY_NOT_DELIVERED", {}, cited)
+        return PolicyFinding(UNCERTAIN, f"{rule}_NOT_DELIVERED", {}, cited_if_not_delivered)
     days = (case.today - delivered).days
     if days < 0:
         return PolicyFinding(UNCERTAIN, "DELIVERY_IN_FUTURE", {"delivered": delivered.isoformat()}, cited)
-    window = {"days": days, "delivered": delivered.isoformat(), "window": QUALITY_WINDOW_DAYS}
-    if days <= QUALITY_WINDOW_DAYS:
-        return PolicyFinding(PASS, "QUALITY_IN_WINDOW", window, cited)
-    return PolicyFinding(REJECTED, "QUALITY_PAST_WINDOW", window, cited)
+    window = {"days": days, "delivered": delivered.isoformat(), "window": window_days}
+    if days <= window_days:
+        return PolicyFinding(PASS, f"{rule}_IN_WINDOW", window, cited)
+    return PolicyFinding(REJECTED, f"{rule}_PAST_WINDOW", window, cited)
 
 
 def _goods_not_received(case: _Case, status: str) -> PolicyFinding:
@@ -359,7 +348,7 @@ def _activity_refund(case: _Case, status: str) -> PolicyFinding:
     service_date = _date(case.order.get("service_date"))
     if service_date is None or status not in {"PAID", "DELIVERED"}:
         return PolicyFinding(UNCERTAIN, "ACTIVITY_NO_DATE")
-    start = datetime.combine(service_date, time(0), tzinfo=ZoneInfo(settings.TIME_ZONE))
+    start = datetime.combine(service_date, time(0), tzinfo=conf.site_zone())
     left = start - case.now
     hours = round(left.total_seconds() / 3600)
     cited = case.cite(ACTIVITY_48_HOURS)
@@ -388,5 +377,5 @@ def _local_date(value: Any) -> date | None:
         moment = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
     except ValueError:
         return None
-    site = ZoneInfo(settings.TIME_ZONE)
+    site = conf.site_zone()
     return (moment.astimezone(site) if moment.tzinfo else moment.replace(tzinfo=site)).date()

@@ -3,11 +3,11 @@
 import logging
 
 from celery import shared_task
-from django.conf import settings
 from django.db import InterfaceError as DatabaseInterfaceError
 from django.db import OperationalError as DatabaseOperationalError
 from kombu.exceptions import OperationalError as BrokerOperationalError
 
+from aftersale import conf
 from aftersale.checks import execution_time_limits
 from aftersale.models import HitlTicket, TicketStatus
 from aftersale.services.execution import ticket_execute, tickets_resume_stalled, tickets_time_out
@@ -29,7 +29,7 @@ SETTLED = {TicketStatus.PENDING, TicketStatus.REJECTED, TicketStatus.TIMEOUT, Ti
 
 # An execution is stopped (soft limit: it ends FAILED) and then killed, with its supplier call, which dies with it,
 # before its lease ends: a takeover never runs beside a live executor (aftersale.checks verifies it at start-up).
-EXECUTE_SOFT_TIME_LIMIT, EXECUTE_TIME_LIMIT = execution_time_limits(settings.AFTERSALE_EXECUTION_LEASE_SECONDS)
+EXECUTE_SOFT_TIME_LIMIT, EXECUTE_TIME_LIMIT = execution_time_limits(conf.execution_lease_seconds())
 
 
 # Acknowledged only when done and re-queued when the worker dies (acks_late, reject_on_worker_lost): a delivery may

@@ -11,8 +11,9 @@ from django.utils import translation
 from pydantic import Field
 
 from aftersale.selectors import aftersale_open_progress, aftersale_progress, ticket_facts
+from aftersale.services.request_preview import aftersale_request_preview
 from aftersale.services.transitions import AftersaleError
-from aftersale.services.workflow import CONFIRMED_IN_CHAT, aftersale_request_preview, aftersale_request_submit
+from aftersale.services.workflow import CONFIRMED_IN_CHAT, aftersale_request_submit
 from core.envelope import Code, fail, ok
 from core.ids import normalise_order_id
 from core.tools import Risk, ToolContext, tool

@@ -6,13 +6,13 @@ approved, being processed), its live part asks for itself again every few second
 `requests_live`); once every request is settled the answer no longer asks, and the polling stops.
 """
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from aftersale import conf
 from aftersale.models import MOVING_TICKET_STATUSES
 from aftersale.selectors import aftersale_notices_for_user, orders_for_user, tickets_for_user
 from aftersale.services.notices import aftersale_notices_mark_read
@@ -38,7 +38,7 @@ def _live_context(user) -> dict:
         "tickets": tickets,
         "orders": orders_for_user(user=user)[:LISTED],
         "polling": any(t.status in MOVING_TICKET_STATUSES for t in tickets),
-        "return_address": settings.AFTERSALE_RETURN_ADDRESS,  # where an approved return's item is sent back
+        "return_address": conf.return_address(),  # where an approved return's item is sent back
     }
 
 

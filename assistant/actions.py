@@ -22,10 +22,10 @@ import datetime as dt
 import logging
 import time
 
-from django.conf import settings
 from django.db.models import F, Q
 from django.utils import timezone
 
+from assistant import conf
 from assistant.llm.schema import AnswerName
 from assistant.models import PendingAction, PendingActionStatus
 from assistant.pending import as_uuid, plain
@@ -49,7 +49,7 @@ SETTLE_BUDGET_SECONDS = 45
 
 
 def _claim_until(now: dt.datetime) -> dt.datetime:
-    seconds = float(settings.PLATFORM_TIMEOUT) * SUPPLIER_CALLS_PER_ACTION + CLAIM_MARGIN_SECONDS
+    seconds = float(conf.platform_timeout()) * SUPPLIER_CALLS_PER_ACTION + CLAIM_MARGIN_SECONDS
     return now + dt.timedelta(seconds=seconds)
 
 
@@ -258,7 +258,7 @@ def pending_actions_settle_stalled(*, limit: int = SETTLE_BATCH, budget_seconds:
             break  # the next run takes the rest
         if not _take_over(action, user=action.user):
             continue  # the traveller's retry or another sweep has it
-        language = action.conversation.language or settings.LANGUAGE_CODE
+        language = action.conversation.language or conf.site_language()
         envelope = _execute(action, user=action.user, language=language, today=None, port=None)
         status = _record(action, envelope, how="settled by the sweep")
         counts["settled"] += 1

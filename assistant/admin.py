@@ -3,7 +3,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponseRedirect
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
@@ -24,7 +24,14 @@ from assistant.handovers import (
 )
 from assistant.models import AgentStep, Conversation, Handover, HandoverEvent, LLMCall, PendingAction, Turn
 from bookings.selectors import bookings_for_user
-from core.admin import BoundedSearchMixin, ReadOnlyAdmin, ReadOnlyInline
+from core.admin import (
+    BoundedSearchMixin,
+    ReadOnlyAdmin,
+    ReadOnlyInline,
+    ReadOnlyMixin,
+    object_change_url,
+    object_view_url,
+)
 
 
 class AgentStepInline(ReadOnlyInline):
@@ -122,7 +129,7 @@ class ReplyForm(forms.Form):
 
 
 @admin.register(Handover)
-class HandoverAdmin(BoundedSearchMixin, admin.ModelAdmin):
+class HandoverAdmin(ReadOnlyMixin, BoundedSearchMixin, admin.ModelAdmin):
     """The support queue: conversations handed to staff, those waiting first (the longest waiting first). Staff
     with `assistant.answer_handover` (the "support" group) read the conversation, the traveller's bookings, orders
     and requests, take it, answer it (the traveller sees the reply in the chat) and close it (the assistant answers
@@ -191,15 +198,6 @@ class HandoverAdmin(BoundedSearchMixin, admin.ModelAdmin):
     def has_module_permission(self, request):
         return self.has_answer_permission(request)
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
     # -- what staff read ----------------------------------------------------------------------------------------
 
     @admin.display(description=gettext_lazy("the traveller's words"))
@@ -266,15 +264,7 @@ class HandoverAdmin(BoundedSearchMixin, admin.ModelAdmin):
         return super().change_view(request, object_id, form_url, extra_context=extra_context)
 
     def get_urls(self):
-        info = self.opts.app_label, self.opts.model_name
-        return [
-            path(
-                "<path:object_id>/answer/",
-                self.admin_site.admin_view(self.answer_view),
-                name="{}_{}_answer".format(*info),
-            ),
-            *super().get_urls(),
-        ]
+        return [object_view_url(self, "answer", self.answer_view), *super().get_urls()]
 
     def answer_view(self, request, object_id):
         """One hand-over's buttons on its change page: take it, send the reply typed, or close it (POST only)."""
@@ -283,11 +273,7 @@ class HandoverAdmin(BoundedSearchMixin, admin.ModelAdmin):
         handover = self.get_object(request, unquote(object_id))
         if handover is None:
             return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
-        change_url = reverse(
-            f"admin:{self.opts.app_label}_{self.opts.model_name}_change",
-            args=[handover.pk],
-            current_app=self.admin_site.name,
-        )
+        change_url = object_change_url(self, handover)
         step = request.POST.get("step")
         try:
             if step == "take":

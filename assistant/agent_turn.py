@@ -18,6 +18,7 @@ from functools import cache
 from django.conf import settings
 from django.utils import timezone
 
+from assistant import conf
 from assistant.agent import default_registry, run_agent
 from assistant.dispatcher import dispatch
 from assistant.handlers.activities import social_reply
@@ -118,7 +119,7 @@ def agent_turn(context: TurnContext, *, reading: Intent | None) -> Reply | None:
         registry=default_registry(),
         context=tool_context(context),
         messages=agent_messages(context),
-        max_iterations=settings.ASSISTANT_AGENT_MAX_ITERATIONS,
+        max_iterations=conf.agent_max_iterations(),
         state=ChatState(next_call=_channel_one(context)) if reading is not None else None,
     )
     if result.error is not None and result.writes == 0 and not result.pending:

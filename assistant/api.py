@@ -28,7 +28,7 @@ from assistant.services import (
     clean_message,
     conversation_delete,
 )
-from core.api import ErrorSerializer
+from core.api import error_responses
 from core.envelope import Code
 from core.errors import ApplicationError
 
@@ -86,7 +86,7 @@ def _clean(message: str) -> str:
 class ChatView(APIView):
     @extend_schema(
         request=ChatRequestSerializer,
-        responses={200: ChatResponseSerializer, 400: ErrorSerializer, 401: ErrorSerializer},
+        responses={200: ChatResponseSerializer, **error_responses(400, 401)},
         summary="Send one message to the assistant",
     )
     def post(self, request):
@@ -101,17 +101,21 @@ class ChatView(APIView):
             )
         except InvalidMessage as exc:
             raise ApplicationError(Code.INVALID_PARAM, str(exc)) from None
-        body = {
-            "reply": result.reply,
-            "intent": result.intent,
-            "cards": result.cards,
-            "suggestions": result.suggestions,
-            "session_id": result.conversation_id,
-            "outcome": result.outcome,
-            "meta": result.meta,
-            "staff": result.staff,
-        }
-        return Response(ChatResponseSerializer(body).data)
+        return Response(ChatResponseSerializer(_turn_body(result)).data)
+
+
+def _turn_body(result) -> dict:
+    """What the API answers of one chat turn (`chat_turn`'s result)."""
+    return {
+        "reply": result.reply,
+        "intent": result.intent,
+        "cards": result.cards,
+        "suggestions": result.suggestions,
+        "session_id": result.conversation_id,
+        "outcome": result.outcome,
+        "meta": result.meta,
+        "staff": result.staff,
+    }
 
 
 class UnderstandView(APIView):
@@ -119,10 +123,7 @@ class UnderstandView(APIView):
         request=UnderstandRequestSerializer,
         responses={
             200: OpenApiTypes.OBJECT,  # the intent JSON (a free-form object, as JSONField gave, without a warning)
-            400: ErrorSerializer,
-            401: ErrorSerializer,
-            429: ErrorSerializer,
-            503: ErrorSerializer,
+            **error_responses(400, 401, 429, 503),
         },
         summary="Understand one sentence: the intent JSON, nothing done",
     )
@@ -169,48 +170,30 @@ class _ActionAnswerView(APIView):
             action_id=str(action.pk),
             answer=self.said,
         )
-        body = {
-            "reply": result.reply,
-            "intent": result.intent,
-            "cards": result.cards,
-            "suggestions": result.suggestions,
-            "session_id": result.conversation_id,
-            "conversation_id": result.conversation_id,
-            "outcome": result.outcome,
-            "meta": result.meta,
-            "staff": result.staff,
-        }
+        body = {**_turn_body(result), "conversation_id": result.conversation_id}
         return Response(ActionAnswerResponseSerializer(body).data)
 
 
+def _answer_schema(summary: str):
+    """The schema of a pending action's answer: no body, the turn's answer, 401 or 404."""
+    responses = {200: ActionAnswerResponseSerializer, **error_responses(401, 404)}
+    return extend_schema_view(post=extend_schema(request=None, responses=responses, summary=summary))
+
+
+@_answer_schema("Confirm a pending action (runs it at most once; a repeat answers what was done)")
 class ActionConfirmView(_ActionAnswerView):
     said = AnswerName.YES
 
     def answer(self) -> str:
         return _("Confirm")
 
-    @extend_schema(
-        request=None,
-        responses={200: ActionAnswerResponseSerializer, 401: ErrorSerializer, 404: ErrorSerializer},
-        summary="Confirm a pending action (runs it at most once; a repeat answers what was done)",
-    )
-    def post(self, request, pending_id):
-        return super().post(request, pending_id)
 
-
+@_answer_schema("Decline a pending action (nothing is done)")
 class ActionDeclineView(_ActionAnswerView):
     said = AnswerName.NO
 
     def answer(self) -> str:
         return _("No, thanks")
-
-    @extend_schema(
-        request=None,
-        responses={200: ActionAnswerResponseSerializer, 401: ErrorSerializer, 404: ErrorSerializer},
-        summary="Decline a pending action (nothing is done)",
-    )
-    def post(self, request, pending_id):
-        return super().post(request, pending_id)
 
 
 class ConversationSerializer(serializers.Serializer):
@@ -241,7 +224,7 @@ class ConversationDetailSerializer(ConversationSerializer):
 
 @extend_schema_view(
     get=extend_schema(
-        responses={200: ConversationSerializer(many=True), 401: ErrorSerializer, 404: ErrorSerializer},
+        responses={200: ConversationSerializer(many=True), **error_responses(401, 404)},
         summary="My conversations, the most recently active first (those with at least one turn)",
     )
 )
@@ -254,7 +237,7 @@ class ConversationListView(generics.ListAPIView):
 
 class ConversationView(APIView):
     @extend_schema(
-        responses={200: ConversationDetailSerializer, 401: ErrorSerializer, 404: ErrorSerializer},
+        responses={200: ConversationDetailSerializer, **error_responses(401, 404)},
         summary="One of my conversations with its turns (message, reply, cards, outcome)",
     )
     def get(self, request, conversation_id):
@@ -273,7 +256,7 @@ class ConversationView(APIView):
 
     @extend_schema(
         request=None,
-        responses={204: None, 401: ErrorSerializer, 403: ErrorSerializer, 404: ErrorSerializer},
+        responses={204: None, **error_responses(401, 403, 404)},
         summary="Delete one of my conversations with its turns (bookings and requests made in it stay)",
     )
     def delete(self, request, conversation_id):

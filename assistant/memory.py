@@ -12,8 +12,9 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.conf import settings
 from django.core.cache import cache
+
+from assistant import conf
 
 logger = logging.getLogger(__name__)
 
@@ -120,7 +121,7 @@ def memory_load(conversation_id: str) -> Memory:
 
 def memory_save(conversation_id: str, memory: Memory) -> bool:
     try:
-        cache.set(_key(conversation_id), memory.as_data(), timeout=settings.ASSISTANT_SESSION_TTL)
+        cache.set(_key(conversation_id), memory.as_data(), timeout=conf.session_ttl())
     except Exception as exc:
         logger.warning("conversation memory not saved", extra={"error": repr(exc)})
         return False

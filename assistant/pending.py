@@ -7,11 +7,11 @@ import json
 import logging
 import uuid
 
-from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from assistant import conf
 from assistant.models import Conversation, PendingAction, PendingActionStatus
 from core.envelope import Code
 from core.errors import ApplicationError
@@ -64,7 +64,7 @@ def pending_action_create(
                     conversation_id=conversation_pk, status=PendingActionStatus.PENDING
                 ).update(status=PendingActionStatus.SUPERSEDED, decided_at=now)
                 action = PendingAction.objects.create(
-                    **values, expires_at=now + dt.timedelta(seconds=settings.ASSISTANT_PENDING_ACTION_TTL)
+                    **values, expires_at=now + dt.timedelta(seconds=conf.pending_action_ttl())
                 )
         except IntegrityError:
             if attempt:

@@ -3,9 +3,9 @@
 import datetime as dt
 import logging
 
-from django.conf import settings
 from django.core.cache import cache
 
+from assistant import conf
 from core import metrics
 
 logger = logging.getLogger(__name__)
@@ -28,7 +28,7 @@ def turn_admitted(*, user_id: int, today: dt.date) -> bool:
     except Exception as exc:
         logger.warning("rate limit counter unavailable, admitting the turn", extra={"error": repr(exc)})
         return True
-    admitted = count <= settings.ASSISTANT_DAILY_TURN_LIMIT
+    admitted = count <= conf.daily_turn_limit()
     if not admitted:
         metrics.turn_rate_limited(limit="daily")
     return admitted

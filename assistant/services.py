@@ -7,12 +7,12 @@ import time
 import uuid
 from dataclasses import replace
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from assistant import conf
 from assistant.actions import (
     conversation_bookings,
     pending_action_answer,
@@ -162,7 +162,7 @@ def chat_turn(
     if not turn_admitted(user_id=user.pk, today=today):
         # Refused before it becomes a turn: the limit's counter moved, and nothing is read or written.
         language = reply_language(text, page_language)
-        reply = compose("rate_limited", language, limit=settings.ASSISTANT_DAILY_TURN_LIMIT)
+        reply = compose("rate_limited", language, limit=conf.daily_turn_limit())
         return TurnResult(str(conversation_id or ""), reply, None, [], [], TurnOutcome.RATE_LIMITED, language=language)
 
     asked = as_uuid(conversation_id) if conversation_id else None
@@ -238,7 +238,7 @@ def _answer(
     context = UnderstandContext(
         today=today, pending_intent=memory.task if task_waits(memory) else None, places=catalogue_places()
     )
-    agent = settings.ASSISTANT_AGENT_ENABLED and not choice  # a card's button says what it asks: channel 1 serves it
+    agent = conf.agent_enabled() and not choice  # a card's button says what it asks: channel 1 serves it
     model_failed = False
     # A yes or no to the confirmation card decides the pending action, in both channels; the memory stays as it was
     # (a declined booking is still the task). The card's buttons say which (`answer`); a typed message is read by
@@ -440,7 +440,7 @@ CHOICE_INTENT = Intent(intent=IntentName.PLAN_ITINERARY)
 def _unsure(understood: Intent, step, memory: Memory) -> bool:
     """Whether a new request was read with too little confidence to act on (or to refuse)."""
     confidence = understood.confidence
-    if confidence is None or confidence >= settings.ASSISTANT_CLARIFY_BELOW or understood.social:
+    if confidence is None or confidence >= conf.clarify_below() or understood.social:
         return False
     if refines(memory, understood):  # "换成摄影类的" on activities shown: the conversation says what it means
         return False

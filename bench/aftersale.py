@@ -131,7 +131,7 @@ def status_of(ticket_id: int) -> str:
 def approve_and_wait(ticket_id: int, approver) -> float:
     """Approve; the worker executes. Seconds from the call to EXECUTED in the database."""
     from aftersale.models import TicketStatus
-    from aftersale.services.execution import ticket_decide
+    from aftersale.services.decisions import ticket_decide
 
     started = time.perf_counter()
     ticket_decide(ticket_id=ticket_id, approver=approver, approve=True, reason="bench")
@@ -146,7 +146,8 @@ def approve_and_wait(ticket_id: int, approver) -> float:
 def approve_and_execute_here(ticket_id: int, approver) -> float:
     """Approve without enqueueing, then execute in this process. Seconds from the call to EXECUTED."""
     from aftersale.models import TicketStatus
-    from aftersale.services.execution import ticket_decide, ticket_execute
+    from aftersale.services.decisions import ticket_decide
+    from aftersale.services.execution import ticket_execute
 
     started = time.perf_counter()
     ticket_decide(ticket_id=ticket_id, approver=approver, approve=True, reason="bench")
@@ -172,7 +173,7 @@ def main() -> None:
     from django.conf import settings
     from django.contrib.auth import get_user_model
 
-    import aftersale.services.execution as execution
+    import aftersale.services.decisions as decisions
     from aftersale.models import BizOrder, HitlTicket
     from bookings.platform import child_environment, cli_prefix
     from bookings.services import supplier_account_ensure
@@ -190,14 +191,14 @@ def main() -> None:
     purge_queues()
     with_worker = make_tickets(run, "W", args.n + 1, traveller)
     in_process = make_tickets(run, "P", args.n + 1, traveller)
-    enqueue = execution._enqueue_execution
+    enqueue = decisions.enqueue_execution
 
     def here(ticket_id: int) -> float:
-        execution._enqueue_execution = lambda ticket_id, retry=False: None  # (b) executes here, not on a worker
+        decisions.enqueue_execution = lambda ticket_id, retry=False: None  # (b) executes here, not on a worker
         try:
             return approve_and_execute_here(ticket_id, approver)
         finally:
-            execution._enqueue_execution = enqueue
+            decisions.enqueue_execution = enqueue
 
     worker = start_worker(run)
     try:

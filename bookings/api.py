@@ -21,7 +21,7 @@ from bookings.models import BookingRecord
 from bookings.payment import booking_pay, booking_pay_preview
 from bookings.selectors import bookings_for_user
 from bookings.services import BookingError, booking_cancel, booking_cancel_preview
-from core.api import ErrorSerializer
+from core.api import error_responses
 from core.envelope import Code
 
 
@@ -64,9 +64,7 @@ class CancelResultSerializer(serializers.Serializer):
     refund = serializers.JSONField(allow_null=True, help_text="A paid booking's refund under its fare rules.")
 
 
-@extend_schema_view(
-    get=extend_schema(responses={200: BookingSerializer(many=True), 401: ErrorSerializer, 404: ErrorSerializer})
-)
+@extend_schema_view(get=extend_schema(responses={200: BookingSerializer(many=True), **error_responses(401, 404)}))
 class BookingListView(generics.ListAPIView):
     serializer_class = BookingSerializer
 
@@ -74,8 +72,13 @@ class BookingListView(generics.ListAPIView):
         return bookings_for_user(user=self.request.user)
 
 
-def _confirmed(request) -> bool:
-    return isinstance(request.data, dict) and request.data.get("confirm") is True
+def _require_confirmation(request, preview, booking_id: str, message: str) -> None:
+    """The first of the two steps: without `{"confirm": true}` nothing changes and the answer is 409
+    CONFIRMATION_REQUIRED with what the call will do (the preview)."""
+    if isinstance(request.data, dict) and request.data.get("confirm") is True:
+        return
+    shown = preview(user=request.user, booking_id=booking_id, language=get_language())
+    raise BookingError(Code.CONFIRMATION_REQUIRED, message, {"preview": shown})
 
 
 class BookingPayView(APIView):
@@ -83,11 +86,7 @@ class BookingPayView(APIView):
         request=ConfirmSerializer,
         responses={
             200: PayResultSerializer,
-            400: ErrorSerializer,
-            401: ErrorSerializer,
-            404: ErrorSerializer,
-            409: ErrorSerializer,
-            502: ErrorSerializer,
+            **error_responses(400, 401, 404, 409, 502),
         },
         summary=(
             'Pay one of my bookings: without {"confirm": true} → 409 CONFIRMATION_REQUIRED with the preview; '
@@ -95,13 +94,9 @@ class BookingPayView(APIView):
         ),
     )
     def post(self, request, booking_id: str):
-        if not _confirmed(request):
-            preview = booking_pay_preview(user=request.user, booking_id=booking_id, language=get_language())
-            raise BookingError(
-                Code.CONFIRMATION_REQUIRED,
-                'Nothing was paid yet: send {"confirm": true} to pay.',
-                {"preview": preview},
-            )
+        _require_confirmation(
+            request, booking_pay_preview, booking_id, 'Nothing was paid yet: send {"confirm": true} to pay.'
+        )
         outcome = booking_pay(user=request.user, booking_id=booking_id)
         body = {
             "ok": True,
@@ -118,13 +113,7 @@ class BookingCancelView(APIView):
         request=ConfirmSerializer,
         responses={
             200: CancelResultSerializer,
-            202: ErrorSerializer,
-            400: ErrorSerializer,
-            401: ErrorSerializer,
-            403: ErrorSerializer,
-            404: ErrorSerializer,
-            409: ErrorSerializer,
-            502: ErrorSerializer,
+            **error_responses(202, 400, 401, 403, 404, 409, 502),
         },
         summary=(
             'Cancel one of my bookings: without {"confirm": true} → 409 CONFIRMATION_REQUIRED with the preview; '
@@ -132,13 +121,9 @@ class BookingCancelView(APIView):
         ),
     )
     def post(self, request, booking_id: str):
-        if not _confirmed(request):
-            preview = booking_cancel_preview(user=request.user, booking_id=booking_id, language=get_language())
-            raise BookingError(
-                Code.CONFIRMATION_REQUIRED,
-                'Nothing was cancelled yet: send {"confirm": true} to cancel.',
-                {"preview": preview},
-            )
+        _require_confirmation(
+            request, booking_cancel_preview, booking_id, 'Nothing was cancelled yet: send {"confirm": true} to cancel.'
+        )
         outcome = booking_cancel(user=request.user, booking_id=booking_id)
         if outcome.already_cancelled:
             message = "already cancelled"

@@ -80,6 +80,12 @@ def platform_command_risk(arguments: dict) -> Risk:
     return Risk.READ if action in READ_ACTIONS else Risk.WRITE
 
 
+def _shown(exc: BookingError, booking_id: str) -> str | None:
+    """The booking id a refusal echoes: none for a number that is not the traveller's (unknown or someone else's),
+    so both answer alike."""
+    return None if exc.code == Code.BOOKING_NOT_FOUND else (normalise_booking_id(booking_id) or booking_id)
+
+
 def _refusing_as(kind: str):
     """A preview's refusal carries the tool's kind (and the asked booking id), so its presenter answers it."""
 
@@ -89,9 +95,8 @@ def _refusing_as(kind: str):
                 return preview(context, arguments)
             except BookingError as exc:
                 extra = {"option_ref": arguments.get("option_ref")} if "option_ref" in arguments else {}
-                if "booking_id" in arguments:  # not echoed when it is not the traveller's (unknown or not theirs)
-                    asked = normalise_booking_id(arguments["booking_id"]) or arguments["booking_id"]
-                    extra["booking_id"] = None if exc.code == Code.BOOKING_NOT_FOUND else asked
+                if "booking_id" in arguments:
+                    extra["booking_id"] = _shown(exc, arguments["booking_id"])
                 data = {**(exc.data or {}), **extra, "kind": kind}
                 raise BookingError(exc.code, exc.message, data) from None
 
@@ -124,8 +129,7 @@ def execute_platform_command(
     describes: search, saveOrder or queryOrder for flight, hotel or train (and order queryOrder). cancelOrder and
     refund are refused: a cancellation goes through cancel_booking. Returns the platform's answer."""
     try:
-        scope = f"turn:{context.turn_id}" if context.turn_id else None
-        done = platform_command_for_traveller(user=context.user, command=command, scope=scope)
+        done = platform_command_for_traveller(user=context.user, command=command, scope=context.scope)
     except BookingError as exc:
         return fail(exc.code, exc.message, {"kind": KIND_PLATFORM, **(exc.data or {})})
     data = {
@@ -137,6 +141,11 @@ def execute_platform_command(
         "answer": done.answer,
     }
     return ok(data, f"{done.product} {done.action} done")
+
+
+def _refused_about(exc: BookingError, kind: str, booking_id: str) -> dict:
+    """The refusal of a call about one booking, with the booking id asked about (see `_shown`)."""
+    return exc.envelope(kind=kind, booking_id=_shown(exc, booking_id))
 
 
 def _cancel_preview(context: ToolContext, arguments: dict) -> dict:
@@ -152,13 +161,10 @@ def cancel_booking(
     confirms the card this call shows. Flights and trains are cancelled on the platform first; hotels are marked
     cancelled and the traveller must call the hotel. A cancel above the approval amount waits for an approver.
     Safe to repeat."""
-    asked = normalise_booking_id(booking_id) or booking_id
     try:
         outcome = booking_cancel(user=context.user, booking_id=booking_id)
     except BookingError as exc:
-        # A number that is not the traveller's (unknown or someone else's) is not echoed: both answer alike.
-        shown = None if exc.code == Code.BOOKING_NOT_FOUND else asked
-        return fail(exc.code, exc.message, {**(exc.data or {}), "kind": KIND_CANCEL, "booking_id": shown})
+        return _refused_about(exc, KIND_CANCEL, booking_id)
     data = booking_summary(outcome.booking) | {
         "kind": KIND_CANCEL,
         "already_cancelled": outcome.already_cancelled,
@@ -278,10 +284,10 @@ def book_option(
             user=context.user,
             option_ref=option_ref,
             passengers=_passengers(passengers),
-            scope=f"turn:{context.turn_id}" if context.turn_id else None,
+            scope=context.scope,
         )
     except BookingError as exc:
-        return fail(exc.code, exc.message, {**(exc.data or {}), "kind": KIND_CREATED, "option_ref": option_ref})
+        return exc.envelope(kind=KIND_CREATED, option_ref=option_ref)
     return ok({"kind": KIND_CREATED, **booking_summary(booking)}, f"booked {booking.booking_id}")
 
 
@@ -308,11 +314,10 @@ def rebook_booking(
             user=context.user,
             booking_id=booking_id,
             option_ref=option_ref,
-            scope=f"turn:{context.turn_id}" if context.turn_id else None,
+            scope=context.scope,
         )
     except BookingError as exc:
-        shown = None if exc.code == Code.BOOKING_NOT_FOUND else (normalise_booking_id(booking_id) or booking_id)
-        return fail(exc.code, exc.message, {**(exc.data or {}), "kind": KIND_REBOOK, "booking_id": shown})
+        return _refused_about(exc, KIND_REBOOK, booking_id)
     data = {
         "kind": KIND_REBOOK,
         "new": booking_summary(outcome.new),
@@ -341,8 +346,7 @@ def pay_booking(
     try:
         outcome = booking_pay(user=context.user, booking_id=booking_id)
     except BookingError as exc:
-        shown = None if exc.code == Code.BOOKING_NOT_FOUND else (normalise_booking_id(booking_id) or booking_id)
-        return fail(exc.code, exc.message, {**(exc.data or {}), "kind": KIND_PAY, "booking_id": shown})
+        return _refused_about(exc, KIND_PAY, booking_id)
     data = booking_summary(outcome.booking) | {"kind": KIND_PAY, "already_paid": outcome.already_paid}
     return ok(data, "paid already" if outcome.already_paid else "paid")
 
@@ -406,7 +410,7 @@ def describe_options(
     try:
         options = options_described(user=context.user, option_refs=list(option_refs))
     except BookingError as exc:
-        return fail(exc.code, exc.message, {**(exc.data or {}), "kind": KIND_DESCRIBED})
+        return exc.envelope(kind=KIND_DESCRIBED)
     first = first_in_order(options, order) if order else None
     data = {"kind": KIND_DESCRIBED, "options": options, "facts": list(facts), "order": order}
     data["first"] = first["ref"] if first else None

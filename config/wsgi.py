@@ -8,7 +8,7 @@ fallback) with its gazetteer, number reader, regular expressions, fitted intent 
 corrector, by reading two sentences; the catalogue's own
 places need the database and are added on the first turn. Nothing here opens a connection or starts a thread (the
 database and its pool, Redis, the broker, the model's HTTP client): neither survives a fork, so each process opens
-its own on first use (tests/test_slow_model.py checks it).
+its own on first use (tests/assistant/test_slow_model.py checks it).
 """
 
 import os

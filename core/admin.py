@@ -7,6 +7,7 @@ there (and to MAX_ADMIN_SEARCH_WORDS words) before Django builds the query.
 """
 
 from django.contrib import admin
+from django.urls import path, reverse
 from django.utils.text import smart_split
 
 MAX_ADMIN_SEARCH_CHARS = 100
@@ -52,3 +53,22 @@ class ReadOnlyInline(ReadOnlyMixin, admin.TabularInline):
 
     extra = 0
     can_delete = False
+
+
+def object_view_url(model_admin, name: str, view):
+    """The URL of a view about one object beside its change page, `<id>/<name>/`, named `<app>_<model>_<name>` and
+    behind the admin's login (a ModelAdmin's `get_urls` puts it before its own)."""
+    opts = model_admin.opts
+    return path(
+        f"<path:object_id>/{name}/",
+        model_admin.admin_site.admin_view(view),
+        name=f"{opts.app_label}_{opts.model_name}_{name}",
+    )
+
+
+def object_change_url(model_admin, obj) -> str:
+    """The admin change page of one object of this ModelAdmin."""
+    opts = model_admin.opts
+    return reverse(
+        f"admin:{opts.app_label}_{opts.model_name}_change", args=[obj.pk], current_app=model_admin.admin_site.name
+    )

@@ -65,6 +65,12 @@ class ErrorSerializer(serializers.Serializer):
     data = serializers.JSONField(allow_null=True)
 
 
+def error_responses(*statuses: int) -> dict:
+    """What a view documents for the refusals it may answer (`@extend_schema(responses={200: …,
+    **error_responses(400, 404)})`): the one error body under each status."""
+    return {status_code: ErrorSerializer for status_code in statuses}
+
+
 def error_response(exc: ApplicationError) -> Response:
     """The response of a refused request (views that catch the error themselves use this too)."""
     http = HTTP_STATUS.get(exc.code, status.HTTP_400_BAD_REQUEST)

@@ -17,6 +17,9 @@ class ApplicationError(Exception):
         self.data = data
         super().__init__(self.message)
 
-    def envelope(self) -> dict:
-        """The fail envelope of this refusal."""
-        return fail(self.code, self.message, self.data)
+    def envelope(self, **facts: Any) -> dict:
+        """The fail envelope of this refusal; `facts` (a tool's card kind, the id it was asked about) are added to its
+        data and win over the refusal's own keys."""
+        if not facts:
+            return fail(self.code, self.message, self.data)
+        return fail(self.code, self.message, {**(self.data or {}), **facts})

@@ -66,6 +66,11 @@ class ToolContext:
     # (`assistant.actions`), never by a request or the model; a WRITE runs only with it (issue 13).
     confirmed_action: str = ""
 
+    @property
+    def scope(self) -> str | None:
+        """The key of what this turn changes on the supplier (one effect per turn), or None outside a turn."""
+        return f"turn:{self.turn_id}" if self.turn_id else None
+
 
 class ToolArgumentsError(ValueError):
     """The arguments cannot be given to the tool; the message says which and why (for the model to correct)."""

@@ -19,7 +19,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from core.api import ErrorSerializer
+from core.api import error_responses
 from core.envelope import Code
 from core.errors import ApplicationError
 from itinerary.round_trip import (
@@ -217,9 +217,7 @@ class PlanCreateView(APIView):
         request=PlanCreateSerializer,
         responses={
             201: PlanSummarySerializer,
-            400: ErrorSerializer,
-            401: ErrorSerializer,
-            503: ErrorSerializer,
+            **error_responses(400, 401, 503),
         },
         summary="Plan a round trip: the best overall, cheapest, fastest and best-preference combinations",
         description=(
@@ -267,9 +265,7 @@ class PlanDetailView(APIView):
     @extend_schema(
         responses={
             200: StoredPlanSerializer,
-            401: ErrorSerializer,
-            404: ErrorSerializer,
-            503: ErrorSerializer,
+            **error_responses(401, 404, 503),
         },
         summary="One of my stored plans, while it lasts",
     )

@@ -540,10 +540,10 @@ def book_plan(
             plan_id=plan_id,
             plan=plan,
             passengers=passengers_of(passengers),
-            scope=f"turn:{context.turn_id}" if context.turn_id else None,
+            scope=context.scope,
         )
     except PlanBookingError as exc:
-        return fail(exc.code, exc.message, {**(exc.data or {}), "kind": PLAN_BOOKING_KIND, "plan_id": plan_id})
+        return exc.envelope(kind=PLAN_BOOKING_KIND, plan_id=plan_id)
     data = {
         "kind": PLAN_BOOKING_KIND,
         "plan_id": plan_id,

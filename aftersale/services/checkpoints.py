@@ -19,15 +19,14 @@ racing to open the same ticket both end up with the one that won the insert.
 import contextlib
 import logging
 from dataclasses import dataclass
-from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from aftersale import conf
 from aftersale.models import LIVE_TICKET_STATUSES, HitlTicket, TicketAction, TicketEvent, TicketKind, TicketStatus
 from aftersale.services.transitions import AftersaleError, ticket_counted, ticket_number, ticket_transition
 from core.approvals import ApprovalDecision
@@ -246,7 +245,7 @@ def _create_ticket(
         arguments=saved_call,
         evidence=evidence,
         status=TicketStatus.PENDING,
-        deadline=now + timedelta(hours=settings.AFTERSALE_TICKET_TTL_HOURS),
+        deadline=now + conf.ticket_ttl(),
     )
     record_creation(ticket, event_model=TicketEvent, actor=user, reason=f"Paused for approval: {summary}")
     ticket_counted(ticket)

@@ -7,9 +7,9 @@ words it in the reader's language when it is shown.
 
 from typing import Any
 
-from django.conf import settings
 from django.utils import timezone
 
+from aftersale import conf
 from aftersale.models import AftersaleNotice, HitlTicket, NoticeKind, TicketStatus
 
 # The ticket statuses a traveller hears of, and what they are told.
@@ -44,7 +44,7 @@ def ticket_notice_record(*, ticket: HitlTicket) -> AftersaleNotice | None:
     if kind in (NoticeKind.REJECTED, NoticeKind.PART_APPROVED):
         facts["reason"] = ticket.decision_reason
     if kind in (NoticeKind.APPROVED, NoticeKind.PART_APPROVED) and ticket.awaits_item:
-        facts["return_to"] = settings.AFTERSALE_RETURN_ADDRESS  # where to send the item, as it was then
+        facts["return_to"] = conf.return_address()  # where to send the item, as it was then
     if kind == NoticeKind.EXECUTED:
         result = ticket.execution_result if isinstance(ticket.execution_result, dict) else {}
         facts["refunded_amount"] = result.get("amount") or _money(ticket.refund_amount)

@@ -27,8 +27,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.conf import settings
-
+from assistant import conf
 from assistant.agent.registry import PreparedCall, ToolRegistry
 from assistant.agent.steps import step_record
 from assistant.llm.messages import ChatResult, ToolCall, tool_result_message
@@ -104,7 +103,7 @@ def run_agent(
     `state`: what the caller hands every `port.chat` out of band, never in the prompt (the offline adapter's flow)."""
     result = AgentResult(messages=list(messages))
     tools = registry.schemas()
-    turn = _Turn(max_writes=settings.ASSISTANT_AGENT_MAX_WRITES_PER_TURN if max_writes is None else max_writes)
+    turn = _Turn(max_writes=conf.agent_max_writes_per_turn() if max_writes is None else max_writes)
     for _ in range(max(0, max_iterations)):
         result.iterations += 1
         try:

@@ -17,8 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from django.conf import settings
-
+from assistant import conf
 from bookings.platform import mask_mobiles
 from core.tracing import current_trace_id
 
@@ -91,7 +90,7 @@ def step_record(*, tool: str, arguments: Any, envelope: Any, started: float, ite
 
 def scrub_arguments(value: Any) -> Any:
     """`value` as JSON data safe to keep: see the module's docstring."""
-    secrets = [s for s in (getattr(settings, "ASSISTANT_LLM_API_KEY", "") or "",) if len(s) >= 4]
+    secrets = [s for s in (conf.llm_api_key(),) if len(s) >= 4]
     return _scrub(value, secrets, 0)
 
 

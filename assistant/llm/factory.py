@@ -6,8 +6,7 @@ each call's `UnderstandContext.places`, read by the caller (`assistant.selectors
 
 from functools import cache
 
-from django.conf import settings
-
+from assistant import conf
 from assistant.llm.port import LLMPort
 
 # The provider of the offline engine: the default, and the stand-in whenever a model fails.
@@ -21,14 +20,8 @@ def is_offline(port: LLMPort) -> bool:
 
 def get_llm_port(provider: str | None = None) -> LLMPort:
     """The adapter named by `provider` (default: the setting). `rules` needs no key and works offline."""
-    name = (provider or settings.ASSISTANT_LLM_PROVIDER).lower()
-    return _build(
-        name,
-        settings.ASSISTANT_LLM_BASE_URL,
-        settings.ASSISTANT_LLM_API_KEY,
-        settings.ASSISTANT_LLM_MODEL,
-        settings.ASSISTANT_LLM_TIMEOUT,
-    )
+    name = (provider or conf.llm_provider()).lower()
+    return _build(name, *conf.llm_connection())
 
 
 @cache

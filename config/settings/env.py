@@ -88,7 +88,7 @@ AFTERSALE_TICKET_TTL_HOURS = _int("AFTERSALE_TICKET_TTL_HOURS", 48)
 AFTERSALE_EXECUTION_LEASE_SECONDS = _int("AFTERSALE_EXECUTION_LEASE_SECONDS", 180)
 AFTERSALE_TIMEOUT_SWEEP_SECONDS = _int("AFTERSALE_TIMEOUT_SWEEP_SECONDS", 300)
 # Where a traveller sends back goods whose return was approved (an address, said as is in both languages); the
-# refund is made once staff mark the item received (aftersale.services.execution.ticket_item_received).
+# refund is made once staff mark the item received (aftersale.services.decisions.ticket_item_received).
 AFTERSALE_RETURN_ADDRESS = _str(
     "AFTERSALE_RETURN_ADDRESS",
     "TripDesk Returns, 3F Building B, 988 Shenchang Road, Minhang, Shanghai 201100, 021-5555 0100",

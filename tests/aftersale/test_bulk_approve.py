@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from aftersale.models import AftersaleNotice, HitlTicket, TicketEvent, TicketKind, TicketStatus, Verdict
 from aftersale.services import AftersaleError
-from aftersale.services.execution import tickets_approve_bulk
+from aftersale.services.decisions import tickets_approve_bulk
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from aftersale.models import BizOrder, TicketStatus
 from aftersale.selectors import aftersale_notices_for_user
-from aftersale.services.execution import ticket_decide
+from aftersale.services.decisions import ticket_decide
 from assistant.models import Conversation, Turn, TurnOutcome
 from assistant.views import SESSION_KEY
 

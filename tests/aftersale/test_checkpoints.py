@@ -12,7 +12,8 @@ from django.utils import timezone
 from aftersale.models import HitlTicket, TicketAction, TicketEvent, TicketKind, TicketStatus
 from aftersale.services import checkpoints
 from aftersale.services.checkpoints import approval_gate, checkpoint_gate, checkpoint_key
-from aftersale.services.execution import ticket_decide, ticket_execute
+from aftersale.services.decisions import ticket_decide
+from aftersale.services.execution import ticket_execute
 from bookings.models import BizType, BookingEvent, BookingRecord, BookingStatus
 from bookings.services import BookingError, booking_cancel
 from core import approvals

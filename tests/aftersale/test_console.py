@@ -321,7 +321,7 @@ def test_rejecting_with_a_reason_rejects_the_ticket(approver_client, demo, make_
 
 
 def test_a_second_approval_reports_an_error_and_changes_nothing(approver_client, demo, make_ticket):
-    from aftersale.services.execution import ticket_decide
+    from aftersale.services.decisions import ticket_decide
 
     ticket = make_ticket()
     ticket_decide(ticket_id=ticket.pk, approver=demo["approver"], approve=True, reason="first")

@@ -3,7 +3,7 @@ Chinese to a Chinese approver and in English to an English one, whatever languag
 record in (stable English, kept as written), and the facts (amounts, order, booking and refund numbers) are on the
 page in both.
 
-The checks reuse tests/test_one_language.py (`visible`, `foreign_chinese`, `names_in_data`), narrowed to the
+The checks reuse tests/whole/test_pages_in_one_language.py (`visible`, `foreign_chinese`, `names_in_data`), narrowed to the
 ticket's own sections and stricter for Chinese: there, any English word outside a name or a code fails."""
 
 import re
@@ -15,13 +15,13 @@ from django.utils import translation
 
 from aftersale.models import BizOrder, HitlTicket, OrderEvent, TicketEvent
 from aftersale.reasons import event_reason_text
-from aftersale.services.execution import ticket_decide
+from aftersale.services.decisions import ticket_decide
 from aftersale.services.workflow import aftersale_request_submit
 from bookings.models import BookingEvent
 from bookings.reasons import booking_event_reason_text
 from bookings.services import BookingError, booking_cancel
 from tests.aftersale.conftest import paid_flight
-from tests.test_one_language import foreign_chinese, names_in_data
+from tests.whole.test_pages_in_one_language import foreign_chinese, names_in_data
 
 pytestmark = pytest.mark.django_db
 

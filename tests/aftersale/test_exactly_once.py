@@ -15,7 +15,8 @@ from django.utils import timezone
 
 from aftersale.models import BizOrder, HitlTicket, OrderCategory, OrderStatus, TicketStatus
 from aftersale.services import AftersaleError
-from aftersale.services.execution import ticket_decide, ticket_execute
+from aftersale.services.decisions import ticket_decide
+from aftersale.services.execution import ticket_execute
 from aftersale.tasks import execute_ticket
 from bookings.platform import PlatformCommand, platform_call
 from bookings.services import supplier_account_ensure

@@ -11,13 +11,8 @@ from django.utils import timezone
 
 from aftersale.models import BizOrder, HitlTicket, OrderStatus, TicketAction, TicketKind, TicketStatus
 from aftersale.services import AftersaleError
-from aftersale.services.execution import (
-    ticket_decide,
-    ticket_execute,
-    ticket_item_received,
-    ticket_retry,
-    tickets_resume_stalled,
-)
+from aftersale.services.decisions import ticket_decide, ticket_item_received, ticket_retry
+from aftersale.services.execution import ticket_execute, tickets_resume_stalled
 from aftersale.tasks import execute_ticket
 from bookings.models import BookingStatus
 from bookings.platform import PlatformCommand, order_number, platform_call

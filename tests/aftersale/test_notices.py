@@ -11,7 +11,8 @@ from django.utils import timezone
 from aftersale.models import AftersaleNotice, BizOrder, NoticeKind, TicketStatus
 from aftersale.selectors import aftersale_notices_for_user, ticket_facts
 from aftersale.services import AftersaleError
-from aftersale.services.execution import ticket_decide, ticket_execute, tickets_time_out
+from aftersale.services.decisions import ticket_decide
+from aftersale.services.execution import ticket_execute, tickets_time_out
 from aftersale.services.notices import aftersale_notices_mark_read
 
 pytestmark = pytest.mark.django_db

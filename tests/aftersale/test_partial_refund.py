@@ -24,7 +24,8 @@ from aftersale.models import (
     TicketStatus,
 )
 from aftersale.services import AftersaleError
-from aftersale.services.execution import ticket_decide, ticket_execute, ticket_item_received
+from aftersale.services.decisions import ticket_decide, ticket_item_received
+from aftersale.services.execution import ticket_execute
 from aftersale.tasks import execute_ticket
 from bookings.platform import PlatformCommand, platform_call
 from bookings.services import supplier_account_ensure

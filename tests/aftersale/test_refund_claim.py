@@ -20,7 +20,8 @@ from django.db import connection
 from django.utils import timezone
 
 from aftersale.models import AftersaleNotice, BizOrder, HitlTicket, NoticeKind, OrderStatus, TicketAction, TicketStatus
-from aftersale.services.execution import ticket_decide, ticket_execute, ticket_item_received, ticket_retry
+from aftersale.services.decisions import ticket_decide, ticket_item_received, ticket_retry
+from aftersale.services.execution import ticket_execute
 from bookings.platform import PlatformCommand, platform_call
 from bookings.services import supplier_account_ensure
 from tests.conftest import _start_worker, _stop_worker, _wait_for_workers

@@ -14,7 +14,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from aftersale.models import BizOrder, HitlTicket, TicketStatus, Verdict
-from aftersale.services.execution import tickets_approve_bulk
+from aftersale.services.decisions import tickets_approve_bulk
 from assistant.models import LLMCall, PendingAction
 from assistant.services import chat_turn
 from tests.support import fixtures

@@ -10,12 +10,8 @@ from django.test import Client
 
 from aftersale.models import AftersaleNotice, BizOrder, OrderStatus, TicketAction, TicketStatus
 from aftersale.services import AftersaleError
-from aftersale.services.execution import (
-    ticket_decide,
-    ticket_execute,
-    ticket_item_received,
-    tickets_resume_stalled,
-)
+from aftersale.services.decisions import ticket_decide, ticket_item_received
+from aftersale.services.execution import ticket_execute, tickets_resume_stalled
 
 pytestmark = pytest.mark.django_db
 

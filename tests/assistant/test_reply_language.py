@@ -23,7 +23,7 @@ from assistant.turn import TurnContext
 from bookings.models import BookingRecord
 from core.tools import ToolContext
 from tests.assistant.conftest import TODAY, Chat
-from tests.test_one_language import visible
+from tests.whole.test_pages_in_one_language import visible
 
 pytestmark = pytest.mark.django_db
 

@@ -27,7 +27,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
 BLOCKING = ("serious", "critical")
 
-# A conversation that shows every kind of card (tests/test_one_language.py walks the same), in each language. The
+# A conversation that shows every kind of card (tests/whole/test_pages_in_one_language.py walks the same), in each language. The
 # booking's confirmation card is checked while it waits (its buttons shown) before the yes.
 CONVERSATIONS = {
     "zh-hans": {

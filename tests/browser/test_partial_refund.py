@@ -43,7 +43,7 @@ def _other_requests() -> None:
     from django.contrib.auth import get_user_model
 
     from aftersale.services.checkpoints import approval_gate
-    from aftersale.services.execution import ticket_decide
+    from aftersale.services.decisions import ticket_decide
     from aftersale.services.workflow import aftersale_request_submit
     from bookings.models import BizType, BookingRecord, BookingStatus
 

@@ -13,7 +13,8 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError
 
 from aftersale.models import BizOrder, OrderStatus, TicketStatus
-from aftersale.services.execution import ticket_decide, tickets_resume_stalled
+from aftersale.services.decisions import ticket_decide
+from aftersale.services.execution import tickets_resume_stalled
 from aftersale.tasks import execute_ticket
 from tests.aftersale.conftest import demo_approver, demo_seeded, ticket_for  # noqa: F401 - fixtures
 

@@ -7,7 +7,8 @@ changed, no money moved; a healed supplier and a retry give exactly one refund.
 import pytest
 
 from aftersale.models import BizOrder, OrderStatus, TicketStatus
-from aftersale.services.execution import ticket_execute, ticket_retry
+from aftersale.services.decisions import ticket_retry
+from aftersale.services.execution import ticket_execute
 from assistant.models import LLMCall, Turn
 from assistant.services import chat_turn
 from bookings.models import BookingEvent, BookingRecord

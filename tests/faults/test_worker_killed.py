@@ -30,7 +30,7 @@ from django.conf import settings as django_settings
 from django.utils import timezone
 
 from aftersale.models import BizOrder, HitlTicket, OrderStatus, TicketStatus
-from aftersale.services.execution import ticket_decide
+from aftersale.services.decisions import ticket_decide
 from aftersale.tasks import resume_stalled_tickets
 from bookings.models import BookingRecord, BookingStatus
 from bookings.platform import PlatformCommand, order_number, platform_call

@@ -11,9 +11,9 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from assistant import conf
 from assistant.llm.factory import get_llm_port
 from assistant.llm.port import LLMError, UnderstandContext
 from assistant.llm.schema import SLOT_NAMES, IntentName
@@ -117,7 +117,7 @@ class Command(BaseCommand):
             intent_correct += ok_intent
             # Below the setting the desk asks "did you mean …?" before acting; at or above it, it acts on the reading.
             confidence = got.get("confidence")
-            unsure = confidence is not None and confidence < settings.ASSISTANT_CLARIFY_BELOW
+            unsure = confidence is not None and confidence < conf.clarify_below()
             asked += unsure
             acted_wrong += not ok_intent and not unsure
             band = next((b for b in BANDS if b[0] <= (1.0 if confidence is None else confidence) < b[1]), BANDS[-1])
@@ -169,7 +169,7 @@ class Command(BaseCommand):
         """For each confidence band, how many readings fell in it and how often the intent was right."""
         out = self.stdout.write
         out("")
-        out(f"reliability (confidence band: right/readings), asking below {settings.ASSISTANT_CLARIFY_BELOW}:")
+        out(f"reliability (confidence band: right/readings), asking below {conf.clarify_below()}:")
         for low, high in BANDS:
             n, right = bands[((low, high), "n")], bands[((low, high), "right")]
             label = f"[{low:.2f}, {min(high, 1.0):.2f}{']' if high > 1 else ')'}"

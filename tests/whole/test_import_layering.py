@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("config", "demo", "operations", "core", "assistant", "aftersale", "itinerary", "bookings")
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 

@@ -1,4 +1,4 @@
-"""Issue 13: what the rules engine now understands of a sentence besides the trip — the wants of a booking, stays,
+"""What the rules engine understands of a sentence besides the trip — the wants of a booking, stays,
 passengers, picks, corrections and exclusions, follow-ups, greetings, rebooking and the reason for a refund.
 
 Each feature is checked on many sentences of different registers, in Chinese and English (and mixed), so the test

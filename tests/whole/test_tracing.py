@@ -28,7 +28,7 @@ from tests.support import fixtures
 from tests.support.fake_openai import Reply
 from tests.waiting import wait_for
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 WORKER_LOG = ROOT / "var" / "test-worker.log"
 TODAY = dt.date(2026, 12, 1)
 HEX32 = re.compile(r"^[0-9a-f]{32}$")

@@ -24,7 +24,7 @@ from bookings.models import BookingRecord
 from bookings.selectors import booking_facts
 from tests.support import fixtures
 from tests.support.fake_openai import Reply
-from tests.test_one_language import ESCAPED, visible
+from tests.whole.test_pages_in_one_language import ESCAPED, visible
 
 fake_openai = fixtures.fake_openai
 pytestmark = pytest.mark.django_db

@@ -11,7 +11,7 @@ from django.contrib.auth.models import Group, Permission
 from django.utils import timezone
 
 from aftersale.models import BizOrder, HitlTicket, OrderCategory, OrderStatus, TicketKind, TicketStatus
-from aftersale.services.execution import ticket_decide
+from aftersale.services.decisions import ticket_decide
 
 pytestmark = [pytest.mark.postgres, pytest.mark.worker]
 

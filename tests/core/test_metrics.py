@@ -15,7 +15,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from rest_framework.test import APIClient
 
 from aftersale.models import HitlTicket, TicketEvent, TicketStatus
-from aftersale.services.execution import ticket_decide
+from aftersale.services.decisions import ticket_decide
 from assistant.models import LLMCall, Turn
 from bookings.models import SupplierCall
 from core import metrics

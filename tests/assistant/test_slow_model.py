@@ -42,7 +42,7 @@ from tests.support.fake_openai import HANG, Reply
 from tests.waiting import wait_for
 
 fake_openai = fixtures.fake_openai
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CONCURRENT_TURNS = 20
 # Only a safety net for a broken run: the model may wait this long for all the turns to arrive together.
 GATHER_SECONDS = 60

@@ -17,7 +17,7 @@ from django.template import engines
 from django.templatetags.i18n import BlockTranslateNode, TranslateNode
 from django.utils.translation import trans_real
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CJK = re.compile(r"[\u3400-\u9fff]")
 PYTHON_DIRS = ("assistant", "itinerary", "bookings", "aftersale", "core", "config", "demo", "operations")
 SKIPPED = ("migrations", "assistant/llm/rules")
