@@ -43,10 +43,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from celery import current_app, current_task
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 
+from bookings import conf
 from bookings.accounts import supplier_account_ensure, supplier_account_ordering
 from bookings.models import SupplierCall
 from bookings.sandbox import zygote
@@ -158,7 +158,7 @@ def parse_command(command: str) -> PlatformCommand:
     """Read a command line composed by the model, refusing anything but the one grammar of the skill document.
 
     This reads the grammar only; what a traveller's command may do (no cancelOrder, no refund) is decided by
-    `bookings.services.platform_command_for_traveller`.
+    `bookings.services.command.platform_command_for_traveller`.
     """
     if not isinstance(command, str) or not command.strip():
         raise _refuse("empty command")
@@ -295,7 +295,7 @@ def with_idempotency_key(command: PlatformCommand, *, scope: str | None = None) 
 
 
 def cli_prefix() -> list[str]:
-    configured = (settings.PLATFORM_CLI or "").strip()
+    configured = conf.platform_cli()
     return shlex.split(configured) if configured else [sys.executable, "-m", "bookings.sandbox"]
 
 
@@ -355,7 +355,7 @@ def _spawn(argv: list[str], env: dict[str, str], timeout: float) -> tuple[int, b
     proc = subprocess.Popen(  # noqa: S603 - argv list, no shell, program from settings
         argv,
         env=env,
-        cwd=settings.BASE_DIR,
+        cwd=conf.base_dir(),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -407,7 +407,7 @@ class _WarmSandbox:
             self._zygote = subprocess.Popen(  # noqa: S603 - argv list, no shell, this interpreter
                 [sys.executable, "-m", "bookings.sandbox.zygote", str(theirs.fileno())],
                 env=_base_environment(),
-                cwd=settings.BASE_DIR,
+                cwd=conf.base_dir(),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 pass_fds=(theirs.fileno(),),
@@ -433,7 +433,7 @@ class _WarmSandbox:
 
         Raises subprocess.TimeoutExpired after `timeout` (the child killed and gone), OSError if no child starts."""
         deadline = time.monotonic() + timeout
-        request = json.dumps({"args": args, "env": env, "cwd": str(settings.BASE_DIR)}).encode()
+        request = json.dumps({"args": args, "env": env, "cwd": str(conf.base_dir())}).encode()
         try:
             for _ in range(2):  # a zygote that died before forking ran nothing: once more, with a new one
                 child = self._fork_child(deadline)
@@ -501,7 +501,7 @@ _warm_sandbox = _WarmSandbox()
 def _runs_warm() -> bool:
     """The sandbox runs warm (PLATFORM_WARM, on Linux); a configured PLATFORM_CLI, a real supplier's program,
     always runs as its own process."""
-    return settings.PLATFORM_WARM and not (settings.PLATFORM_CLI or "").strip() and sys.platform == "linux"
+    return conf.platform_warm() and not conf.platform_cli() and sys.platform == "linux"
 
 
 def platform_warm_up() -> None:
@@ -539,7 +539,7 @@ def platform_call_many(
     Only the programs run in threads of their own; the environment (with the caller's trace), the log lines and the
     SupplierCall rows are made in the caller's thread, on its database connection (inside its transaction, if any).
     """
-    timeout = settings.PLATFORM_TIMEOUT if timeout is None else timeout
+    timeout = conf.platform_timeout() if timeout is None else timeout
     commands = [with_idempotency_key(command) for command in commands]
     env = child_environment(api_key)
 
@@ -738,7 +738,7 @@ def platform_run_many(
     if not _use_worker():
         return platform_call_many(commands, api_key=supplier_account_ensure(user=user).api_key)
 
-    wait = settings.PLATFORM_TIMEOUT + WORKER_WAIT_MARGIN_SECONDS
+    wait = conf.platform_timeout() + WORKER_WAIT_MARGIN_SECONDS
     deadline = time.monotonic() + wait
     sent = []
     for command in commands:
