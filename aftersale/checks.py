@@ -52,7 +52,7 @@ def execution_lease_check(app_configs=None, **kwargs) -> list[checks.CheckMessag
     """Errors when the execution lease could end while an executor (or its supplier call) is still alive."""
     from aftersale.tasks import execute_ticket
     from bookings.platform import WORKER_WAIT_MARGIN_SECONDS
-    from bookings.services import CANCEL_LEASE_MARGIN_SECONDS
+    from bookings.services.cancel import CANCEL_LEASE_MARGIN_SECONDS
     from bookings.tasks import platform_command
 
     lease = float(settings.AFTERSALE_EXECUTION_LEASE_SECONDS)

@@ -19,9 +19,10 @@ from aftersale.services.execution import (
     tickets_resume_stalled,
 )
 from aftersale.tasks import execute_ticket
+from bookings.accounts import supplier_account_ensure
 from bookings.models import BookingStatus
 from bookings.platform import PlatformCommand, order_number, platform_call
-from bookings.services import booking_record_from_platform, supplier_account_ensure
+from bookings.services.recording import booking_record_from_platform
 
 
 def refunds(sandbox) -> dict:

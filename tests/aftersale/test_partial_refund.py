@@ -26,8 +26,8 @@ from aftersale.models import (
 from aftersale.services import AftersaleError
 from aftersale.services.execution import ticket_decide, ticket_execute, ticket_item_received
 from aftersale.tasks import execute_ticket
+from bookings.accounts import supplier_account_ensure
 from bookings.platform import PlatformCommand, platform_call
-from bookings.services import supplier_account_ensure
 from tests.aftersale.test_exactly_once import (
     APPROVERS,
     DUPLICATES,
