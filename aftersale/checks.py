@@ -3,7 +3,7 @@
 A takeover claims a ticket whose lease expired. That is only safe when no executor holding the ticket can still be
 alive then, i.e. when everything an execution does is bounded below the lease:
 
-- a supplier call is killed at PLATFORM_TIMEOUT (and dies with its worker: `bookings.platform._spawn`, or the warm
+- a supplier call is killed at PLATFORM_TIMEOUT (and dies with its worker: `bookings.supplier_program._spawn`, or the warm
   sandbox's zygote, `bookings/sandbox/zygote.py`);
 - the whole execution task is killed at its hard time limit, derived here from the lease (`execution_time_limits`),
   and its soft limit leaves room for its two supplier calls (the check for an earlier refund, the refund);

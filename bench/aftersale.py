@@ -175,7 +175,7 @@ def main() -> None:
     import aftersale.services.execution as execution
     from aftersale.models import BizOrder, HitlTicket
     from bookings.accounts import supplier_account_ensure
-    from bookings.platform import child_environment, cli_prefix
+    from bookings.supplier_program import child_environment, cli_prefix
     from config.celery import app
 
     if app.conf.task_always_eager:
