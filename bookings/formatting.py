@@ -6,16 +6,9 @@ from decimal import Decimal
 from django.utils.translation import gettext as _
 
 from bookings import conf
-from bookings.models import (
-    BizType,
-    BookingRecord,
-)
-from bookings.options import (
-    overnight_days,
-)
-from bookings.platform import (
-    mask_mobiles,
-)
+from bookings.models import BizType, BookingRecord
+from bookings.options import overnight_days
+from bookings.platform import mask_mobiles
 from bookings.refund_rules import refund_estimate
 from bookings.vocabulary import names_shown, seat_name
 

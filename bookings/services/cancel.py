@@ -16,16 +16,8 @@ from django.utils.translation import gettext as _
 
 from bookings import conf
 from bookings.formatting import refund_terms, times_text
-from bookings.models import (
-    BizType,
-    BookingRecord,
-    BookingStatus,
-)
-from bookings.platform import (
-    PlatformCommand,
-    PlatformError,
-    platform_run,
-)
+from bookings.models import BizType, BookingRecord, BookingStatus
+from bookings.platform import PlatformCommand, PlatformError, platform_run
 from bookings.refund_rules import refund_estimate
 from bookings.selectors import booking_facts
 from bookings.services.errors import BOOKING_NOT_FOUND_MESSAGE, BookingError, booking_closed_error

@@ -4,9 +4,7 @@ run with their platform key, and the confirmation card of one that changes somet
 import datetime as dt
 from dataclasses import dataclass
 
-from bookings.options import (
-    option_ref,
-)
+from bookings.options import option_ref
 from bookings.platform import (
     READ_ACTIONS,
     SUPPLIER_SYSTEM_ERRORS,

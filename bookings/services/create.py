@@ -9,10 +9,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from bookings.formatting import cancel_terms, option_rows, option_title
-from bookings.models import (
-    BizType,
-    BookingRecord,
-)
+from bookings.models import BizType, BookingRecord
 from bookings.platform import (
     SUPPLIER_SYSTEM_ERRORS,
     PlatformCommand,

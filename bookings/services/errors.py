@@ -1,10 +1,7 @@
 """The error every booking write raises, and what a traveller is told about a booking that is not theirs or
 is closed."""
 
-from bookings.models import (
-    BookingRecord,
-    BookingStatus,
-)
+from bookings.models import BookingRecord, BookingStatus
 from core.envelope import Code
 from core.errors import ApplicationError
 

@@ -2,9 +2,7 @@
 
 from django.utils import timezone
 
-from bookings.models import (
-    BookingNotice,
-)
+from bookings.models import BookingNotice
 
 
 def booking_notices_mark_read(*, user, notice_ids: list[int]) -> int:

@@ -2,9 +2,7 @@
 
 import re
 
-from bookings.models import (
-    BookingRecord,
-)
+from bookings.models import BookingRecord
 from bookings.selectors import booking_facts
 from bookings.services.errors import BookingError
 from core.envelope import Code

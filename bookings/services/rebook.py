@@ -9,13 +9,8 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from bookings.formatting import rebook_money_rows, rebook_money_text, times_text
-from bookings.models import (
-    CLOSED_STATUSES,
-    BookingRecord,
-)
-from bookings.options import (
-    OptionRef,
-)
+from bookings.models import CLOSED_STATUSES, BookingRecord
+from bookings.options import OptionRef
 from bookings.selectors import booking_facts
 from bookings.services.cancel import booking_cancel, booking_cancel_needs_approval, refund_record
 from bookings.services.create import booking_create, booking_option_preview

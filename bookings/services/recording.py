@@ -8,17 +8,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from bookings.models import (
-    BizType,
-    BookingEvent,
-    BookingRecord,
-    BookingStatus,
-    EventSource,
-)
-from bookings.platform import (
-    PlatformError,
-    unwrap,
-)
+from bookings.models import BizType, BookingEvent, BookingRecord, BookingStatus, EventSource
+from bookings.platform import PlatformError, unwrap
 from bookings.services.errors import BookingError
 from bookings.services.numbering import BOOKING_NUMBER_ATTEMPTS, new_booking_id
 from core.envelope import Code

@@ -8,9 +8,7 @@ import logging
 from django.utils import timezone
 
 from bookings import conf
-from bookings.models import (
-    BizType,
-)
+from bookings.models import BizType
 from bookings.options import (
     BookingWants,
     OptionRef,
@@ -19,11 +17,7 @@ from bookings.options import (
     parse_option_ref,
     rank_options,
 )
-from bookings.platform import (
-    PlatformCommand,
-    PlatformError,
-    platform_run,
-)
+from bookings.platform import PlatformCommand, PlatformError, platform_run
 from bookings.services.errors import BookingError
 from bookings.services.passengers import MAX_PASSENGERS
 from core.envelope import Code

@@ -5,12 +5,7 @@ from typing import Any
 
 from django.db import transaction
 
-from bookings.models import (
-    BOOKING_TRANSITIONS,
-    BookingEvent,
-    BookingRecord,
-    EventSource,
-)
+from bookings.models import BOOKING_TRANSITIONS, BookingEvent, BookingRecord, EventSource
 from bookings.services.errors import BOOKING_NOT_FOUND_MESSAGE, BookingError
 from core.envelope import Code
 from core.ids import normalise_booking_id
