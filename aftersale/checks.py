@@ -3,7 +3,7 @@
 A takeover claims a ticket whose lease expired. That is only safe when no executor holding the ticket can still be
 alive then, i.e. when everything an execution does is bounded below the lease:
 
-- a supplier call is killed at PLATFORM_TIMEOUT (and dies with its worker: `bookings.platform._spawn`, or the warm
+- a supplier call is killed at PLATFORM_TIMEOUT (and dies with its worker: `bookings.supplier_program._spawn`, or the warm
   sandbox's zygote, `bookings/sandbox/zygote.py`);
 - the whole execution task is killed at its hard time limit, derived here from the lease (`execution_time_limits`),
   and its soft limit leaves room for its two supplier calls (the check for an earlier refund, the refund);
@@ -52,7 +52,7 @@ def execution_lease_check(app_configs=None, **kwargs) -> list[checks.CheckMessag
     """Errors when the execution lease could end while an executor (or its supplier call) is still alive."""
     from aftersale.tasks import execute_ticket
     from bookings.platform import WORKER_WAIT_MARGIN_SECONDS
-    from bookings.services import CANCEL_LEASE_MARGIN_SECONDS
+    from bookings.services.cancel import CANCEL_LEASE_MARGIN_SECONDS
     from bookings.tasks import platform_command
 
     lease = float(conf.execution_lease_seconds())

@@ -39,7 +39,7 @@ OPTIONS_ON_SCREEN = (
     "OPTIONS ON SCREEN (the previous reply offered these, numbered as the traveller sees them; "
     '"the second one" is number 2; pass its ref exactly):'
 )
-# What a booking's `data.missing` names when the passengers' contact is incomplete (bookings.services).
+# What a booking's `data.missing` names when the passengers' contact is incomplete (bookings.services.passengers).
 CONTACT_FACTS = {"name", "mobile"}
 
 

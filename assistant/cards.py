@@ -12,9 +12,9 @@ from django.utils.translation import gettext, gettext_lazy, pgettext
 
 from aftersale.models import TicketAction, TicketStatus
 from aftersale.selectors import ticket_facts
+from bookings.formatting import duration_text, times_text
 from bookings.models import BizType
 from bookings.selectors import booking_cancelled_by_supplier, booking_facts, booking_payable
-from bookings.services import duration_text, times_text
 from bookings.vocabulary import names_shown
 from itinerary.models import Activity
 from itinerary.tools import activity_facts

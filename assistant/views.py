@@ -38,7 +38,7 @@ from assistant.services import (
     conversation_start,
 )
 from bookings.selectors import bookings_for_user, notices_for_user
-from bookings.services import booking_notices_mark_read
+from bookings.services.notices import booking_notices_mark_read
 
 SESSION_KEY = "assistant_conversation_id"
 NOTICES_IN_CHAT = 5

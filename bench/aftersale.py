@@ -175,8 +175,8 @@ def main() -> None:
 
     import aftersale.services.decisions as decisions
     from aftersale.models import BizOrder, HitlTicket
-    from bookings.platform import child_environment, cli_prefix
-    from bookings.services import supplier_account_ensure
+    from bookings.accounts import supplier_account_ensure
+    from bookings.supplier_program import child_environment, cli_prefix
     from config.celery import app
 
     if app.conf.task_always_eager:

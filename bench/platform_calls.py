@@ -63,14 +63,8 @@ def main() -> None:
     django.setup()
     from django.conf import settings
 
-    from bookings.platform import (
-        PlatformCommand,
-        child_environment,
-        cli_prefix,
-        order_number,
-        platform_call,
-        platform_call_many,
-    )
+    from bookings.platform import PlatformCommand, order_number, platform_call, platform_call_many
+    from bookings.supplier_program import child_environment, cli_prefix
 
     key = "sbx_bench-key-000000000000"
     env = child_environment(key)

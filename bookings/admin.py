@@ -9,7 +9,8 @@ from django.utils.translation import ngettext
 
 from bookings.models import BookingEvent, BookingRecord, BookingStatus, SupplierAccount, SupplierCall
 from bookings.reasons import booking_event_reason_text
-from bookings.services import BookingError, booking_transition
+from bookings.services.errors import BookingError
+from bookings.services.transitions import booking_transition
 from core.admin import BoundedSearchMixin, ReadOnlyAdmin, ReadOnlyInline
 
 

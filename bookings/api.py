@@ -18,9 +18,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from bookings.models import BookingRecord
-from bookings.payment import booking_pay, booking_pay_preview
 from bookings.selectors import bookings_for_user
-from bookings.services import BookingError, booking_cancel, booking_cancel_preview
+from bookings.services.cancel import booking_cancel, booking_cancel_preview
+from bookings.services.errors import BookingError
+from bookings.services.pay import booking_pay, booking_pay_preview
 from core.api import error_responses
 from core.envelope import Code
 

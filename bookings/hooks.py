@@ -3,12 +3,12 @@
 A post-acting hook is a side effect: the agent loop logs its failures and goes on, so a booking the platform
 made is never lost to the user's conversation because our record of it failed (the platform keeps the order;
 the log says which one to reconcile). It reads what was done from the envelope (`kind: "platform"`, product,
-action, order number); it holds no rule: what a command may do is decided in `bookings.services`.
+action, order number); it holds no rule: what a command may do is decided in `bookings.services.command`.
 """
 
 import logging
 
-from bookings import services
+from bookings.services.recording import booking_record_from_platform
 
 logger = logging.getLogger(__name__)
 
@@ -32,7 +32,7 @@ class BookingPersistenceHook:
         if not number:
             logger.error("saveOrder answer has no order number", extra={"product": data.get("product")})
             return
-        booking = services.booking_record_from_platform(
+        booking = booking_record_from_platform(
             user=call.context.user,
             biz_type=str(data.get("product") or ""),
             external_order_no=str(number),

@@ -22,7 +22,7 @@ class BookingStatus(models.TextChoices):
     EXPIRED = "EXPIRED", _("Expired")  # not paid by its deadline: the supplier let it go
 
 
-# The only moves a booking may make; `bookings.services.booking_transition` checks every change against it.
+# The only moves a booking may make; `bookings.services.transitions.booking_transition` checks every change against it.
 BOOKING_TRANSITIONS: dict[str, set[str]] = {
     BookingStatus.PENDING_PAYMENT: {BookingStatus.CONFIRMED, BookingStatus.CANCELLED, BookingStatus.EXPIRED},
     BookingStatus.CONFIRMED: {BookingStatus.CANCELLED},

@@ -22,7 +22,6 @@ import datetime as dt
 import logging
 from dataclasses import dataclass, field
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.db import transaction
@@ -30,6 +29,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from bookings import conf
 from bookings.facts import details_facts
 from bookings.models import (
     OPEN_STATUSES,
@@ -42,7 +42,8 @@ from bookings.models import (
     NoticeKind,
 )
 from bookings.platform import ORDER_NUMBER_KEYS, PlatformCommand, PlatformError, platform_run, unwrap
-from bookings.services import booking_lock, booking_record_create, order_amount, supplier_moved
+from bookings.services.recording import booking_record_create, order_amount
+from bookings.services.transitions import booking_lock, supplier_moved
 
 logger = logging.getLogger("bookings.sync")
 
@@ -103,7 +104,7 @@ def bookings_sync_for_user(*, user) -> SyncReport:
 def bookings_refresh_for_user(*, user) -> SyncReport | None:
     """A sync when the traveller looks (their bookings page, "我的订单付款了吗"), at most once per
     BOOKING_REFRESH_SECONDS per user; None when a recent one stands."""
-    seconds = settings.BOOKING_REFRESH_SECONDS
+    seconds = conf.refresh_seconds()
     if seconds > 0:
         try:
             if not cache.add(REFRESH_KEY.format(user_id=user.pk), 1, timeout=seconds):

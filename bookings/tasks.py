@@ -1,8 +1,8 @@
 """Celery tasks of bookings: platform commands on the `platform` queue."""
 
 from celery import shared_task
-from django.conf import settings
 
+from bookings import conf
 from bookings.platform import platform_call_for_user
 from bookings.sync import bookings_sync_all
 
@@ -16,8 +16,8 @@ from bookings.sync import bookings_sync_all
     ignore_result=False,
     acks_late=False,
     max_retries=0,
-    soft_time_limit=settings.PLATFORM_TIMEOUT + 2,
-    time_limit=settings.PLATFORM_TIMEOUT + 5,
+    soft_time_limit=conf.platform_timeout() + 2,
+    time_limit=conf.platform_timeout() + 5,
 )
 def platform_command(product: str, action: str, arguments: dict, user_id: int) -> dict:
     """Run one platform command for a user; a plain result, never a raised business error."""

@@ -12,22 +12,15 @@ from typing_extensions import TypedDict
 
 from bookings.hooks import BookingPersistenceHook
 from bookings.options import BookingWants, first_in_order
-from bookings.payment import booking_pay, booking_pay_preview
 from bookings.platform import READ_ACTIONS, PlatformError, parse_command
 from bookings.selectors import booking_facts, bookings_active_first, bookings_for_user
-from bookings.services import (
-    BookingError,
-    booking_cancel,
-    booking_cancel_preview,
-    booking_create,
-    booking_option_preview,
-    booking_options,
-    booking_rebook,
-    booking_rebook_preview,
-    options_described,
-    platform_command_for_traveller,
-    platform_command_preview,
-)
+from bookings.services.cancel import booking_cancel, booking_cancel_preview
+from bookings.services.command import platform_command_for_traveller, platform_command_preview
+from bookings.services.create import booking_create, booking_option_preview
+from bookings.services.errors import BookingError
+from bookings.services.pay import booking_pay, booking_pay_preview
+from bookings.services.rebook import booking_rebook, booking_rebook_preview
+from bookings.services.search import booking_options, options_described
 from bookings.sync import bookings_refresh_for_user
 from bookings.vocabulary import names_shown
 from core.envelope import Code, fail, ok

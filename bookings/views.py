@@ -15,9 +15,12 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
-from bookings.payment import booking_pay, booking_pay_preview
+from bookings.formatting import yuan
 from bookings.selectors import bookings_for_user, notices_for_user
-from bookings.services import BookingError, booking_cancel, booking_cancel_preview, booking_notices_mark_read, yuan
+from bookings.services.cancel import booking_cancel, booking_cancel_preview
+from bookings.services.errors import BookingError
+from bookings.services.notices import booking_notices_mark_read
+from bookings.services.pay import booking_pay, booking_pay_preview
 from bookings.sync import bookings_refresh_for_user
 from core.envelope import Code
 from core.ids import normalise_booking_id

@@ -28,7 +28,7 @@ def _configure_logging_from_django(**_) -> None:
 
 @worker_process_init.connect
 def _warm_the_supplier_program(**_) -> None:
-    """Each worker process starts its warm sandbox supplier now, not on its first booking (bookings.platform)."""
-    from bookings.platform import platform_warm_up  # here: this module loads before Django's apps are ready
+    """Each worker process starts its warm sandbox supplier now, not on its first booking (bookings.supplier_program)."""
+    from bookings.supplier_program import platform_warm_up  # here: this module loads before Django's apps are ready
 
     platform_warm_up()

@@ -80,8 +80,9 @@ from aftersale.services.transitions import (
     ticket_lock,
     ticket_transition,
 )
+from bookings.accounts import supplier_account_ensure
 from bookings.platform import PlatformCommand, PlatformError, platform_call
-from bookings.services import booking_cancel, supplier_account_ensure
+from bookings.services.cancel import booking_cancel
 from core.errors import ApplicationError
 from core.ids import normalise_booking_id
 

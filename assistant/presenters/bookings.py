@@ -20,8 +20,8 @@ from assistant.presenters.base import Presenter, kind_of
 from assistant.replies import compose, format_day, format_range
 from assistant.selectors import conversation_history
 from assistant.turn import Reply, TurnContext, chip
+from bookings.formatting import duration_text, option_title, yuan
 from bookings.selectors import bookings_for_user, bookings_of_platform_orders
-from bookings.services import duration_text, option_title, yuan
 from bookings.vocabulary import names_shown, place_name
 from core.envelope import Code
 
@@ -108,7 +108,7 @@ def _booking_card(context: TurnContext, booking_id: str) -> dict | None:
 
 
 def _recorded_refund(context: TurnContext, booking_id: str) -> dict | None:
-    """The refund a paid booking's cancel recorded on its row (`bookings.services.refund_record`), or None."""
+    """The refund a paid booking's cancel recorded on its row (`bookings.services.cancel.refund_record`), or None."""
     booking = bookings_for_user(user=context.user).filter(booking_id=booking_id).first() if booking_id else None
     return (booking.details or {}).get("refund") if booking is not None else None
 
@@ -499,7 +499,7 @@ def present_described(envelopes: list[dict], context: TurnContext) -> Reply:
 
 
 def _money_text(money: dict, new: dict, language: str) -> str:
-    """What the rebooking did with the money (`bookings.services.rebook_money`, with the refund the cancel
+    """What the rebooking did with the money (`bookings.services.rebook.rebook_money`, with the refund the cancel
     recorded): the same facts its confirmation card told."""
     difference = Decimal(money["difference"]) if money.get("difference") is not None else Decimal(0)
     return compose(

@@ -10,7 +10,7 @@ import datetime as dt
 from django.utils.translation import gettext as _
 
 from assistant.replies import format_day
-from bookings.services import duration_text
+from bookings.formatting import duration_text
 from bookings.vocabulary import airline_name, hotel_name, route_name, seat_name, train_kind
 
 

@@ -19,8 +19,8 @@ from assistant.presenters.legs import hotel_sentence, hotel_words, leg_sentence,
 from assistant.presenters.travel import place_label
 from assistant.replies import compose, format_day, format_range
 from assistant.turn import Reply, TurnContext, chip
+from bookings.formatting import duration_text
 from bookings.selectors import bookings_for_user
-from bookings.services import duration_text
 from core.envelope import Code
 
 CARD = "plan_comparison"

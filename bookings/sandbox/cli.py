@@ -168,11 +168,11 @@ def call(product: str, action: str, raw_arguments: str) -> int:
     if not isinstance(arguments, dict):
         return _error("INVALID_PARAM", "-a must be one JSON object")
 
-    from bookings.sandbox import supplier
+    from bookings.sandbox import orders, supplier
 
     if (product, action) not in supplier.COMMANDS:
         return _error("UNSUPPORTED_ACTION", f"{product} has no action {action}")
-    ctx = supplier.Context(hashlib.sha256(key.encode()).hexdigest(), clock.now(), pay_minutes=minutes)
+    ctx = orders.Context(hashlib.sha256(key.encode()).hexdigest(), clock.now(), pay_minutes=minutes)
 
     def work(conn: sqlite3.Connection) -> dict:
         from bookings.sandbox import store
@@ -190,11 +190,11 @@ def call(product: str, action: str, raw_arguments: str) -> int:
 
 
 def event(kind: str, order_no: str, delay_minutes: int | None) -> int:
-    from bookings.sandbox import supplier
+    from bookings.sandbox import orders, supplier
 
     if delay_minutes is not None and kind != "change":
         raise UsageError("--delay-minutes goes with change only")
-    ctx = supplier.Context(None, clock.now())
+    ctx = orders.Context(None, clock.now())
     delay = supplier.DEFAULT_DELAY_MINUTES if delay_minutes is None else delay_minutes
     return _answered(lambda conn: supplier.run_event(conn, ctx, kind, order_no, delay_minutes=delay))
 
@@ -202,13 +202,13 @@ def event(kind: str, order_no: str, delay_minutes: int | None) -> int:
 def _answered(work: Callable[[sqlite3.Connection], dict]) -> int:
     """Run `work` in one store transaction and print its answer, or its refusal. A refusal commits too: the
     supplier has undone the command's writes itself, all but an overdue order's expiry, which must last."""
-    from bookings.sandbox import store, supplier
+    from bookings.sandbox import orders, store
 
     refusal = None
     with store.transaction() as conn:
         try:
             payload = work(conn)
-        except supplier.SupplierError as exc:
+        except orders.SupplierError as exc:
             refusal = exc
     if refusal is not None:
         return _error(refusal.code, refusal.message)

@@ -29,7 +29,7 @@ import struct
 import sys
 import time
 
-from bookings.sandbox import cli, inventory, store, supplier  # noqa: F401 - imported once here, for every child
+from bookings.sandbox import cli, inventory, money, orders, store, supplier  # noqa: F401 - imported once here, for every child
 
 # The frames on a command's socket (the client, bookings.platform, reads and writes the same).
 PID = struct.Struct("!I")  # the child's pid

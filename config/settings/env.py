@@ -78,7 +78,7 @@ PLATFORM_CLI = _str("PLATFORM_CLI")
 # opening one's bookings (page or chat) asks again at most once per BOOKING_REFRESH_SECONDS (0: every time).
 BOOKING_SYNC_SECONDS = _int("BOOKING_SYNC_SECONDS", 120)
 BOOKING_REFRESH_SECONDS = _int("BOOKING_REFRESH_SECONDS", 30)
-# Cancelling a booking above this amount (yuan) waits for an approver (bookings.services.cancel_needs_approval).
+# Cancelling a booking above this amount (yuan) waits for an approver (bookings.services.cancel.cancel_needs_approval).
 BOOKINGS_CANCEL_APPROVAL_ABOVE = _int("BOOKINGS_CANCEL_APPROVAL_ABOVE", 2000)
 PLATFORM_TIMEOUT = _float("PLATFORM_TIMEOUT", 15.0)
 # The sandbox supplier (no PLATFORM_CLI) runs in children forked from a warm process instead of a new Python each.

@@ -24,18 +24,13 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from bookings.formatting import duration_text, option_title, times_text
 from bookings.models import BookingRecord
 from bookings.options import option_ref
 from bookings.platform import mask_mobiles
-from bookings.services import (
-    BookingError,
-    booking_create,
-    booking_option_preview,
-    duration_text,
-    option_title,
-    passengers_checked,
-    times_text,
-)
+from bookings.services.create import booking_create, booking_option_preview
+from bookings.services.errors import BookingError
+from bookings.services.passengers import passengers_checked
 from bookings.vocabulary import names_shown, place_name
 from core.envelope import Code
 from core.errors import ApplicationError
@@ -242,7 +237,7 @@ def plan_booking_preview(*, user, plan_id: str, plan: str, passengers: object, l
 
 
 def plan_book(*, user, plan_id: str, plan: str, passengers: object, scope: str | None = None) -> PlanBookingOutcome:
-    """Book every part of the plan for the passengers, in order, each through `bookings.services.booking_create`
+    """Book every part of the plan for the passengers, in order, each through `bookings.services.create.booking_create`
     (the supplier first, then our record). Stops at the first part not booked; the outcome says what happened to
     each part. Raises PlanBookingError before anything is booked (missing contact, an expired plan)."""
     parts = plan_parts(user=user, plan_id=plan_id, plan=plan)

@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 from aftersale.models import HitlTicket, TicketStatus
 from aftersale.tasks import time_out_tickets
 from bookings.models import BookingEvent, BookingRecord, BookingStatus
-from bookings.services import booking_record_from_platform
+from bookings.services.recording import booking_record_from_platform
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,8 @@ from aftersale.services.checkpoints import approval_gate, checkpoint_gate, check
 from aftersale.services.decisions import ticket_decide
 from aftersale.services.execution import ticket_execute
 from bookings.models import BizType, BookingEvent, BookingRecord, BookingStatus
-from bookings.services import BookingError, booking_cancel
+from bookings.services.cancel import booking_cancel
+from bookings.services.errors import BookingError
 from core import approvals
 from core.approvals import ApprovalDecision
 from core.envelope import Code

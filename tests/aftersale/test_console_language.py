@@ -19,7 +19,8 @@ from aftersale.services.decisions import ticket_decide
 from aftersale.services.workflow import aftersale_request_submit
 from bookings.models import BookingEvent
 from bookings.reasons import booking_event_reason_text
-from bookings.services import BookingError, booking_cancel
+from bookings.services.cancel import booking_cancel
+from bookings.services.errors import BookingError
 from tests.aftersale.conftest import paid_flight
 from tests.whole.test_pages_in_one_language import foreign_chinese, names_in_data
 

@@ -18,8 +18,8 @@ from aftersale.services import AftersaleError
 from aftersale.services.decisions import ticket_decide
 from aftersale.services.execution import ticket_execute
 from aftersale.tasks import execute_ticket
+from bookings.accounts import supplier_account_ensure
 from bookings.platform import PlatformCommand, platform_call
-from bookings.services import supplier_account_ensure
 
 APPROVERS = 20
 DUPLICATES = 10

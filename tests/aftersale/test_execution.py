@@ -14,9 +14,10 @@ from aftersale.services import AftersaleError
 from aftersale.services.decisions import ticket_decide, ticket_item_received, ticket_retry
 from aftersale.services.execution import ticket_execute, tickets_resume_stalled
 from aftersale.tasks import execute_ticket
+from bookings.accounts import supplier_account_ensure
 from bookings.models import BookingStatus
 from bookings.platform import PlatformCommand, order_number, platform_call
-from bookings.services import booking_record_from_platform, supplier_account_ensure
+from bookings.services.recording import booking_record_from_platform
 
 
 def refunds(sandbox) -> dict:

@@ -22,8 +22,8 @@ from django.utils import timezone
 from aftersale.models import AftersaleNotice, BizOrder, HitlTicket, NoticeKind, OrderStatus, TicketAction, TicketStatus
 from aftersale.services.decisions import ticket_decide, ticket_item_received, ticket_retry
 from aftersale.services.execution import ticket_execute
+from bookings.accounts import supplier_account_ensure
 from bookings.platform import PlatformCommand, platform_call
-from bookings.services import supplier_account_ensure
 from tests.conftest import _start_worker, _stop_worker, _wait_for_workers
 from tests.faults.test_worker_killed import cmdline, descendants
 from tests.waiting import wait_for

@@ -9,9 +9,9 @@ from decimal import Decimal
 
 import pytest
 
+from bookings.accounts import supplier_account_ensure
 from bookings.models import BookingEvent, BookingRecord
 from bookings.platform import PlatformCommand, platform_call
-from bookings.services import supplier_account_ensure
 from tests.assistant.conftest import Chat
 
 pytestmark = pytest.mark.django_db

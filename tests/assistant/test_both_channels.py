@@ -24,9 +24,10 @@ from django.db import transaction
 
 from aftersale.models import BizOrder, HitlTicket
 from assistant.services import chat_turn
+from bookings.accounts import supplier_account_ensure
 from bookings.models import BookingEvent, BookingRecord
 from bookings.platform import PlatformCommand, order_number, platform_call
-from bookings.services import booking_record_from_platform, supplier_account_ensure
+from bookings.services.recording import booking_record_from_platform
 from tests.assistant.conftest import TODAY
 
 pytestmark = pytest.mark.django_db
@@ -87,7 +88,8 @@ def _flight_booked(user) -> dict:
 def _flight_booked_for_the_19th(user) -> dict:
     """A flight booked as `book_option` books it after a confirmation (route and times in its details)."""
     from bookings.options import BookingWants
-    from bookings.services import booking_create, booking_options
+    from bookings.services.create import booking_create
+    from bookings.services.search import booking_options
 
     found = booking_options(
         user=user, biz_type="FLIGHT", origin="上海", destination="成都", city=None, date=dt.date(2026, 12, 19),

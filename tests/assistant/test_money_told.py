@@ -13,10 +13,10 @@ from rest_framework.test import APIClient
 
 from aftersale.models import HitlTicket
 from assistant.models import PendingAction
+from bookings.formatting import yuan
 from bookings.models import BookingEvent, BookingRecord, BookingStatus
-from bookings.payment import booking_pay
 from bookings.refund_rules import refund_estimate
-from bookings.services import yuan
+from bookings.services.pay import booking_pay
 from tests.assistant.conftest import Chat
 from tests.bookings.test_booking_life import DEPARTS, book_flight
 

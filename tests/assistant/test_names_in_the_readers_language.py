@@ -12,7 +12,8 @@ from django.utils import translation
 
 from assistant.services import chat_turn
 from bookings.models import BookingRecord
-from bookings.services import booking_options, booking_record_create
+from bookings.services.recording import booking_record_create
+from bookings.services.search import booking_options
 from tests.assistant.conftest import TODAY
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,8 @@ import pytest
 
 from bookings.models import BookingEvent, BookingRecord, BookingStatus
 from bookings.options import BookingWants
-from bookings.services import booking_create, booking_options
+from bookings.services.create import booking_create
+from bookings.services.search import booking_options
 from tests.assistant.conftest import Chat
 
 pytestmark = pytest.mark.django_db

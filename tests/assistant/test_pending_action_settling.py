@@ -28,7 +28,7 @@ class ProcessDied(BaseException):
     """What a killed web process looks like from inside: nothing after this point runs, nothing is caught."""
 
 
-def crashed_confirmation(user, monkeypatch, *, where: str = "bookings.services.booking_record_create"):
+def crashed_confirmation(user, monkeypatch, *, where: str = "bookings.services.create.booking_record_create"):
     """The traveller asks for the flight, sees the card and confirms; the process dies at `where` (by default after
     the supplier made the order, before TripDesk recorded it). The action is left EXECUTING."""
     asked = chat_turn(user=user, message=FLIGHT, today=TODAY)
@@ -142,7 +142,7 @@ def test_an_execution_still_inside_its_claim_is_left_alone_by_the_sweep_and_the_
 def test_a_crash_before_the_supplier_call_settles_as_failed_with_why_when_the_supplier_says_no(
     alice, supplier_sandbox, monkeypatch
 ):
-    _conversation, action = crashed_confirmation(alice, monkeypatch, where="bookings.services.platform_run")
+    _conversation, action = crashed_confirmation(alice, monkeypatch, where="bookings.services.create.platform_run")
     claim_ran_out(action)
     supplier_sandbox.fault("flight.saveOrder=fail")
 

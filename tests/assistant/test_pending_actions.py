@@ -28,9 +28,10 @@ from assistant.llm.rules.confirm import confirmation_answer
 from assistant.models import Conversation, PendingAction, Turn
 from assistant.pending import pending_action_create
 from assistant.services import chat_turn
+from bookings.accounts import supplier_account_ensure
 from bookings.models import BookingEvent, BookingRecord, BookingStatus
 from bookings.platform import PlatformCommand, order_number, platform_call
-from bookings.services import booking_record_from_platform, supplier_account_ensure
+from bookings.services.recording import booking_record_from_platform
 from bookings.tools import cancel_booking
 from core.envelope import ok
 from core.errors import ApplicationError

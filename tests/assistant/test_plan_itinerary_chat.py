@@ -17,9 +17,9 @@ from assistant.llm.schema import Intent
 from assistant.models import LLMCall, Turn
 from assistant.services import chat_turn
 from assistant.turn import TurnContext
+from bookings.accounts import supplier_account_ensure
 from bookings.models import BookingRecord
 from bookings.platform import PlatformCommand, platform_call
-from bookings.services import supplier_account_ensure
 from itinerary.round_trip import PLAN_NAMES, plan_load
 from tests.assistant.conftest import TODAY
 from tests.support import fixtures

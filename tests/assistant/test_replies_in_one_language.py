@@ -254,7 +254,9 @@ def _book_flight_on_the_19th(user, *, cancelled: bool = False) -> str:
     import datetime as dt
 
     from bookings.options import BookingWants
-    from bookings.services import booking_cancel, booking_create, booking_options
+    from bookings.services.cancel import booking_cancel
+    from bookings.services.create import booking_create
+    from bookings.services.search import booking_options
 
     found = booking_options(
         user=user, biz_type="FLIGHT", origin="上海", destination="成都", city=None, date=dt.date(2026, 12, 19),

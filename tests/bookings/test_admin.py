@@ -6,7 +6,7 @@ from decimal import Decimal
 import pytest
 
 from bookings.models import BookingEvent, BookingRecord
-from bookings.services import booking_record_from_platform
+from bookings.services.recording import booking_record_from_platform
 
 pytestmark = pytest.mark.django_db
 

@@ -8,9 +8,9 @@ import pytest
 
 from assistant.models import LLMCall, Turn
 from assistant.services import chat_turn
+from bookings.accounts import supplier_account_ensure
 from bookings.models import BookingRecord
 from bookings.platform import PlatformCommand, platform_call
-from bookings.services import supplier_account_ensure
 from tests.assistant.conftest import TODAY
 from tests.support import fixtures
 from tests.support.fake_openai import Reply

@@ -10,9 +10,9 @@ import pytest
 
 from assistant.models import LLMCall, PendingAction, Turn
 from assistant.services import chat_turn
+from bookings.accounts import supplier_account_ensure
 from bookings.models import BookingEvent, BookingRecord, SupplierAccount
 from bookings.platform import PlatformCommand, platform_call
-from bookings.services import supplier_account_ensure
 from tests.assistant.conftest import TODAY
 
 pytestmark = pytest.mark.django_db
@@ -134,7 +134,7 @@ def test_a_failing_persistence_hook_is_logged_and_the_conversation_goes_on(
     def broken(**kwargs):
         raise RuntimeError("database hiccup")
 
-    monkeypatch.setattr("bookings.services.booking_record_create", broken)
+    monkeypatch.setattr("bookings.services.create.booking_record_create", broken)
     caplog.set_level(logging.ERROR)
 
     result, booking = book(alice)

@@ -19,8 +19,11 @@ from django.utils import timezone
 from bookings.accounts import supplier_account_ensure
 from bookings.models import BookingEvent, BookingNotice, BookingRecord, BookingStatus, EventSource, NoticeKind
 from bookings.options import BookingWants
-from bookings.payment import booking_pay, booking_pay_preview
-from bookings.services import BookingError, booking_cancel, booking_cancel_preview, booking_create, booking_options
+from bookings.services.cancel import booking_cancel, booking_cancel_preview
+from bookings.services.create import booking_create
+from bookings.services.errors import BookingError
+from bookings.services.pay import booking_pay, booking_pay_preview
+from bookings.services.search import booking_options
 from bookings.sync import bookings_sync_all, bookings_sync_for_user
 from tests.assistant.test_pending_actions import _session_opener
 
@@ -282,7 +285,7 @@ def test_a_booking_whose_record_failed_at_creation_is_recovered(alice, supplier_
         raise RuntimeError("the database went away")
 
     with monkeypatch.context() as patched, pytest.raises(BookingError) as failed:
-        patched.setattr("bookings.services.booking_record_create", broken)
+        patched.setattr("bookings.services.create.booking_record_create", broken)
         booking_create(user=alice, option_ref=found["options"][0]["ref"], passengers=ZHANG)
     number = failed.value.data["unrecorded_order_no"]
     assert not BookingRecord.objects.exists() and supplier_sandbox.stats()["orders"]["total"] == 1

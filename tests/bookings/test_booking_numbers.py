@@ -10,9 +10,11 @@ from django.utils import timezone
 
 from assistant.llm.port import UnderstandContext
 from assistant.llm.rules import RulesLLM
-from bookings import services
 from bookings.models import BookingEvent, BookingRecord
-from bookings.services import BookingError, booking_cancel, booking_record_from_platform
+from bookings.services import numbering
+from bookings.services.cancel import booking_cancel
+from bookings.services.errors import BookingError
+from bookings.services.recording import booking_record_from_platform
 from core.ids import BOOKING_ID_RE, normalise_booking_id
 
 pytestmark = pytest.mark.django_db
@@ -73,13 +75,13 @@ def test_two_bookings_in_a_row_are_not_predictable_from_each_other(alice):
     assert abs(random_part(second.booking_id) - random_part(first.booking_id)) > 1
     # Across many bookings the random part spreads over its whole range: no common prefix, no fixed step.
     parts = [random_part(record(alice, n).booking_id) for n in range(3, 203)]
-    assert len({str(p).zfill(services.BOOKING_NUMBER_DIGITS)[0] for p in parts}) >= 5
+    assert len({str(p).zfill(numbering.BOOKING_NUMBER_DIGITS)[0] for p in parts}) >= 5
     assert len({b - a for a, b in itertools.pairwise(parts)}) > 100
 
 
 def test_a_number_that_clashes_is_retried_with_new_digits(alice, monkeypatch):
     digits = iter(["0000000001", "0000000001", "0000000002"])
-    monkeypatch.setattr(services, "_random_digits", lambda: next(digits))
+    monkeypatch.setattr(numbering, "_random_digits", lambda: next(digits))
     first = record(alice, 1)
 
     second = record(alice, 2)
@@ -89,7 +91,7 @@ def test_a_number_that_clashes_is_retried_with_new_digits(alice, monkeypatch):
 
 
 def test_when_every_try_clashes_the_booking_is_refused_and_nothing_is_half_recorded(alice, monkeypatch):
-    monkeypatch.setattr(services, "_random_digits", lambda: "0000000001")
+    monkeypatch.setattr(numbering, "_random_digits", lambda: "0000000001")
     record(alice, 1)
     before = snapshot()
 

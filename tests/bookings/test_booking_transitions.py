@@ -10,7 +10,8 @@ from rest_framework.test import APIClient
 from assistant.services import chat_turn
 from bookings.accounts import supplier_account_ensure
 from bookings.models import BookingEvent, BookingNotice, BookingRecord, BookingStatus
-from bookings.services import BookingError, booking_transition
+from bookings.services.errors import BookingError
+from bookings.services.transitions import booking_transition
 from bookings.sync import bookings_sync_for_user
 from tests.assistant.conftest import TODAY
 from tests.bookings.test_booking_life import book_flight, supplier

@@ -11,7 +11,7 @@ from django.utils import timezone
 from aftersale.models import HitlTicket
 from assistant.services import chat_turn
 from bookings.models import BookingEvent, BookingRecord, BookingStatus
-from bookings.services import booking_record_from_platform
+from bookings.services.recording import booking_record_from_platform
 from tests.assistant.conftest import TODAY
 
 pytestmark = pytest.mark.django_db

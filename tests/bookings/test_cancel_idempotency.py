@@ -8,7 +8,8 @@ from django.test import Client
 from aftersale.models import HitlTicket
 from assistant.services import chat_turn
 from bookings.models import BookingEvent, BookingRecord, BookingStatus
-from bookings.services import booking_record_from_platform, supplier_moved
+from bookings.services.recording import booking_record_from_platform
+from bookings.services.transitions import supplier_moved
 from tests.assistant.conftest import TODAY
 from tests.assistant.test_pending_actions import flight_booking
 

@@ -14,16 +14,14 @@ from rest_framework.test import APIClient
 
 from aftersale.models import HitlTicket, TicketStatus
 from assistant.services import chat_turn
+from bookings.accounts import supplier_account_ensure
 from bookings.models import BookingEvent, BookingRecord, BookingStatus
-from bookings.payment import booking_pay
 from bookings.platform import PlatformCommand, order_number, platform_call
-from bookings.services import (
-    BookingError,
-    booking_cancel,
-    booking_record_from_platform,
-    platform_command_for_traveller,
-    supplier_account_ensure,
-)
+from bookings.services.cancel import booking_cancel
+from bookings.services.command import platform_command_for_traveller
+from bookings.services.errors import BookingError
+from bookings.services.pay import booking_pay
+from bookings.services.recording import booking_record_from_platform
 from tests.assistant.conftest import TODAY
 from tests.support import fixtures
 from tests.support.fake_openai import Reply

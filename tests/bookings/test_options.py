@@ -17,7 +17,8 @@ from bookings.options import (
     vendor_names,
 )
 from bookings.sandbox import inventory
-from bookings.services import BookingError, booking_options
+from bookings.services.errors import BookingError
+from bookings.services.search import booking_options
 from bookings.tools import find_booking_options
 from core.tools import ToolContext
 from core.vendors import airline_by_code

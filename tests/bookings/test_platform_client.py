@@ -147,7 +147,7 @@ def test_the_grammar_reads_a_refund_and_a_cancel_the_traveller_may_not_run():
     )
     cancel = parse_command("""supplier call hotel cancelOrder -a '{"orderId": "HT1"}'""")
 
-    # reading is not permission: bookings.services.platform_command_for_traveller refuses both (test_cancel_rules)
+    # reading is not permission: bookings.services.command.platform_command_for_traveller refuses both (test_cancel_rules)
     assert (refund.product, refund.action, cancel.action) == ("order", "refund", "cancelOrder")
 
 
@@ -470,7 +470,7 @@ def test_a_supplier_that_echoes_the_key_has_it_scrubbed_from_errors_and_logs(set
 
 @pytest.mark.django_db
 def test_platform_run_without_a_worker_books_with_the_users_own_key(traveller):
-    from bookings.services import supplier_account_ensure
+    from bookings.accounts import supplier_account_ensure
 
     flight = platform_run(cmd("flight", "search", **SH_HZ), user=traveller)["flights"][0]
     booked = platform_run(
@@ -558,7 +558,7 @@ def platform_worker(sandbox_store, transactional_db, request):
 @pytest.mark.worker
 @pytest.mark.postgres
 def test_platform_run_through_a_real_worker_books_a_flight_for_the_user(platform_worker, user_factory, spawned):
-    from bookings.services import supplier_account_ensure
+    from bookings.accounts import supplier_account_ensure
     from config.celery import app
 
     traveller = user_factory("worker-traveller")

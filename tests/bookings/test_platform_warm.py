@@ -13,8 +13,9 @@ import threading
 
 import pytest
 
-from bookings import platform
-from bookings.platform import PlatformCommand, PlatformError, child_environment, order_number, platform_call
+from bookings import platform, supplier_program
+from bookings.platform import PlatformCommand, PlatformError, order_number, platform_call
+from bookings.supplier_program import child_environment
 from core.tracing import trace
 from tests.faults.test_worker_killed import descendants, gone, zygotes
 from tests.waiting import wait_for
@@ -35,11 +36,11 @@ def sandbox(supplier_sandbox, monkeypatch, settings):
 
 
 def warm(*args: str, key: str = KEY) -> tuple[int, bytes, bytes]:
-    return platform._warm_sandbox.run(list(args), child_environment(key), 30)
+    return supplier_program._warm_sandbox.run(list(args), child_environment(key), 30)
 
 
 def cold(*args: str, key: str = KEY) -> tuple[int, bytes, bytes]:
-    return platform._spawn([*platform.cli_prefix(), *args], child_environment(key), 30)
+    return supplier_program._spawn([*supplier_program.cli_prefix(), *args], child_environment(key), 30)
 
 
 def call(product: str, action: str, **arguments) -> list[str]:
@@ -47,7 +48,7 @@ def call(product: str, action: str, **arguments) -> list[str]:
 
 
 def our_zygote() -> int:
-    platform.platform_warm_up()
+    supplier_program.platform_warm_up()
     [zygote] = zygotes(os.getpid())
     return zygote
 
@@ -97,7 +98,7 @@ def test_a_missing_or_wrong_key_is_refused_alike(key):
     ids=["garbage", "fail", "a bad fault rule"],
 )
 def test_a_fault_in_the_callers_environment_is_the_warm_childs_too(sandbox, faults, expected):
-    platform.platform_warm_up()  # started before the fault: the fault comes with the command, not the process
+    supplier_program.platform_warm_up()  # started before the fault: the fault comes with the command, not the process
     sandbox.fault(faults)
 
     answer = warm(*call("flight", "search", **SH_HZ))
@@ -136,7 +137,7 @@ def test_booking_and_cancelling_answer_alike_and_either_path_sees_the_others_ord
 def test_platform_call_runs_warm_and_gives_the_cold_answers(monkeypatch):
     expected = json.loads(cold(*call("flight", "search", **SH_HZ))[1])
     spawned = []
-    monkeypatch.setattr(platform, "_spawn", lambda *a: spawned.append(a))
+    monkeypatch.setattr(supplier_program, "_spawn", lambda *a: spawned.append(a))
 
     answer = platform_call(PlatformCommand("flight", "search", SH_HZ), api_key=KEY)
     with pytest.raises(PlatformError) as rejected:
@@ -150,8 +151,8 @@ def test_platform_call_runs_warm_and_gives_the_cold_answers(monkeypatch):
 def test_a_configured_platform_program_still_runs_as_a_process_of_its_own(settings, monkeypatch):
     settings.PLATFORM_CLI = f"{sys.executable} -X utf8 -m bookings.sandbox"
     started = []
-    real = platform._spawn
-    monkeypatch.setattr(platform, "_spawn", lambda argv, *a: started.append(argv) or real(argv, *a))
+    real = supplier_program._spawn
+    monkeypatch.setattr(supplier_program, "_spawn", lambda argv, *a: started.append(argv) or real(argv, *a))
 
     assert platform_call(PlatformCommand("flight", "search", SH_HZ), api_key=KEY)["flights"]
     assert started[0][:5] == [sys.executable, "-X", "utf8", "-m", "bookings.sandbox"]
@@ -190,7 +191,7 @@ def test_a_warm_child_leaves_nothing_running_after_its_answer():
 def test_a_zygote_that_died_is_replaced_and_the_call_still_answers():
     zygote = our_zygote()
     os.kill(zygote, 9)
-    wait_for(lambda: platform._warm_sandbox._zygote.poll() is not None, "the zygote to be dead")
+    wait_for(lambda: supplier_program._warm_sandbox._zygote.poll() is not None, "the zygote to be dead")
 
     assert platform_call(PlatformCommand("flight", "search", SH_HZ), api_key=KEY)["flights"]
     [again] = zygotes(os.getpid())

@@ -13,7 +13,9 @@ from assistant.agent import default_registry
 from assistant.models import Conversation, PendingAction
 from bookings.models import BookingEvent, BookingRecord
 from bookings.options import BookingWants
-from bookings.services import BookingError, booking_create, booking_option_preview, booking_options
+from bookings.services.create import booking_create, booking_option_preview
+from bookings.services.errors import BookingError
+from bookings.services.search import booking_options
 from bookings.tools import book_option, execute_platform_command
 from core.tools import ToolContext
 

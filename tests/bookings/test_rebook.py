@@ -10,7 +10,10 @@ from assistant.presenters.bookings import present_rebook
 from assistant.turn import TurnContext
 from bookings.models import BookingRecord
 from bookings.options import BookingWants
-from bookings.services import BookingError, booking_create, booking_options, booking_rebook
+from bookings.services.create import booking_create
+from bookings.services.errors import BookingError
+from bookings.services.rebook import booking_rebook
+from bookings.services.search import booking_options
 from bookings.tools import rebook_booking
 from core.tools import ToolContext
 

@@ -1,34 +1,16 @@
-"""Services of bookings that need no supplier: what a booking needs, the one state machine, and the persistence
+"""Services of bookings that need no supplier: the one state machine, and the persistence
 hook reading what a platform command did from its envelope."""
 
-import datetime as dt
 from types import SimpleNamespace
 
 import pytest
 
 from bookings.hooks import BookingPersistenceHook
 from bookings.models import BookingEvent, BookingRecord
-from bookings.services import BookingError, booking_record_from_platform, booking_requirements, booking_transition
+from bookings.services.errors import BookingError
+from bookings.services.recording import booking_record_from_platform
+from bookings.services.transitions import booking_transition
 from core.tools import ToolContext
-
-DAY = dt.date(2026, 12, 5)
-
-
-@pytest.mark.parametrize(
-    ("facts", "missing"),
-    [
-        ({}, ["biz_type", "date"]),
-        ({"biz_type": "FLIGHT", "date_start": DAY}, ["route"]),
-        ({"biz_type": "TRAIN", "origin": "北京", "destinations": ["天津"]}, ["date"]),
-        ({"biz_type": "HOTEL", "date_start": DAY}, ["hotel_city", "check_out"]),
-        ({"biz_type": "HOTEL", "city": "大理", "date_start": DAY, "date_end": DAY + dt.timedelta(days=2)}, []),
-        ({"biz_type": "FLIGHT", "origin": "上海", "destinations": ["杭州"], "date_start": DAY}, []),
-    ],
-)
-def test_booking_requirements_name_what_is_missing_before_any_supplier_call(facts, missing):
-    given = {"biz_type": None, "origin": None, "destinations": [], "city": None, "date_start": None, "date_end": None}
-
-    assert booking_requirements(**(given | facts)) == missing
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from bookings.models import BookingRecord
-from bookings.services import booking_record_from_platform
+from bookings.services.recording import booking_record_from_platform
 
 pytestmark = pytest.mark.django_db
 

@@ -32,7 +32,7 @@ def test_a_django_process_the_suite_starts_reads_the_same_day():
 
 @pytest.mark.django_db
 def test_the_sandbox_supplier_dates_an_order_on_the_suites_clock(alice, supplier_sandbox):
-    from bookings.services import supplier_account_ensure
+    from bookings.accounts import supplier_account_ensure
 
     key = supplier_account_ensure(user=alice).api_key
     flights = platform_call(

@@ -32,9 +32,12 @@ from django.utils import timezone
 from aftersale.models import BizOrder, HitlTicket, OrderStatus, TicketStatus
 from aftersale.services.decisions import ticket_decide
 from aftersale.tasks import resume_stalled_tickets
+from bookings.accounts import supplier_account_ensure
 from bookings.models import BookingRecord, BookingStatus
 from bookings.platform import PlatformCommand, order_number, platform_call
-from bookings.services import BookingError, booking_cancel, booking_record_from_platform, supplier_account_ensure
+from bookings.services.cancel import booking_cancel
+from bookings.services.errors import BookingError
+from bookings.services.recording import booking_record_from_platform
 from tests.aftersale.conftest import demo_alice, demo_approver, demo_seeded, ticket_for  # noqa: F401 - fixtures
 from tests.conftest import ROOT, _wait_for_workers, _worker_env
 

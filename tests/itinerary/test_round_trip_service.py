@@ -9,9 +9,9 @@ from assistant.llm.audit import audited
 from assistant.llm.factory import get_llm_port
 from assistant.llm.openai_adapter import OpenAILLM
 from assistant.models import LLMCall
+from bookings.accounts import supplier_account_ensure
 from bookings.models import BookingRecord, SupplierAccount
 from bookings.platform import PlatformCommand, platform_call
-from bookings.services import supplier_account_ensure
 from itinerary.round_trip import PLAN_NAMES, RoundTripError, plan_load, round_trip_compare
 from tests.itinerary.test_plans_api import stored_plan_keys
 from tests.support import fixtures

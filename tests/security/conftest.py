@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from aftersale.models import BizOrder, HitlTicket, OrderEvent, TicketAction, TicketEvent, TicketKind, TicketStatus
 from bookings.models import BookingEvent, BookingRecord
-from bookings.services import booking_record_from_platform
+from bookings.services.recording import booking_record_from_platform
 from itinerary.models import Activity
 
 GUARDED = [BookingRecord, BookingEvent, BizOrder, OrderEvent, HitlTicket, TicketEvent, Activity]

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from aftersale.models import BizOrder, HitlTicket, TicketAction, TicketKind, TicketStatus
 from assistant.models import Conversation, Turn
-from bookings.services import booking_record_from_platform
+from bookings.services.recording import booking_record_from_platform
 from tests.security.conftest import snapshot
 
 pytestmark = pytest.mark.django_db

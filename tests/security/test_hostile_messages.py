@@ -165,8 +165,8 @@ def hostile_calls(carols, carol_supplier_order):
 
 @pytest.fixture
 def carol_supplier_order(carol, supplier_sandbox):
+    from bookings.accounts import supplier_account_ensure
     from bookings.platform import PlatformCommand, platform_call
-    from bookings.services import supplier_account_ensure
 
     key = supplier_account_ensure(user=carol).api_key
     flight = platform_call(

@@ -398,8 +398,8 @@ def test_the_query_progress_tool_answers_carols_order_like_an_unknown_one(alice,
 
 @pytest.mark.parametrize("action", ["queryOrder", "cancelOrder"])
 def test_the_platform_command_tool_cannot_reach_carols_supplier_order(alice, carol, supplier_sandbox, action):
+    from bookings.accounts import supplier_account_ensure
     from bookings.platform import PlatformCommand, platform_call
-    from bookings.services import supplier_account_ensure
 
     carol_key = supplier_account_ensure(user=carol).api_key
     search = platform_call(

@@ -20,7 +20,8 @@ from rest_framework.test import APIClient
 from assistant.models import LLMCall, Turn
 from assistant.services import chat_turn
 from bookings.models import BookingEvent, BookingRecord, SupplierCall
-from bookings.platform import PLATFORM_TASK, PlatformCommand, PlatformError, child_environment, platform_call
+from bookings.platform import PLATFORM_TASK, PlatformCommand, PlatformError, platform_call
+from bookings.supplier_program import child_environment
 from config.logfilters import TraceIdFilter
 from core import tracing
 from core.tracing import current_trace_id, format_traceparent, parse_traceparent, request_id_trace_id, trace

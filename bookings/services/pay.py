@@ -1,4 +1,4 @@
-"""Paying a booking: a write of `bookings`, like `services`.
+"""Paying a booking: a write of `bookings`.
 
     preview = booking_pay_preview(user=u, booking_id="BK…", language="zh-hans")   # the confirmation card
     outcome = booking_pay(user=u, booking_id="BK…")                               # after the traveller's yes
@@ -16,22 +16,17 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from bookings.formatting import times_text
 from bookings.models import BOOKING_TRANSITIONS, BizType, BookingEvent, BookingRecord, BookingStatus
 from bookings.platform import PlatformCommand, PlatformError, platform_run, unwrap
 from bookings.selectors import booking_facts
-from bookings.services import (
-    BookingError,
-    booking_closed_error,
-    booking_lock,
-    booking_of_user,
-    supplier_moved,
-    times_text,
-)
+from bookings.services.errors import BookingError, booking_closed_error
+from bookings.services.transitions import booking_lock, booking_of_user, supplier_moved
 from bookings.vocabulary import names_shown
 from core.envelope import Code
 from core.transitions import transition
 
-logger = logging.getLogger("bookings.payment")
+logger = logging.getLogger(__name__)
 
 # What the supplier answers an order that can no longer be paid, and what it means for our record.
 SUPPLIER_CLOSED = {"ORDER_EXPIRED": BookingStatus.EXPIRED, "ORDER_CANCELLED": BookingStatus.CANCELLED}
