@@ -211,3 +211,19 @@ def test_staff_handing_an_english_conversation_back_is_told_in_english_on_a_chin
 
     assert "The assistant is back: ask me anything." in page, page
     assert "助手回来了" not in page
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [("en", "That is not something I can do here, so nothing was done."), ("zh-hans", "这一步我在这里做不了")],
+)
+def test_a_call_to_a_tool_that_does_not_exist_is_refused_in_words_not_a_code(language, said):
+    from assistant.llm.schema import Intent
+    from assistant.presenters.base import present_refusal
+    from assistant.turn import TurnContext
+
+    context = TurnContext(intent=Intent.model_validate({"intent": "BOOK"}), user=None, today=TODAY, language=language)
+    reply = present_refusal([{"ok": False, "code": "UNKNOWN_TOOL", "message": "no tool named nope"}], context)
+
+    assert said in reply.text and "UNKNOWN_TOOL" not in reply.text
+    assert reply.outcome == "REJECTED"
