@@ -4,6 +4,7 @@ composed (and the audit of a failed turn's model calls), and what the turn hands
 import functools
 import json
 import logging
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -41,11 +42,19 @@ class TurnResult:
 MAX_COLUMN_INT = 2_147_483_647
 
 
+# In JSON text written with `ensure_ascii` (json.dumps' default) a NUL or a lone surrogate can only appear as its
+# escape (`\u0000`, `\ud800`–`\udfff`, hex in lower case): text without one decodes to storable strings only.
+_UNSTORABLE_ESCAPE = re.compile(r"\\u(?:0000|d[89a-f])")
+
+
 def _storable(value):
     """`value` as JSON data either database accepts: Decimals, dates and the like as text, and every string storable
     (no NUL, which a text or jsonb column refuses; no lone surrogate, which cannot be encoded: `core.text`), so
-    what a model or a tool put in it can never fail the turn's record."""
-    return storable(json.loads(json.dumps(value, cls=DjangoJSONEncoder)))
+    what a model or a tool put in it can never fail the turn's record. The walk that makes strings storable runs
+    only when the JSON text holds an escape that may be one (a turn's cards are thousands of strings)."""
+    encoded = json.dumps(value, cls=DjangoJSONEncoder)
+    decoded = json.loads(encoded)
+    return storable(decoded) if _UNSTORABLE_ESCAPE.search(encoded) else decoded
 
 
 def _turn_calls(port, reply: Reply) -> list[LLMCall]:
