@@ -21,7 +21,7 @@ Reads only (the catalogue and the weather port); nothing is stored. The choices 
 
 import datetime as dt
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -205,10 +205,11 @@ class Assignment:
     unplaced_tours: int
 
 
-def _fits(chosen: list[Activity], candidate: Activity) -> bool:
+def _fits(chosen: list[Activity], candidate: Activity, use: Callable[[Activity], str]) -> bool:
+    """Whether `candidate` joins the day's `chosen` (`use`: each activity's day use, read once per plan)."""
     if len(chosen) >= MAX_PER_DAY:
         return False
-    uses = [activity_day_use(a) for a in chosen] + [activity_day_use(candidate)]
+    uses = [use(a) for a in chosen] + [use(candidate)]
     if uses.count(FULL_DAY) > 1 or uses.count(EVENING) > 1:
         return False
     return not (FULL_DAY in uses and len(uses) > 1 and any(u not in (FULL_DAY, EVENING) for u in uses))
@@ -240,6 +241,12 @@ def travel_plan_assign(
     by_day: list[list[Activity]] = [[] for _ in dates]
     used: set = set()
     seen_tags: dict[str, int] = {}
+    # Every fit test asks the day use of every activity of the day, tens of thousands of times for one plan: read
+    # once per activity here.
+    uses = {id(a): activity_day_use(a) for a in activities}
+
+    def use(activity: Activity) -> str:
+        return uses.get(id(activity)) or activity_day_use(activity)
 
     def remember(activity: Activity) -> None:
         used.add(activity.pk if activity.pk is not None else id(activity))
@@ -265,15 +272,17 @@ def travel_plan_assign(
             return None
         return min(options, key=lambda a: (-score(a, day), -a.popularity, a.price, a.pk or 0, _catalogue_title(a)))
 
-    singles = [a for a in activities if activity_day_use(a) != TOUR]
+    singles = [a for a in activities if use(a) != TOUR]
     for round_ in range(MAX_PER_DAY):  # one per day first, then a second where one fits
         for index, day in enumerate(dates):
             chosen = by_day[index]
             if len(chosen) > round_:
                 continue
-            options = [a for a in singles if not is_used(a) and a.start_date <= day <= a.end_date and _fits(chosen, a)]
+            options = [
+                a for a in singles if not is_used(a) and a.start_date <= day <= a.end_date and _fits(chosen, a, use)
+            ]
             if round_ == 0:  # a day is built round a daytime activity; evenings join in the second round
-                options = [a for a in options if activity_day_use(a) != EVENING] or options
+                options = [a for a in options if use(a) != EVENING] or options
             pick = best(options, day)
             if pick is not None:
                 chosen.append(pick)
@@ -286,7 +295,7 @@ def travel_plan_assign(
             i for i, d in enumerate(dates) if i not in banned and activity.start_date <= d <= activity.end_date
         ]
         for i in open_days:
-            if _fits(by_day[i], activity):
+            if _fits(by_day[i], activity, use):
                 by_day[i].append(activity)
                 return True
         if depth == 0:
@@ -295,7 +304,7 @@ def travel_plan_assign(
             saved = by_day[i]
             for other in saved:
                 rest = [a for a in saved if a is not other]
-                if not _fits(rest, activity):
+                if not _fits(rest, activity, use):
                     continue
                 by_day[i] = [*rest, activity]
                 if insert(other, depth - 1, frozenset({i})):  # anywhere but back where it was
@@ -310,7 +319,7 @@ def travel_plan_assign(
             remember(activity)
 
     tours: dict[int, tuple[Activity, int]] = {}
-    tour_options = [a for a in activities if activity_day_use(a) == TOUR]
+    tour_options = [a for a in activities if use(a) == TOUR]
     index = 0
     while index < len(dates):
         if by_day[index]:
