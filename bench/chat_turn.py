@@ -29,6 +29,11 @@ def main() -> None:
     from rest_framework.test import APIClient
 
     settings.ASSISTANT_DAILY_TURN_LIMIT = 10**9
+    # No worker runs beside this process: the supplier calls of a round trip or a booking run here, as they do in
+    # the embedded default, instead of waiting on a `platform` queue nobody reads (each search's wait, ~1 s).
+    from config.celery import app as celery_app
+
+    celery_app.conf.task_always_eager = True
     messages = [json.loads(line)["text"] for line in (ROOT / "tests/assistant/eval/intents-own.jsonl").open()]
     user = get_user_model().objects.get(username="bob")
     client = APIClient()

@@ -540,7 +540,7 @@ def _bulk_activities(count: int) -> None:
     Activity.objects.bulk_create(batch)
 
 
-POOL: dict[str, str] = {}
+POOL: dict[str, str] = {}  # the web server's sizes given on the command line (run.sh's defaults otherwise)
 
 
 def server_env(**extra: str) -> dict[str, str]:
@@ -767,10 +767,16 @@ def main() -> None:
     parser.add_argument("--skip-rules", action="store_true", help="only the slow-model phase")
     parser.add_argument("--skip-slow", action="store_true", help="only the rules phase")
     parser.add_argument("--pool", type=int, default=None, help="DATABASE_POOL_MAX_SIZE (default: run.sh's)")
+    parser.add_argument("--web-processes", type=int, default=None, help="WEB_CONCURRENCY (default: run.sh's)")
+    parser.add_argument("--web-threads", type=int, default=None, help="WEB_THREADS (default: run.sh's)")
     args = parser.parse_args()
     args.levels = [int(x) for x in args.levels.split(",") if x]
     if args.pool is not None:
         POOL["DATABASE_POOL_MAX_SIZE"] = str(args.pool)
+    if args.web_processes is not None:
+        POOL["WEB_CONCURRENCY"] = str(args.web_processes)
+    if args.web_threads is not None:
+        POOL["WEB_THREADS"] = str(args.web_threads)
 
     started, load = time.perf_counter(), os.getloadavg()
     setup_django()
