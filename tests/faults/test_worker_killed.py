@@ -133,9 +133,18 @@ def zygotes(root: int) -> list[int]:
 
 
 def warm_child(root: int) -> int | None:
-    """A command running in a child of a warm sandbox under `root` (it shows the zygote's argv, not the command's)."""
+    """A command running in a child of a warm sandbox under `root` (it shows the zygote's argv, not the command's),
+    once it is in a session of its own: read earlier, a child just forked may not have reached `setsid` yet, and a
+    process seen between the zygote's fork and its own start may be gone by the time it is looked at."""
     children = [pid for zygote in zygotes(root) for pid in descendants(zygote)]
-    return children[0] if len(children) == 1 else None
+    return children[0] if len(children) == 1 and _leads_own_session(children[0]) else None
+
+
+def _leads_own_session(pid: int) -> bool:
+    try:
+        return os.getsid(pid) == pid
+    except ProcessLookupError:
+        return False
 
 
 def gone(pid: int) -> bool:
