@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.utils import timezone, translation
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from assistant import conf
@@ -46,11 +46,11 @@ from bookings.requests import stay_after
 from bookings.selectors import bookings_for_user
 from bookings.targets import booking_target
 from bookings.tools import KIND_CREATED
-from bookings.vocabulary import place_name
 from core.envelope import Code
 from core.errors import ApplicationError
 from core.tracing import current_trace_id, trace
 from itinerary.refs import is_activity_ref
+from itinerary.words import place_name
 
 logger = logging.getLogger("assistant.turn")
 
@@ -343,12 +343,6 @@ def _answer(
     )
 
 
-def _place_name(place: str, language: str) -> str:
-    """A hotel's city as the booking replies name it (`bookings.vocabulary.place_name`: Shanghai / 上海)."""
-    with translation.override(language):
-        return place_name(place) if place else ""
-
-
 def _queued_note(slots: dict, language: str) -> str:
     """What the reply says of a booking kept for later: what, where, from when, for how long."""
     start = slots.get("date_start")
@@ -357,7 +351,7 @@ def _queued_note(slots: dict, language: str) -> str:
         "booking_queued",
         language,
         biz_type=slots.get("biz_type"),
-        city=_place_name(slots.get("city") or "", language),
+        city=place_name(slots.get("city") or "", language),
         day=day,
         nights=slots.get("nights") or 0,
     )

@@ -10,6 +10,7 @@ from django.utils.translation import gettext, gettext_noop
 from modeltranslation import settings as mt_settings
 from modeltranslation.utils import build_localized_fieldname
 
+from bookings import vocabulary
 from bookings.vocabulary import airline_name, english_place, seat_name
 from itinerary.weather.normals import climate_table
 
@@ -83,9 +84,10 @@ def english_place_name(place: str) -> str | None:
 
 def place_name(place: str, language: str) -> str:
     """A place inside a name, a title, a route or a chip's message, in `language`: its English name alone in English
-    ("Activities in Lijiang"), as written in Chinese or when no English name is known."""
-    english = english_place_name(place) if (language or "").startswith("en") else None
-    return english or place
+    ("Activities in Lijiang"), as written in Chinese or when no English name is known (`bookings.vocabulary`'s
+    place_name, the weather stations' English names known too)."""
+    with translation.override(language):
+        return vocabulary.place_name(place, english_place_name(place) or "")
 
 
 def place_label(place: str, language: str, english: str | None = None) -> str:

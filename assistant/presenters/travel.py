@@ -22,9 +22,8 @@ from assistant.replies import compose, format_day, format_range
 from assistant.turn import Reply, TurnContext, chip
 from itinerary.travel_plans import INDOOR_FIRST
 from itinerary.weather import UNAVAILABLE
-from itinerary.words import activity_title
+from itinerary.words import activity_title, place_name
 from itinerary.words import place_label as words_place_label
-from itinerary.words import place_name as words_place_name
 
 # Places a traveller might ask the weather of instead (chips, in the reply's language).
 PLACE_EXAMPLES = (gettext_noop("Sanya"), gettext_noop("Dali"), gettext_noop("Harbin"))
@@ -258,12 +257,10 @@ def _plan_chips(data: dict, destination: str, days: int, language: str) -> list[
         if data["max_price"]:
             message = _("Plan a %(days)s-day trip to %(place)s") % {
                 "days": days,
-                "place": words_place_name(destination, language),
+                "place": place_name(destination, language),
             }
             chips.append(chip(_("Without the budget"), message, fresh=True))
-        chips.append(
-            chip(_("Activities in %(place)s") % {"place": words_place_name(destination, language)}, fresh=True)
-        )
+        chips.append(chip(_("Activities in %(place)s") % {"place": place_name(destination, language)}, fresh=True))
         province = data.get("province")
         if province and province != destination:
             words = {"days": days, "place": place_label(province, language)}
