@@ -24,15 +24,13 @@ from bookings.models import BookingRecord
 from bookings.selectors import booking_facts
 from tests.support import fixtures
 from tests.support.fake_openai import Reply
+from tests.support.one_language import ENGLISH_SENTENCE, without_names
 from tests.whole.test_pages_in_one_language import ESCAPED, visible
 
 fake_openai = fixtures.fake_openai
 pytestmark = pytest.mark.django_db
 
 CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef]*[\u3400-\u9fff\uf900-\ufaff]+")
-# A Latin name with its Chinese in brackets right after it: "Hangzhou (杭州)", "Dali (大理)".
-BRACKETED_AFTER_NAME = re.compile(r"(?<=[A-Za-z.])\s?[(（][\u3400-\u9fff·・\s]+[)）]")
-ENGLISH_SENTENCE = re.compile(r"\b[A-Za-z][a-z']+(?:[ ,]+[A-Za-z][a-z']+){2,}")
 LATIN_NAMES = ("TripDesk",)
 
 
@@ -59,23 +57,9 @@ def untranslated_names() -> set[str]:
     return {name for names in UNTRANSLATED.values() for name in names() if name} | passengers
 
 
-def _strings(value) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in _strings(v)]
-    if isinstance(value, list | tuple):
-        return [s for v in value for s in _strings(v)]
-    return []
-
-
 def foreign_chinese(text: str, echoed: list[str], names: set[str]) -> list[str]:
     """Chinese in an English text that is none of (a), (b), (c)."""
-    text = BRACKETED_AFTER_NAME.sub(" ", text)
-    for name in sorted({*echoed, *names}, key=len, reverse=True):
-        if name:
-            text = text.replace(name, " ")
-    return CJK_RUN.findall(text)
+    return CJK_RUN.findall(without_names(text, {*echoed, *names}))
 
 
 def foreign_english(text: str) -> list[str]:

@@ -23,20 +23,17 @@ from tests.browser.test_end_to_end import (  # noqa: F401 - browser is a fixture
     _say,
     browser,
 )
+from tests.support.one_language import without_names
 
 pytestmark = [pytest.mark.browser, pytest.mark.postgres]
 
 HAN = re.compile(r"[\u3400-\u9fff]")
-# A name with its Chinese beside it: "Hangzhou (杭州)", "Zhang San (张三)".
-BRACKETED = re.compile(r"[(（][^()（）]*[\u3400-\u9fff][^()（）]*[)）]")
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2}
 
 
 def english_outside_names(text: str, own: tuple[str, ...] = ()) -> list[str]:
     """The Chinese a reader of English would meet outside a name's brackets and outside their own data."""
-    for word in own:
-        text = text.replace(word, " ")
-    return HAN.findall(BRACKETED.sub(" ", text))
+    return HAN.findall(without_names(text, own))
 
 
 def test_an_english_traveller_searches_books_and_asks_for_a_refund_and_a_chinese_approver_reads_it(

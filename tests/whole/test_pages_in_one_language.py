@@ -26,11 +26,11 @@ from bookings.models import BookingRecord
 from demo.users import DEMO_LOGINS
 from itinerary.models import Activity
 from tests.assistant.conftest import TODAY
+from tests.support.one_language import ENGLISH_SENTENCE, strings, without_names
 
 pytestmark = pytest.mark.django_db
 
 CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
-ENGLISH_SENTENCE = re.compile(r"\b[A-Za-z][a-z']+(?:[ ,]+[A-Za-z][a-z']+){2,}")
 ESCAPED = re.compile(r"&(?:#\d+|#x[0-9a-fA-F]+|amp|lt|gt|quot|apos);")
 # Latin words a Chinese page may show: the product's name, codes and technical names.
 LATIN_NAMES = ("TripDesk", "API", "OpenAPI", "Swagger", "ReDoc", "JSON", "HTMX", "Django")
@@ -103,8 +103,8 @@ def names_in_data() -> set[str]:
     contacts, a request's reason), an order item the shop named only in Chinese, each language's own name."""
     names: set[str] = set()
     for booking in BookingRecord.objects.all():
-        names.update(_strings(booking.details.get("passengers") or []))
-        names.update(_strings(booking.contact))
+        names.update(strings(booking.details.get("passengers") or []))
+        names.update(strings(booking.contact))
     for order in BizOrder.objects.all():
         names.update(item["name"] for item in order.items or [] if isinstance(item, dict) and not item.get("name_en"))
     for ticket in HitlTicket.objects.all():
@@ -113,27 +113,9 @@ def names_in_data() -> set[str]:
     return {n for n in names if n}
 
 
-def _strings(value) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for v in value.values() for s in _strings(v)]
-    if isinstance(value, list | tuple):
-        return [s for v in value for s in _strings(v)]
-    return []
-
-
-# A name with its Chinese beside it: "Hangzhou (杭州)", "大理古城漫游 (Dali)" is the other way round and no exception.
-BRACKETED_AFTER_NAME = re.compile(r"(?<=[A-Za-z.])\s?[(（][\u3400-\u9fff·・\s]+[)）]")
-
-
 def foreign_chinese(text: str, names: set[str]) -> list[str]:
     """Chinese runs in an English text that are not names."""
-    text = BRACKETED_AFTER_NAME.sub(" ", text)
-    for name in sorted(names, key=len, reverse=True):
-        if len(name) >= 1 and name in text:
-            text = text.replace(name, " ")
-    return CJK_RUN.findall(text)
+    return CJK_RUN.findall(without_names(text, names))
 
 
 def foreign_english(text: str, names: set[str]) -> list[str]:
