@@ -18,7 +18,7 @@ from functools import cache
 from django.conf import settings
 from django.utils import timezone
 
-from assistant import conf
+from assistant import conf, progress
 from assistant.agent import default_registry, run_agent
 from assistant.dispatcher import dispatch
 from assistant.handlers.activities import social_reply
@@ -121,6 +121,8 @@ def agent_turn(context: TurnContext, *, reading: Intent | None) -> Reply | None:
         messages=agent_messages(context),
         max_iterations=conf.agent_max_iterations(),
         state=ChatState(next_call=_channel_one(context)) if reading is not None else None,
+        on_start=lambda name, arguments: progress.step_started(name, arguments, context),
+        on_done=lambda name, envelope: progress.step_done(name, envelope, context),
     )
     if result.error is not None and result.writes == 0 and not result.pending:
         logger.warning("the agent's model failed (%s): channel 1 answers this turn", result.error.kind)

@@ -24,6 +24,7 @@ from assistant.models import (
     HandoverReason,
     HandoverStatus,
 )
+from core import live
 from core.envelope import Code
 from core.errors import ApplicationError
 from core.transitions import transition
@@ -177,9 +178,11 @@ def handover_reply(*, handover_id: int, staff, body: str) -> HandoverMessage:
         raise HandoverError(Code.INVALID_TRANSITION, "This hand-over is closed: the assistant answers again.")
     if handover.taken_by_id is None:
         handover_take(handover_id=handover.pk, staff=staff)
-    return HandoverMessage.objects.create(
+    message = HandoverMessage.objects.create(
         handover=handover, role=HandoverMessage.Role.STAFF, author=staff, body=body[:MAX_BODY_CHARS]
     )
+    live.changed(handover.user_id)  # the traveller's open chat shows it now (core.live)
+    return message
 
 
 @transaction.atomic
@@ -200,6 +203,7 @@ def handover_close(*, handover_id: int, staff, note: str = "") -> Handover:
         error=HandoverError,
     )
     HandoverMessage.objects.create(handover=handover, role=HandoverMessage.Role.BACK, author=staff)
+    live.changed(handover.user_id)
     return handover
 
 

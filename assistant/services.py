@@ -12,7 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from assistant import conf
+from assistant import conf, progress
 from assistant.actions import (
     conversation_bookings,
     pending_action_answer,
@@ -169,6 +169,7 @@ def chat_turn(
     remembered = memory_load(str(asked)) if asked else Memory()
     conversation = conversation_for(user=user, conversation_id=asked, remembered=remembered)
     language = reply_language(text, page_language, conversation_language=conversation.language)
+    progress.turn_started(language)  # the page that sent it sees the turn begin (`assistant.progress`)
     # Every model call of the turn is audited (one LLMCall row each), inserted with the Turn row (`turn_finish`).
     port = audited(port or get_llm_port(), user=user, deferred=True)
     held, news = None, []

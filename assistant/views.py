@@ -4,7 +4,8 @@ What changed without the traveller asking is told in the chat too: what the supp
 expired, cancelled or moved: `bookings` notices) and what an approver decided about a request or what became of it
 (`aftersale` notices), and what staff wrote while a person held a conversation (`assistant.handovers`). The unread
 notices come after the conversation on the page, after the next reply, and, while the page is open, from `chat_live`,
-which the page asks every few seconds (HTMX polling); each is shown once. Staff messages also stay in the
+which the page asks when its live channel says something changed (`config.live`), or every few seconds without one
+(HTMX polling); each is shown once. A turn's steps reach the page that sent it while it runs (`assistant.progress`). Staff messages also stay in the
 conversation, after the turn they answered.
 Ticket cards of earlier turns show the request as it stands now.
 
@@ -25,6 +26,7 @@ from django.views.decorators.http import require_GET, require_POST
 from aftersale.selectors import aftersale_notices_for_user, tickets_for_user
 from aftersale.services.notices import aftersale_notices_mark_read
 from assistant import cards as card_builders
+from assistant import progress
 from assistant.actions import pending_action_statuses
 from assistant.handovers import handover_news, handover_news_shown, handover_replies
 from assistant.presenters.handover import staff_items
@@ -156,16 +158,18 @@ def chat_page(request):
 @require_POST
 def chat_send(request):
     try:
-        result = chat_turn(
-            user=request.user,
-            message=request.POST.get("message", ""),
-            conversation_id=_conversation_id(request),
-            page_language=request.LANGUAGE_CODE,
-            fresh=request.POST.get("fresh") == "1",
-            action_id=request.POST.get("action_id") or None,
-            answer=request.POST.get("answer") or None,
-            choice=request.POST.get("choice") or None,
-        )
+        # A page with its live channel open sends a token: the turn's steps reach it as they happen.
+        with progress.following(user_id=request.user.pk, token=request.POST.get("live_token")):
+            result = chat_turn(
+                user=request.user,
+                message=request.POST.get("message", ""),
+                conversation_id=_conversation_id(request),
+                page_language=request.LANGUAGE_CODE,
+                fresh=request.POST.get("fresh") == "1",
+                action_id=request.POST.get("action_id") or None,
+                answer=request.POST.get("answer") or None,
+                choice=request.POST.get("choice") or None,
+            )
     except InvalidMessage as exc:
         if request.htmx:
             return render(request, "assistant/partials/error.html", {"error": str(exc)})

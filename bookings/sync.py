@@ -44,6 +44,7 @@ from bookings.models import (
 from bookings.platform import ORDER_NUMBER_KEYS, PlatformCommand, PlatformError, platform_run, unwrap
 from bookings.services.recording import booking_record_create, order_amount
 from bookings.services.transitions import booking_lock, supplier_moved
+from core import live
 
 logger = logging.getLogger("bookings.sync")
 
@@ -255,3 +256,4 @@ def _notify(booking: BookingRecord, kind: str, facts: dict, *, once: bool = Fals
     if once and BookingNotice.objects.filter(booking=booking, kind=kind).exists():
         return
     BookingNotice.objects.create(user_id=booking.user_id, booking=booking, kind=kind, facts=facts)
+    live.changed(booking.user_id)  # the traveller's open pages show it now (core.live)

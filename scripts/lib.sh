@@ -52,7 +52,7 @@ demo_environment() {
   export ASSISTANT_LLM_PROVIDER="${ASSISTANT_LLM_PROVIDER:-rules}"
 }
 
-# demo_banner HOST PORT TASKS: where the demo runs and its logins, in one piece. The logins are read first, so what
+# demo_banner HOST PORT TASKS LIVE: where the demo runs and its logins, in one piece. The logins are read first, so what
 # that command logs while starting comes before the table, not in the middle of it.
 demo_banner() {
   local logins
@@ -65,6 +65,7 @@ TripDesk is running.
   API docs: http://$1:$2/api/v1/docs/
   Health:   http://$1:$2/healthz
   Tasks:    $3
+  Live:     ${4:-off}
   Logs:     var/web.log, var/worker.log
 
 Log in with:

@@ -6,8 +6,9 @@
 #                                   HOST/PORT: TRIPDESK_HOST (127.0.0.1), TRIPDESK_PORT (8000). Services:
 #                                   DATABASE_URL, REDIS_URL (see README). Nothing set: SQLite (db.sqlite3) and
 #                                   tasks in-process; with REDIS_URL, a Celery worker and beat on that broker.
+#                                   With REDIS_URL, the live channel's ASGI server too (TRIPDESK_LIVE_PORT, PORT + 1).
 #   scripts/run.sh --prod [ROLE…]   production (README "Deployment"): needs DATABASE_URL (PostgreSQL), REDIS_URL and
-#                                   DJANGO_SECRET_KEY. ROLEs: web, default, platform, aftersale, beat (all when none
+#                                   DJANGO_SECRET_KEY. ROLEs: web, live, default, platform, aftersale, beat (all when none
 #                                   is given; run `beat` on one machine only). Options: --no-migrate, --dry-run
 #                                   (print the commands, start nothing).
 set -euo pipefail
@@ -25,6 +26,12 @@ reset_metrics_dir() {
   find "$PROMETHEUS_MULTIPROC_DIR" -maxdepth 1 -type f -name "*.db" -delete
 }
 
+# The live channel (config/live.py): an ASGI server holding each open page's event stream as a coroutine, not a
+# thread; it reads the user once per connection and keeps no database connection.
+live_command() {
+  echo "env DATABASE_CONN_MAX_AGE=0 DATABASE_POOL_MAX_SIZE=0 uvicorn config.asgi:application --host $1 --port $2 --no-access-log --timeout-graceful-shutdown 5 --log-level warning"
+}
+
 # Production: one process per role, so each can run on any machine around the same PostgreSQL and Redis.
 run_prod() {
   local roles=() migrate=1 dry_run=0 arg
@@ -32,11 +39,11 @@ run_prod() {
     case "$arg" in
       --no-migrate) migrate=0 ;;
       --dry-run) dry_run=1 ;;
-      web | default | platform | aftersale | beat) roles+=("$arg") ;;
-      *) die "unknown argument '$arg' (roles: web default platform aftersale beat; options: --no-migrate --dry-run)" ;;
+      web | live | default | platform | aftersale | beat) roles+=("$arg") ;;
+      *) die "unknown argument '$arg' (roles: web live default platform aftersale beat; options: --no-migrate --dry-run)" ;;
     esac
   done
-  [ ${#roles[@]} -gt 0 ] || roles=(web default platform aftersale beat)
+  [ ${#roles[@]} -gt 0 ] || roles=(web live default platform aftersale beat)
 
   # What production needs; nothing falls back to the embedded defaults here.
   case "${DATABASE_URL:-}" in
@@ -69,6 +76,9 @@ run_prod() {
   longest=$(python -c 'import math, sys; print(math.ceil(float(sys.argv[1]) * (int(sys.argv[2]) + 2)))' \
     "$llm_timeout" "$iterations")
   local web_timeout="${WEB_TIMEOUT:-$((longest + 30))}"
+  local live_port="${TRIPDESK_LIVE_PORT:-$((port + 1))}"
+  # The pages open their live channel here unless a proxy in front serves it under the site's own /live/.
+  export TRIPDESK_LIVE_URL="${TRIPDESK_LIVE_URL:-http://$host:$live_port/live/events}"
   python -c 'import sys; sys.exit(float(sys.argv[1]) <= float(sys.argv[2]))' "$web_timeout" "$llm_timeout" ||
     die "WEB_TIMEOUT ($web_timeout s) must be longer than ASSISTANT_LLM_TIMEOUT ($llm_timeout s)"
 
@@ -86,6 +96,7 @@ run_prod() {
   # browsers' connections). --preload builds the app once (config/wsgi.py) and forks the processes from it.
   local -A commands=(
     [web]="env DATABASE_CONN_MAX_AGE=0 DATABASE_POOL_MAX_SIZE=$pool gunicorn config.wsgi:application --preload --bind $host:$port --worker-class gthread --workers $workers --threads $threads --worker-connections $threads --timeout $web_timeout --graceful-timeout 30 --keep-alive 0 --backlog 2048 --access-logfile - --error-logfile -"
+    [live]="$(live_command "$host" "$live_port")"
     [default]="celery -A config worker -Q default -n default@%h -c $concurrency -l INFO"
     [platform]="celery -A config worker -Q platform -n platform@%h -c $platform_concurrency -l INFO"
     [aftersale]="celery -A config worker -Q aftersale -n aftersale@%h -c $concurrency -l INFO"
@@ -148,6 +159,8 @@ PY
       "PostgreSQL pool: $([ "$pool" -gt 0 ] && echo "$pool per process" || echo "off, one connection per request")"
     echo "             model: $ASSISTANT_LLM_PROVIDER, at most $llm_timeout s per call"
   fi
+  [ -z "${pids[live]:-}" ] || echo "  live:      http://$host:$live_port/live/events uvicorn (ASGI), the pages' live channel;" \
+    "pages open $TRIPDESK_LIVE_URL"
   for role in default platform aftersale; do
     [ -z "${pids[$role]:-}" ] || echo "  $role:$(printf '%*s' $((10 - ${#role})) '')Celery worker on queue '$role'," \
       "$([ "$role" = platform ] && echo "$platform_concurrency" || echo "$concurrency") processes"
@@ -189,8 +202,15 @@ if [ -n "${REDIS_URL:-}" ]; then
     --schedule var/celerybeat-schedule >>var/worker.log 2>&1 &
   pids+=($!)
   tasks="a Celery worker (log: var/worker.log), broker ${REDIS_URL}"
+  live_port="${TRIPDESK_LIVE_PORT:-$((port + 1))}"
+  export TRIPDESK_LIVE_URL="${TRIPDESK_LIVE_URL:-http://$host:$live_port/live/events}"
+  # shellcheck disable=SC2046 # the command line is split on purpose
+  $(live_command "$host" "$live_port") >>var/live.log 2>&1 &
+  pids+=($!)
+  live="the pages' live channel at $TRIPDESK_LIVE_URL (log: var/live.log)"
 else
   tasks="in-process (no Redis configured or reachable)"
+  live="off without Redis: the pages ask every 5 s"
 fi
 
 gunicorn config.wsgi:application --bind "$host:$port" --workers "${WEB_CONCURRENCY:-2}" \
@@ -200,5 +220,5 @@ pids+=($!)
 
 for _ in $(seq 1 50); do tcp_open "$host" "$port" && break; sleep 0.2; done
 
-demo_banner "$host" "$port" "$tasks"
+demo_banner "$host" "$port" "$tasks" "$live"
 wait

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from aftersale import conf
 from aftersale.models import AftersaleNotice, HitlTicket, NoticeKind, TicketStatus
+from core import live
 
 # The ticket statuses a traveller hears of, and what they are told.
 NOTICE_OF_STATUS = {
@@ -48,7 +49,9 @@ def ticket_notice_record(*, ticket: HitlTicket) -> AftersaleNotice | None:
     if kind == NoticeKind.EXECUTED:
         result = ticket.execution_result if isinstance(ticket.execution_result, dict) else {}
         facts["refunded_amount"] = result.get("amount") or _money(ticket.refund_amount)
-    return AftersaleNotice.objects.create(user_id=ticket.requested_by_id, ticket=ticket, kind=kind, facts=facts)
+    notice = AftersaleNotice.objects.create(user_id=ticket.requested_by_id, ticket=ticket, kind=kind, facts=facts)
+    live.changed(ticket.requested_by_id)  # the traveller's open pages show it now (core.live)
+    return notice
 
 
 def aftersale_notices_mark_read(*, user, notice_ids: list[int]) -> int:

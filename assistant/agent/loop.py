@@ -24,6 +24,7 @@ envelopes and their cards.
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,9 +99,13 @@ def run_agent(
     max_iterations: int,
     max_writes: int | None = None,
     state: ChatState | None = None,
+    on_start: Callable[[str, dict], None] | None = None,
+    on_done: Callable[[str, dict], None] | None = None,
 ) -> AgentResult:
     """Run the tool-calling loop from `messages` (not modified; the full transcript is in `result.messages`).
-    `state`: what the caller hands every `port.chat` out of band, never in the prompt (the offline adapter's flow)."""
+    `state`: what the caller hands every `port.chat` out of band, never in the prompt (the offline adapter's flow).
+    `on_start(name, arguments)` and `on_done(name, envelope)`: told of each call as it starts and ends (a turn's
+    progress on the page, `assistant.progress`)."""
     result = AgentResult(messages=list(messages))
     tools = registry.schemas()
     turn = _Turn(max_writes=conf.agent_max_writes_per_turn() if max_writes is None else max_writes)
@@ -124,7 +129,11 @@ def run_agent(
             break
         for call in answer.tool_calls:
             started = time.perf_counter()
+            if on_start is not None:
+                on_start(call.name, call.arguments if isinstance(call.arguments, dict) else {})
             envelope = _envelope(registry, context, call, turn)
+            if on_done is not None:
+                on_done(call.name, envelope)
             step_record(
                 tool=call.name,
                 arguments=call.arguments,

@@ -15,6 +15,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
+from assistant import progress
 from assistant.agent import default_registry
 from assistant.llm.port import Answered
 from assistant.llm.tool_calls import ToolCallPlan
@@ -44,7 +45,10 @@ def run_tool(context: TurnContext, name: str, **arguments) -> dict:
     replay = _replay.get()
     if replay is not None:
         return replay.answer(name, given)
-    return default_registry().call(name, given, tool_context(context))
+    progress.step_started(name, given, context)
+    envelope = default_registry().call(name, given, tool_context(context))
+    progress.step_done(name, envelope, context)
+    return envelope
 
 
 def answer_with(context: TurnContext, name: str, **arguments) -> Reply:

@@ -52,6 +52,10 @@ DATABASE_POOL_MAX_SIZE = _int("DATABASE_POOL_MAX_SIZE", 0)
 REDIS_URL = _str("REDIS_URL")
 CELERY_BROKER_URL = _str("CELERY_BROKER_URL", REDIS_URL)
 REQUIRE_SERVICES = _bool("TRIPDESK_REQUIRE_SERVICES", False)
+# Where the browser opens a page's live channel (config/live.py, served by the ASGI server): a path behind a proxy
+# that sends /live/ to that server ("/live/events"), or its own address ("http://HOST:8001/live/events", what run.sh
+# sets). Empty: no live channel, the pages poll. Used only with REDIS_URL.
+LIVE_URL = _str("TRIPDESK_LIVE_URL")
 
 LOG_FORMAT = _str("LOG_FORMAT", "json")
 LOG_LEVEL = _str("LOG_LEVEL", "INFO")

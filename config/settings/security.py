@@ -4,9 +4,18 @@
 (tests/security/test_headers.py runs it); the README's Deployment section explains each warning left without HTTPS.
 """
 
+from urllib.parse import urlsplit
+
 from csp.constants import NONCE, NONE, SELF
 
 from config.settings import env
+
+
+def _origins(url: str) -> list[str]:
+    """The origin of an absolute URL, as a CSP source ([] for a path on this site)."""
+    parts = urlsplit(url)
+    return [f"{parts.scheme}://{parts.netloc}"] if parts.netloc else []
+
 
 # No inline script, no inline style, no eval: the pages' behaviour is in static/js/tripdesk.js, htmx runs with
 # `allowEval` off (templates/base.html), the API docs pages load Swagger UI, ReDoc and their init scripts from this site.
@@ -20,6 +29,8 @@ CONTENT_SECURITY_POLICY = {
         "base-uri": [SELF],
         "form-action": [SELF],
         "frame-ancestors": [NONE],
+        # The live channel may be served from its own address (TRIPDESK_LIVE_URL, config/live.py): that origin too.
+        "connect-src": [SELF, *_origins(env.LIVE_URL)],
     },
 }
 

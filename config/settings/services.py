@@ -49,6 +49,9 @@ else:
 # slots live in the cache (Redis), with a TTL, and degrade to single-turn when it is down.
 SESSION_ENGINE = "core.sessions" if REDIS_URL else "django.contrib.sessions.backends.db"
 
+# A page's live channel (config/live.py, core.live): fed through Redis, so only with it.
+LIVE_URL = env.LIVE_URL if REDIS_URL else ""
+
 CELERY_BROKER_URL = env.CELERY_BROKER_URL or "memory://"
 CELERY_TASK_ALWAYS_EAGER = not env.CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True

@@ -164,3 +164,81 @@ document.addEventListener("htmx:afterSettle", (event) => {
     composer.focus({ preventScroll: true });
   }
 });
+
+// The live channel (config/live.py, README "Live pages"): one EventSource per page whose <body> has data-live-url.
+// Its "changed" event makes every [data-live-news] element ask for its news (their "live-news" trigger: the request
+// their polling makes, so what is shown and marked read has one path); while it is open their every-5-s polling is
+// skipped (a request no event triggered is cancelled), and when it drops they poll again until it is back (the
+// browser reconnects by itself, sending the last event's id, and the stream starts with "changed").
+// Its "progress" events show, in #turn-progress, the steps of the turn this page is waiting for (the token the page
+// added to that request) until the reply comes and takes their place.
+const liveUrl = document.body.dataset.liveUrl;
+const progressBox = document.getElementById("turn-progress");
+let liveOpen = false;
+let turnToken = "";
+
+function newToken() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);  // (crypto.randomUUID needs a secure context; this does not)
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function clearProgress() {
+  if (progressBox) {
+    progressBox.replaceChildren();
+    progressBox.hidden = true;
+  }
+}
+
+if (liveUrl && "EventSource" in window) {
+  const source = new EventSource(liveUrl, { withCredentials: true });
+  source.addEventListener("open", () => {
+    liveOpen = true;
+    document.body.dataset.live = "open";
+  });
+  source.addEventListener("error", () => {
+    liveOpen = false;
+    document.body.dataset.live = source.readyState === EventSource.CLOSED ? "off" : "reconnecting";
+  });
+  source.addEventListener("changed", () => {
+    document.querySelectorAll("[data-live-news]").forEach((el) => window.htmx?.trigger(el, "live-news"));
+  });
+  source.addEventListener("progress", (event) => {
+    let step;
+    try {
+      step = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    if (!progressBox || !turnToken || step.token !== turnToken) {
+      return;
+    }
+    progressBox.insertAdjacentHTML("beforeend", step.html);  // rendered by our server, like every htmx swap
+    window.htmx?.process(progressBox);
+    progressBox.hidden = false;
+  });
+}
+
+document.addEventListener("htmx:confirm", (event) => {
+  if (liveOpen && !event.detail.triggeringEvent && event.detail.elt.hasAttribute("data-live-news")) {
+    event.preventDefault();  // the live channel is open: it says when there is news
+  }
+});
+
+document.addEventListener("htmx:configRequest", (event) => {
+  if (!progressBox || event.detail.path !== progressBox.dataset.sendUrl) {
+    return;
+  }
+  clearProgress();
+  turnToken = liveOpen ? newToken() : "";
+  if (turnToken) {
+    event.detail.parameters.live_token = turnToken;
+  }
+});
+
+document.addEventListener("htmx:afterRequest", (event) => {
+  if (progressBox && event.detail.requestConfig?.path === progressBox.dataset.sendUrl) {
+    turnToken = "";
+    clearProgress();
+  }
+});

@@ -27,7 +27,7 @@ def test_the_open_chat_page_polls_and_is_told_of_a_decision_once(alice_client, d
     page = alice_client.get(reverse("assistant:chat"), HTTP_ACCEPT_LANGUAGE="zh-hans")
     assert page.status_code == 200
     assert f'hx-get="{reverse("assistant:live")}"' in page.content.decode()
-    assert 'hx-trigger="every 5s"' in page.content.decode()
+    assert 'hx-trigger="every 5s, live-news"' in page.content.decode()
     nothing = alice_client.get(reverse("assistant:live"), **HTMX)
     assert nothing.status_code == 204 and nothing.content == b""
 

@@ -141,7 +141,7 @@ def test_the_page_polls_while_a_request_may_move_and_stops_once_it_is_settled(
     client.force_login(ord001.user)
 
     pending = client.get(reverse("aftersale:requests")).content.decode()
-    assert 'hx-trigger="every 5s"' in pending and f'hx-get="{reverse(LIVE)}"' in pending
+    assert 'hx-trigger="every 5s, live-news"' in pending and f'hx-get="{reverse(LIVE)}"' in pending
     assert 'data-polling="on"' in pending
 
     with django_capture_on_commit_callbacks(execute=True):  # approved, then executed by the (eager) task
@@ -152,7 +152,8 @@ def test_the_page_polls_while_a_request_may_move_and_stops_once_it_is_settled(
     assert live.status_code == 200 and content.startswith('<div id="aftersale-live"')
     assert f'data-ticket-no="{ticket.ticket_no}" data-status="EXECUTED"' in content
     assert "¥300.00" in content and 'data-notice="EXECUTED"' in content
-    assert "hx-trigger" not in content and 'data-polling="off"' in content  # settled: the polling stops
+    # settled: the polling stops (a push of the live channel still asks, core.live)
+    assert 'hx-trigger="live-news"' in content and 'data-polling="off"' in content
 
 
 def test_a_page_with_only_settled_requests_does_not_poll(client, ord001, ticket_for):
@@ -161,7 +162,7 @@ def test_a_page_with_only_settled_requests_does_not_poll(client, ord001, ticket_
 
     page = client.get(reverse("aftersale:requests")).content.decode()
 
-    assert "hx-trigger" not in page and 'data-polling="off"' in page
+    assert 'hx-trigger="live-news"' in page and "every 5s" not in page and 'data-polling="off"' in page
 
 
 def test_the_live_part_is_only_for_htmx_and_signed_in_travellers(client, demo_alice):

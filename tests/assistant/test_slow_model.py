@@ -236,7 +236,7 @@ def test_the_production_command_runs_threaded_web_processes_one_worker_per_queue
 
     assert out.returncode == 0, out.stderr
     lines = dict(line.split(": ", 1) for line in out.stdout.splitlines())
-    assert sorted(lines) == ["aftersale", "beat", "default", "platform", "web"]
+    assert sorted(lines) == ["aftersale", "beat", "default", "live", "platform", "web"]
     web = lines["web"]
     assert "gunicorn config.wsgi:application" in web
     assert "--worker-class gthread" in web and "--threads 64" in web and "--workers 2" in web
@@ -248,6 +248,9 @@ def test_the_production_command_runs_threaded_web_processes_one_worker_per_queue
     for queue in ("default", "platform", "aftersale"):
         assert re.search(rf"celery -A config worker -Q {queue} ", lines[queue])
     assert "celery -A config beat" in lines["beat"]
+    # The pages' live channel: an ASGI server (a coroutine per open page), holding no database connection.
+    assert "uvicorn config.asgi:application" in lines["live"] and "DATABASE_CONN_MAX_AGE=0" in lines["live"]
+    assert "--port 8001" in lines["live"]
 
 
 def test_the_platform_worker_runs_more_processes_than_the_others_for_the_searches_a_turn_sends_at_once():

@@ -1,0 +1,180 @@
+"""The live channel: what happens for a user reaches their open pages as it happens (server-sent events).
+
+A push is one entry on the user's Redis stream (`tripdesk:live:<user id>`: ordered, its ids the browser's
+Last-Event-ID, the newest STREAM_LENGTH kept for STREAM_SECONDS) and a wake-up on one pub/sub channel. A page's
+stream (`config.live.events`, served by an ASGI server) sends the entries after the last one it sent, so a
+reconnect resumes where it stopped: nothing lost, nothing repeated. The wake-up only makes readers look early; each
+reader also looks every HEARTBEAT_SECONDS, so a wake-up lost (Redis restarting) costs time, not entries. One pub/sub
+connection per process serves every open page of that process (`Hub`).
+
+What is pushed stays small: CHANGED (the page then asks for its news through the view its polling asks, so what is
+shown and marked read has one path) and a turn's PROGRESS (`assistant.progress`).
+
+Without Redis (the embedded default) nothing is pushed and the pages keep asking every few seconds. A push never
+fails its caller: Redis unreachable loses the push (logged), and the page's next request shows what happened.
+"""
+
+import asyncio
+import functools
+import logging
+import re
+import time
+import weakref
+from collections import defaultdict
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import redis
+import redis.asyncio
+from django.conf import settings
+from django.db import transaction
+
+logger = logging.getLogger(__name__)
+
+CHANGED = "changed"  # something the page shows changed: it asks for its news
+PROGRESS = "progress"  # a step of a turn the page is waiting for (JSON: the turn's token, a line, cards)
+
+CHANNEL = "tripdesk:live"
+STREAM_LENGTH = 200
+STREAM_SECONDS = 3600
+HEARTBEAT_SECONDS = 15.0
+ENTRY_ID = re.compile(r"\d{1,20}-\d{1,20}")
+
+
+def enabled() -> bool:
+    return bool(settings.REDIS_URL)
+
+
+def stream_key(user_id) -> str:
+    return f"tripdesk:live:{int(user_id)}"
+
+
+@functools.cache
+def _client(url: str) -> redis.Redis:
+    return redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+
+
+def push(user_id, event: str, data: str = "") -> str | None:
+    """Push one entry to the user's open pages now; its id, or None when nothing was pushed (no Redis, or Redis
+    unreachable: logged, never raised)."""
+    if not (settings.REDIS_URL and user_id):
+        return None
+    key = stream_key(user_id)
+    try:
+        with _client(settings.REDIS_URL).pipeline(transaction=False) as pipe:
+            pipe.xadd(key, {"e": event, "d": data}, maxlen=STREAM_LENGTH, approximate=True)
+            pipe.expire(key, STREAM_SECONDS)
+            pipe.publish(CHANNEL, str(int(user_id)))
+            entry_id = pipe.execute()[0]
+    except redis.RedisError:
+        logger.warning("live push to user %s lost: Redis unreachable", user_id, exc_info=True)
+        return None
+    return entry_id.decode() if isinstance(entry_id, bytes) else str(entry_id)
+
+
+def changed(user_id) -> None:
+    """Tell the user's open pages that something they show changed, once the current transaction commits (at once
+    outside one): a page asking before the commit would find nothing new."""
+    if settings.REDIS_URL and user_id:
+        transaction.on_commit(lambda: push(user_id, CHANGED))
+
+
+@dataclass(frozen=True)
+class Entry:
+    id: str
+    event: str
+    data: str
+
+
+class Hub:
+    """One per event loop (an ASGI server process has one): a single pub/sub subscription wakes the open streams
+    of the user named in each message."""
+
+    def __init__(self, url: str):
+        self.redis = redis.asyncio.Redis.from_url(url, socket_connect_timeout=2, health_check_interval=30)
+        self._waiters: dict[str, set[asyncio.Event]] = defaultdict(set)
+        self._listener: asyncio.Task | None = None
+
+    def register(self, user_id) -> asyncio.Event:
+        if self._listener is None or self._listener.done():
+            self._listener = asyncio.get_running_loop().create_task(self._listen())
+        waiter = asyncio.Event()
+        self._waiters[str(int(user_id))].add(waiter)
+        return waiter
+
+    def unregister(self, user_id, waiter: asyncio.Event) -> None:
+        waiters = self._waiters.get(str(int(user_id)))
+        if waiters is not None:
+            waiters.discard(waiter)
+            if not waiters:
+                del self._waiters[str(int(user_id))]
+
+    @property
+    def open_streams(self) -> int:
+        return sum(map(len, self._waiters.values()))
+
+    async def _listen(self) -> None:
+        while True:
+            try:
+                async with self.redis.pubsub(ignore_subscribe_messages=True) as pubsub:
+                    await pubsub.subscribe(CHANNEL)
+                    async for message in pubsub.listen():
+                        user = message["data"].decode() if isinstance(message["data"], bytes) else message["data"]
+                        for waiter in self._waiters.get(user, ()):
+                            waiter.set()
+            except (redis.RedisError, OSError):
+                logger.warning(
+                    "live wake-ups interrupted (Redis unreachable); streams look every %s s meanwhile",
+                    HEARTBEAT_SECONDS,
+                )
+                await asyncio.sleep(1)
+
+
+_hubs: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Hub]" = weakref.WeakKeyDictionary()
+
+
+def hub() -> Hub:
+    loop = asyncio.get_running_loop()
+    if loop not in _hubs:
+        _hubs[loop] = Hub(settings.REDIS_URL)
+    return _hubs[loop]
+
+
+async def entries(user_id, after: str | None, *, lifetime: float) -> AsyncIterator[Entry | None]:
+    """The user's entries after `after` (a Last-Event-ID; None: from now), as they come, for `lifetime` seconds;
+    None every HEARTBEAT_SECONDS without one (the caller keeps the connection alive with it)."""
+    the_hub = hub()
+    key = stream_key(user_id)
+    waiter = the_hub.register(user_id)
+    loop = asyncio.get_running_loop()
+    ends = loop.time() + lifetime
+    try:
+        if after is None or not ENTRY_ID.fullmatch(after):
+            newest = await _read(the_hub.redis.xrevrange(key, count=1))
+            # (Redis unreachable: from this moment by the clock, which is what a stream id counts)
+            after = (
+                newest[0][0].decode() if newest else "0-0" if newest is not None else f"{time.time_ns() // 1_000_000}-0"
+            )
+        while loop.time() < ends:
+            waiter.clear()  # cleared before reading: a push landing after the read wakes the wait below
+            found = await _read(the_hub.redis.xrange(key, min=f"({after}", count=STREAM_LENGTH))
+            for entry_id, fields in found or ():
+                after = entry_id.decode()
+                yield Entry(after, fields[b"e"].decode(), fields.get(b"d", b"").decode())
+            if found:
+                continue
+            try:
+                await asyncio.wait_for(waiter.wait(), timeout=min(HEARTBEAT_SECONDS, max(0.0, ends - loop.time())))
+            except TimeoutError:
+                yield None
+    finally:
+        the_hub.unregister(user_id, waiter)
+
+
+async def _read(call):
+    """A stream read; None while Redis is unreachable (the stream waits and tries again at the next heartbeat)."""
+    try:
+        return await call
+    except (redis.RedisError, OSError):
+        logger.warning("live stream read failed: Redis unreachable", exc_info=True)
+        return None
