@@ -2,7 +2,7 @@
 
 Served by the ASGI server (`run.sh` starts uvicorn beside the web server; README "Live pages"): an open page costs
 a coroutine and a socket there, no thread and no database connection. The user is read from the session once,
-then the database connection is given back; the stream ends after LIFETIME_SECONDS and the browser reconnects
+then the database connection is given back as the stream starts; the stream ends after LIFETIME_SECONDS and the browser reconnects
 (EventSource does, sending the Last-Event-ID), so a signed-out session stops receiving within that time.
 
 Every (re)connection starts with CHANGED: the page asks for its news once, which covers whatever happened between
@@ -47,7 +47,6 @@ def _event(entry: live.Entry) -> str:
 @require_GET
 async def events(request):
     user = await request.auser()
-    await sync_to_async(connections.close_all)()  # the request's thread gives its connection back: none is held open
     if not user.is_authenticated:
         response = HttpResponse("Sign in first.", status=403, content_type="text/plain")
     elif not (live.enabled() and isinstance(request, ASGIRequest)):
@@ -64,7 +63,12 @@ async def events(request):
 
 
 async def _stream(user_id: int, after: str | None):
-    yield f"retry: {RETRY_MS}\nevent: {live.CHANGED}\ndata: \n\n"
+    # The middleware has run (a session saved, the user read): the request's thread gives its database connection
+    # back now, so an open page holds none (Django would close it only when the stream ends).
+    await sync_to_async(connections.close_all)()
+    # Where it starts is settled before the first event: a push from then on is sent, none is skipped.
+    after = await live.start(user_id, after)
+    yield f"retry: {RETRY_MS}\nid: {after}\nevent: {live.CHANGED}\ndata: \n\n"
     async for entry in live.entries(user_id, after, lifetime=LIFETIME_SECONDS):
         yield ": still here\n\n" if entry is None else _event(entry)
 

@@ -140,21 +140,26 @@ def hub() -> Hub:
     return _hubs[loop]
 
 
-async def entries(user_id, after: str | None, *, lifetime: float) -> AsyncIterator[Entry | None]:
-    """The user's entries after `after` (a Last-Event-ID; None: from now), as they come, for `lifetime` seconds;
-    None every HEARTBEAT_SECONDS without one (the caller keeps the connection alive with it)."""
+async def start(user_id, last_event_id: str | None) -> str:
+    """Where a stream starts: after the browser's Last-Event-ID when it sent one, else after the newest entry (what
+    came before is on the page already, or asked for by the CHANGED every stream opens with)."""
+    if last_event_id and ENTRY_ID.fullmatch(last_event_id):
+        return last_event_id
+    newest = await _read(hub().redis.xrevrange(stream_key(user_id), count=1))
+    if newest is None:  # Redis unreachable: from this moment, by the clock a stream id counts in
+        return f"{time.time_ns() // 1_000_000}-0"
+    return newest[0][0].decode() if newest else "0-0"
+
+
+async def entries(user_id, after: str, *, lifetime: float) -> AsyncIterator[Entry | None]:
+    """The user's entries after `after` (from `start`), as they come, for `lifetime` seconds; None every
+    HEARTBEAT_SECONDS without one (the caller keeps the connection alive with it)."""
     the_hub = hub()
     key = stream_key(user_id)
     waiter = the_hub.register(user_id)
     loop = asyncio.get_running_loop()
     ends = loop.time() + lifetime
     try:
-        if after is None or not ENTRY_ID.fullmatch(after):
-            newest = await _read(the_hub.redis.xrevrange(key, count=1))
-            # (Redis unreachable: from this moment by the clock, which is what a stream id counts)
-            after = (
-                newest[0][0].decode() if newest else "0-0" if newest is not None else f"{time.time_ns() // 1_000_000}-0"
-            )
         while loop.time() < ends:
             waiter.clear()  # cleared before reading: a push landing after the read wakes the wait below
             found = await _read(the_hub.redis.xrange(key, min=f"({after}", count=STREAM_LENGTH))
