@@ -8,7 +8,6 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
 from config.health import healthz
-from config.live import events as live_events
 
 # A request Django refuses (too large, malformed): JSON under /api/, a clear page or chat partial elsewhere. The
 # pages are templates/400.html, 404.html and 500.html; Django's own handler403 and CSRF failure view render
@@ -19,7 +18,6 @@ handler500 = "config.api_errors.server_error"
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
-    path("live/events", live_events, name="live-events"),  # served by the ASGI server (config/live.py)
     # Browsers ask for /favicon.ico whatever a page links (templates/icons.html): the PNG icon, under its static name
     # (content-hashed in production, hence a temporary redirect looked up on each request).
     path("favicon.ico", lambda request: redirect(static("img/icons/favicon-32.png")), name="favicon"),

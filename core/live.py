@@ -4,7 +4,8 @@ A push is one entry on the user's Redis stream (`tripdesk:live:<user id>`: order
 Last-Event-ID, the newest STREAM_LENGTH kept for STREAM_SECONDS) and a wake-up on one pub/sub channel. A page's
 stream (`config.live.events`, served by an ASGI server) sends the entries after the last one it sent, so a
 reconnect resumes where it stopped: nothing lost, nothing repeated. The wake-up only makes readers look early; each
-reader also looks every HEARTBEAT_SECONDS, so a wake-up lost (Redis restarting) costs time, not entries. One pub/sub
+reader also looks every HEARTBEAT_SECONDS, so a wake-up lost costs time, not entries. Redis not answering ends a
+stream (and refuses a new one): the page polls meanwhile, and its browser reconnects and resumes once Redis is back. One pub/sub
 connection per process serves every open page of that process (`Hub`).
 
 What is pushed stays small: CHANGED (the page then asks for its news through the view its polling asks, so what is
@@ -18,7 +19,6 @@ import asyncio
 import functools
 import logging
 import re
-import time
 import weakref
 from collections import defaultdict
 from collections.abc import AsyncIterator
@@ -38,6 +38,8 @@ CHANNEL = "tripdesk:live"
 STREAM_LENGTH = 200
 STREAM_SECONDS = 3600
 HEARTBEAT_SECONDS = 15.0
+POOL_SIZE = 20  # Redis connections of one live server process (plus its one pub/sub connection)
+POOL_WAIT_SECONDS = 30
 ENTRY_ID = re.compile(r"\d{1,20}-\d{1,20}")
 
 
@@ -91,9 +93,19 @@ class Hub:
     of the user named in each message."""
 
     def __init__(self, url: str):
-        self.redis = redis.asyncio.Redis.from_url(url, socket_connect_timeout=2, health_check_interval=30)
+        # Reads wait for one of POOL_SIZE connections rather than fail: a push to every open page at once makes each
+        # of their streams read at the same moment.
+        pool = redis.asyncio.BlockingConnectionPool.from_url(
+            url,
+            max_connections=POOL_SIZE,
+            timeout=POOL_WAIT_SECONDS,
+            socket_connect_timeout=2,
+            health_check_interval=30,
+        )
+        self.redis = redis.asyncio.Redis(connection_pool=pool)
         self._waiters: dict[str, set[asyncio.Event]] = defaultdict(set)
         self._listener: asyncio.Task | None = None
+        self._subscribed = asyncio.Event()
 
     def register(self, user_id) -> asyncio.Event:
         if self._listener is None or self._listener.done():
@@ -109,6 +121,15 @@ class Hub:
             if not waiters:
                 del self._waiters[str(int(user_id))]
 
+    async def subscribed(self, seconds: float = 2.0) -> None:
+        """Wait (`seconds` at most: Redis may not answer) until wake-ups are received: a stream reading before then
+        would miss the wake-up of a push landing between its read and the subscription, and wait a heartbeat."""
+        try:
+            async with asyncio.timeout(seconds):
+                await self._subscribed.wait()
+        except TimeoutError:
+            pass
+
     @property
     def open_streams(self) -> int:
         return sum(map(len, self._waiters.values()))
@@ -118,11 +139,14 @@ class Hub:
             try:
                 async with self.redis.pubsub(ignore_subscribe_messages=True) as pubsub:
                     await pubsub.subscribe(CHANNEL)
+                    await pubsub.get_message(timeout=2)  # its confirmation: every wake-up from here on comes
+                    self._subscribed.set()
                     async for message in pubsub.listen():
                         user = message["data"].decode() if isinstance(message["data"], bytes) else message["data"]
                         for waiter in self._waiters.get(user, ()):
                             waiter.set()
             except (redis.RedisError, OSError):
+                self._subscribed.clear()
                 logger.warning(
                     "live wake-ups interrupted (Redis unreachable); streams look every %s s meanwhile",
                     HEARTBEAT_SECONDS,
@@ -140,44 +164,64 @@ def hub() -> Hub:
     return _hubs[loop]
 
 
-async def start(user_id, last_event_id: str | None) -> str:
+async def start(user_id, last_event_id: str | None) -> str | None:
     """Where a stream starts: after the browser's Last-Event-ID when it sent one, else after the newest entry (what
-    came before is on the page already, or asked for by the CHANGED every stream opens with)."""
+    came before is on the page already, or asked for by the CHANGED every stream opens with). None when Redis does
+    not answer: there is no live channel now."""
+    newest = await _read(hub().redis.xrevrange(stream_key(user_id), count=1))
+    if newest is None:
+        return None
     if last_event_id and ENTRY_ID.fullmatch(last_event_id):
         return last_event_id
-    newest = await _read(hub().redis.xrevrange(stream_key(user_id), count=1))
-    if newest is None:  # Redis unreachable: from this moment, by the clock a stream id counts in
-        return f"{time.time_ns() // 1_000_000}-0"
     return newest[0][0].decode() if newest else "0-0"
 
 
-async def entries(user_id, after: str, *, lifetime: float) -> AsyncIterator[Entry | None]:
-    """The user's entries after `after` (from `start`), as they come, for `lifetime` seconds; None every
-    HEARTBEAT_SECONDS without one (the caller keeps the connection alive with it)."""
-    the_hub = hub()
-    key = stream_key(user_id)
-    waiter = the_hub.register(user_id)
-    loop = asyncio.get_running_loop()
-    ends = loop.time() + lifetime
-    try:
-        while loop.time() < ends:
-            waiter.clear()  # cleared before reading: a push landing after the read wakes the wait below
-            found = await _read(the_hub.redis.xrange(key, min=f"({after}", count=STREAM_LENGTH))
-            for entry_id, fields in found or ():
+class Subscription:
+    """One open page's wait on its user's entries (`entries`), until it is closed (the page went) or its lifetime
+    ends. Closing lets go of the page's wake-up at once and ends `entries` at its next step, whatever it awaits: a
+    page that has gone never waits on a cancellation reaching a read (Python 3.11's asyncio can lose one that lands
+    as a wake-up does)."""
+
+    def __init__(self, user_id) -> None:
+        self.user_id = user_id
+        self._hub = hub()
+        self._waiter = self._hub.register(user_id)
+        self.closed = False
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self._hub.unregister(self.user_id, self._waiter)
+            self._waiter.set()
+
+    async def entries(self, after: str, *, lifetime: float) -> AsyncIterator[Entry | None]:
+        """The entries after `after` (from `start`), as they come; None every HEARTBEAT_SECONDS without one (the
+        caller keeps the connection alive with it). Ends when closed, after `lifetime` seconds, or when Redis does not
+        answer (the browser then reconnects and resumes, or polls)."""
+        key = stream_key(self.user_id)
+        loop = asyncio.get_running_loop()
+        ends = loop.time() + lifetime
+        await self._hub.subscribed()
+        while not self.closed and loop.time() < ends:
+            self._waiter.clear()  # cleared before reading: a push landing after the read wakes the wait below
+            found = await _read(self._hub.redis.xrange(key, min=f"({after}", count=STREAM_LENGTH))
+            if found is None or self.closed:
+                return
+            for entry_id, fields in found:
                 after = entry_id.decode()
                 yield Entry(after, fields[b"e"].decode(), fields.get(b"d", b"").decode())
             if found:
                 continue
             try:
-                await asyncio.wait_for(waiter.wait(), timeout=min(HEARTBEAT_SECONDS, max(0.0, ends - loop.time())))
+                async with asyncio.timeout(min(HEARTBEAT_SECONDS, max(0.0, ends - loop.time()))):
+                    await self._waiter.wait()
             except TimeoutError:
-                yield None
-    finally:
-        the_hub.unregister(user_id, waiter)
+                if not self.closed:
+                    yield None
 
 
 async def _read(call):
-    """A stream read; None while Redis is unreachable (the stream waits and tries again at the next heartbeat)."""
+    """A stream read; None when Redis does not answer."""
     try:
         return await call
     except (redis.RedisError, OSError):

@@ -85,14 +85,24 @@ class EventReader:
         self.response = self._connection.getresponse()
         self.status = self.response.status
 
-    def _lines(self):
-        while raw := self.response.readline():
+    def _lines(self, deadline: float):
+        # The deadline holds across lines: the keep-alive comment every 15 s would otherwise keep a read waiting for
+        # an event that never comes until the stream ends (15 minutes).
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no event came in time")
+            self._connection.sock.settimeout(left)
+            raw = self.response.readline()
+            if not raw:
+                return
             yield raw.decode().rstrip("\r\n")
 
-    def next_event(self) -> Event:
-        """The next event (comments such as the keep-alive are skipped); waits for it (30 s at most, then fails)."""
+    def next_event(self, seconds: float = 30) -> Event:
+        """The next event (comments such as the keep-alive are skipped); waits for it (`seconds` at most, then
+        fails)."""
         fields: dict[str, list[str]] = {}
-        for line in self._lines():
+        for line in self._lines(time.monotonic() + seconds):
             if not line:
                 if "event" in fields or "data" in fields:
                     return Event(
