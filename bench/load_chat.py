@@ -130,7 +130,9 @@ def free_port() -> int:
 class Server:
     """`scripts/run.sh --prod` in a process group of its own, stopped with everything it started."""
 
-    def __init__(self, env: dict[str, str], label: str) -> None:
+    def __init__(
+        self, env: dict[str, str], label: str, roles: tuple[str, ...] = ("web", "default", "platform", "aftersale")
+    ) -> None:
         self.port = free_port()
         self.log = ROOT / "var" / "log" / "bench-load" / label
         self.log.mkdir(parents=True, exist_ok=True)
@@ -141,11 +143,13 @@ class Server:
             "TRIPDESK_LOG_DIR": str(self.log),
             "DJANGO_SECRET_KEY": SECRET_KEY,
         }
+        if "web" not in roles:  # the live server alone: it answers on this port (and /healthz too)
+            full_env["TRIPDESK_LIVE_PORT"] = str(self.port)
         self.env = full_env
         self.proc = subprocess.Popen(
-            # The web server and one worker per queue (bookings wait on the platform queue); no beat: a
+            # By default the web server and one worker per queue (bookings wait on the platform queue); no beat: a
             # benchmark needs no timeout sweeps.
-            ["bash", "scripts/run.sh", "--prod", "--no-migrate", "web", "default", "platform", "aftersale"],
+            ["bash", "scripts/run.sh", "--prod", "--no-migrate", *roles],
             cwd=ROOT,
             env=full_env,
             stdout=subprocess.PIPE,
