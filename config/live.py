@@ -22,7 +22,6 @@ import contextlib
 from importlib import import_module
 from urllib.parse import urlsplit
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib import auth
 from django.db import connections
@@ -78,7 +77,9 @@ async def events(scope, receive, send) -> None:
     cors.append((b"vary", b"Origin, Cookie"))
 
     session_key = parse_cookie(headers.get("cookie", "")).get(settings.SESSION_COOKIE_NAME)
-    user_id = await sync_to_async(_user_id, thread_sensitive=False)(session_key) if session_key else None
+    # In the loop's thread pool without this request's context (not sync_to_async, which copies it): Django keeps its
+    # cache clients per context, and a client made in the request's own would hold a Redis connection per page.
+    user_id = await asyncio.get_running_loop().run_in_executor(None, _user_id, session_key) if session_key else None
     if user_id is None:
         return await _answer(send, 403, "Sign in first.", cors)
     if not live.enabled() or (after := await live.start(user_id, headers.get("last-event-id"))) is None:
