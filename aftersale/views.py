@@ -1,9 +1,10 @@
 """My orders and requests: each order with refund / return buttons, where each request stands, and the decisions
 about them (notices).
 
-The page keeps itself current without a reload: while a request may still move on its own (pending review,
-approved, being processed), its live part asks for itself again every few seconds (HTMX `every 5s`,
-`requests_live`); once every request is settled the answer no longer asks, and the polling stops.
+The page keeps itself current without a reload: its live part asks for itself again (`requests_live`) when the
+page's live channel says something changed (config/live.py), and, while a request may still move on its own
+(pending review, approved, being processed) and the channel is not open, every few seconds (HTMX `every 5s`);
+once every request is settled the polling stops.
 """
 
 from django.contrib import messages
