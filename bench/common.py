@@ -57,3 +57,12 @@ def summary(name: str, seconds: list[float]) -> str:
         f"{name:<28} n={len(ms):<5} p50={percentile(ms, 50):7.2f} ms  p95={percentile(ms, 95):7.2f} ms  "
         f"mean={statistics.fmean(ms):7.2f} ms  rate={len(ms) / total:8.1f}/s"
     )
+
+
+def load_report(at_start: tuple[float, float, float]) -> str:
+    """The machine's load averages (1, 5, 15 min) when the benchmark started and now: how quiet its figures were."""
+    now = os.getloadavg()
+    return (
+        f"load average (1, 5, 15 min): at the start {' '.join(f'{a:.2f}' for a in at_start)}, "
+        f"at the end {' '.join(f'{a:.2f}' for a in now)}"
+    )

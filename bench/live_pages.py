@@ -44,7 +44,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import ROOT, percentile, setup_django  # noqa: E402
+from bench.common import ROOT, load_report, percentile, setup_django  # noqa: E402
 from bench.load_chat import HOST, SECRET_KEY, Server, cpu_seconds, server_env, site_processes  # noqa: E402
 
 USERNAME = "livebench-{:04d}"
@@ -543,12 +543,8 @@ def main() -> None:
     live_figures = asyncio.run(live_phase(args, users, dbname, redis_server))
     poll_figures = None if args.skip_polling else asyncio.run(polling_phase(args, users, dbname, redis_server))
     report(args, live_figures, poll_figures, redis_server)
-    print(f"\nload average (1, 5, 15 min): at the start {_load(load)}, at the end {_load(os.getloadavg())}")
+    print(f"\n{load_report(load)}")
     print(f"total {time.perf_counter() - started:.0f} s")
-
-
-def _load(averages: tuple[float, float, float]) -> str:
-    return " ".join(f"{a:.2f}" for a in averages)
 
 
 if __name__ == "__main__":

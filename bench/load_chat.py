@@ -46,7 +46,7 @@ from urllib.parse import urlencode
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import ROOT, percentile, setup_django  # noqa: E402
+from bench.common import ROOT, load_report, percentile, setup_django  # noqa: E402
 
 HOST = "127.0.0.1"
 PASSWORD = "load-bench-2026"
@@ -792,12 +792,8 @@ def main() -> None:
     turns = {} if args.skip_rules else rules_phase(args, messages)
     slow = None if args.skip_slow else slow_model_phase(args)
     targets(args, turns, slow)
-    print(f"\nload average (1, 5, 15 min): at the start {_load(load)}, at the end {_load(os.getloadavg())}")
+    print(f"\n{load_report(load)}")
     print(f"total {time.perf_counter() - started:.0f} s")
-
-
-def _load(averages: tuple[float, float, float]) -> str:
-    return " ".join(f"{a:.2f}" for a in averages)
 
 
 if __name__ == "__main__":
