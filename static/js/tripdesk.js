@@ -190,7 +190,9 @@ function clearProgress() {
   }
 }
 
-if (liveUrl && "EventSource" in window) {
+// Opened once htmx has set the page up (its first htmx:load), so the "changed" every stream starts with finds the
+// [data-live-news] elements ready to ask.
+function openLiveChannel() {
   const source = new EventSource(liveUrl, { withCredentials: true });
   source.addEventListener("open", () => {
     liveOpen = true;
@@ -217,6 +219,10 @@ if (liveUrl && "EventSource" in window) {
     window.htmx?.process(progressBox);
     progressBox.hidden = false;
   });
+}
+
+if (liveUrl && "EventSource" in window) {
+  document.addEventListener("htmx:load", openLiveChannel, { once: true });
 }
 
 document.addEventListener("htmx:confirm", (event) => {
