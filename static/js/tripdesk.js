@@ -239,6 +239,15 @@ document.addEventListener("htmx:configRequest", (event) => {
   turnToken = liveOpen ? newToken() : "";
   if (turnToken) {
     event.detail.parameters.live_token = turnToken;
+    // The traveller's own words first, above the steps (the reply's turn repeats them when it comes).
+    const said = String(event.detail.parameters.message || "").trim();
+    if (said) {
+      const bubble = document.createElement("div");
+      bubble.className = "bubble user";
+      bubble.textContent = said;
+      progressBox.append(bubble);
+      progressBox.hidden = false;
+    }
   }
 });
 
