@@ -78,7 +78,7 @@ def changed(user_id) -> None:
     """Tell the user's open pages that something they show changed, once the current transaction commits (at once
     outside one): a page asking before the commit would find nothing new."""
     if settings.REDIS_URL and user_id:
-        transaction.on_commit(lambda: push(user_id, CHANGED))
+        transaction.on_commit(functools.partial(push, user_id, CHANGED))
 
 
 @dataclass(frozen=True)

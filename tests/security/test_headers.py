@@ -37,6 +37,7 @@ POLICY = {
     "base-uri": {"'self'"},
     "form-action": {"'self'"},
     "frame-ancestors": {"'none'"},
+    "connect-src": {"'self'"},  # and the live server's origin when it has its own (TRIPDESK_LIVE_URL)
 }
 DENIED_FEATURES = ("camera", "microphone", "geolocation", "payment", "usb", "serial", "display-capture")
 

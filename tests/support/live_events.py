@@ -126,3 +126,9 @@ class EventReader:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def work(callbacks: list) -> list:
+    """The on-commit callbacks that do work (an execution enqueued), without the live channel's pushes telling the
+    traveller's open pages (`core.live.changed`, with Redis)."""
+    return [callback for callback in callbacks if getattr(callback, "func", None) is not live.push]
