@@ -13,6 +13,7 @@ from django.contrib.auth.models import Group, Permission
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from django.utils import timezone
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from itinerary.models import InterestProfile
 
@@ -75,6 +76,15 @@ DEMO_LOGINS: list[dict[str, str]] = [
         "description": "Superuser: everything in the admin.",
     },
 ]
+
+# The demo staff's second factor (config/staff.py): a TOTP device of known key each, so a first run can sign in to
+# the console (`manage.py demo_code approver` prints the code now; or add the base32 secret `run.sh` prints to an
+# authenticator app). Demo databases only, like the passwords.
+DEMO_DEVICE_NAME = "demo authenticator"
+DEMO_TOTP_KEYS: dict[str, str] = {
+    "approver": "3132333435363738393031323334353637383930",
+    "admin": "4142434445464748494a4b4c4d4e4f5051525354",
+}
 
 # Extra fields per username, used only when the user is created.
 _USER_FIELDS: dict[str, dict[str, Any]] = {
@@ -140,6 +150,10 @@ def seed_demo_users(*, today: date | None = None) -> dict[str, tuple[int, int]]:
             user.groups.add(group)
         if login["role"] == "approver" and (created or support_created):
             user.groups.add(support)
+        if username in DEMO_TOTP_KEYS:
+            TOTPDevice.objects.get_or_create(
+                user=user, name=DEMO_DEVICE_NAME, defaults={"key": DEMO_TOTP_KEYS[username], "confirmed": True}
+            )
 
     profiles_created = 0
     for username, (scores, age, gender) in _PROFILES.items():

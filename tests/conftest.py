@@ -63,6 +63,24 @@ def _fast_password_hashing():
 
 
 @pytest.fixture(autouse=True)
+def _staff_force_login_passes_the_second_factor(monkeypatch):
+    """`force_login` signs a user in without their password; for staff it also passes the console's second factor
+    (config/staff.py), as their authenticator would. The tests of the second factor sign in through the form."""
+    from django.test import Client
+
+    from tests.support.staff import mark_verified
+
+    original = Client.force_login
+
+    def force_login(self, user, backend=None):
+        original(self, user, backend)
+        if user.is_staff:
+            mark_verified(self, user)
+
+    monkeypatch.setattr(Client, "force_login", force_login)
+
+
+@pytest.fixture(autouse=True)
 def _fresh_cache():
     """Every test starts with an empty cache (the Redis DB of REDIS_URL, or the database cache)."""
     from django.core.cache import cache

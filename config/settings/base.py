@@ -16,7 +16,7 @@ CSRF_TRUSTED_ORIGINS = env.CSRF_TRUSTED_ORIGINS
 
 INSTALLED_APPS = [
     "modeltranslation",  # before the admin: the catalogue's fields in every language (itinerary/translation.py)
-    "django.contrib.admin",
+    "config.admin_app.StaffAdminConfig",  # the admin, its sign-in with a second factor for staff (config/staff.py)
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -27,6 +27,9 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",  # Swagger UI's files, served locally
     "csp",  # django-csp's system checks
     "django_htmx",
+    "django_otp",  # staff's second factor (config/staff.py): TOTP devices and recovery codes, enrolled in the admin
+    "django_otp.plugins.otp_totp",
+    "django_otp.plugins.otp_static",
     "axes",  # login lockout (config/settings/auth.py); its attempts are listed in the admin
     "core",  # the neutral core: its one table is each user's chosen language
     "itinerary",
@@ -48,6 +51,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",  # request.user.is_verified(): the admin opens to staff with a second factor
     "core.languages.UserLanguageMiddleware",  # a signed-in user's chosen language, on every device
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",

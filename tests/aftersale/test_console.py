@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from aftersale.models import BizOrder, HitlTicket, TicketEvent, TicketKind, TicketStatus
 from tests.support.live_events import work
+from tests.support.staff import staff_code
 
 pytestmark = pytest.mark.django_db
 
@@ -99,7 +100,10 @@ def test_the_demo_approver_logs_in_and_sees_the_ticket_list(client, demo, make_t
 
     # the admin's own login form (django-axes needs the request that a real login has), read in English
     client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"
-    login = client.post(reverse("admin:login"), {"username": "approver", "password": "approve-2026"})
+    approver = get_user_model().objects.get(username="approver")
+    login = client.post(
+        reverse("admin:login"), {"username": "approver", "password": "approve-2026", "code": staff_code(approver)}
+    )
     assert login.status_code == 302
     response = changelist(client)
 

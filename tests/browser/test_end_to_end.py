@@ -82,9 +82,16 @@ def _note_policy_complaint(message) -> None:
 
 
 def _log_in(page, base_url: str, username: str, password: str, path: str = "/accounts/login/") -> None:
+    """Sign in through the page's form; the console's (/admin/) asks staff for their authenticator's code too."""
     page.goto(f"{base_url}{path}")
     page.fill("input[name=username]", username)
     page.fill("input[name=password]", password)
+    if path.startswith("/admin/"):
+        from django.contrib.auth import get_user_model
+
+        from tests.support.staff import staff_code
+
+        page.fill("input[name=code]", staff_code(get_user_model().objects.get(username=username)))
     page.click("form [type=submit]")
     page.wait_for_load_state()
 

@@ -15,11 +15,13 @@ from unittest import mock
 
 import pytest
 from axes.models import AccessAttempt, AccessFailureLog
+from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import MD5PasswordHasher
 from django.test import Client
 from django.urls import reverse
 
 from tests.security.conftest import snapshot
+from tests.support.staff import staff_code
 
 pytestmark = pytest.mark.django_db
 
@@ -37,8 +39,8 @@ def _default_limits(settings):
     settings.API_ANON_RATE = "60/min"
 
 
-def log_in(client: Client, username: str, password: str, url: str = LOGIN, **headers):
-    return client.post(url, {"username": username, "password": password}, headers=headers)
+def log_in(client: Client, username: str, password: str, url: str = LOGIN, code: str = "", **headers):
+    return client.post(url, {"username": username, "password": password, "code": code}, headers=headers)
 
 
 def is_signed_in(client: Client) -> bool:
@@ -179,7 +181,8 @@ def test_the_admin_login_locks_out_after_ten_wrong_passwords_and_lists_the_attem
     assert not is_signed_in(client)
     assert snapshot() == before
     superuser = Client(REMOTE_ADDR="198.51.100.20")
-    assert log_in(superuser, "admin", ADMIN_PASSWORD, ADMIN_LOGIN).status_code == 302
+    admin = get_user_model().objects.get(username="admin")
+    assert log_in(superuser, "admin", ADMIN_PASSWORD, ADMIN_LOGIN, code=staff_code(admin)).status_code == 302
     listed = superuser.get(reverse("admin:axes_accessattempt_changelist"))
     assert "admin" in listed.content.decode() and "127.0.0.1" in listed.content.decode()
 

@@ -5,6 +5,8 @@ Safe to run on every start: it creates what is absent and never overwrites an ex
 `--logins` prints the demo accounts instead (the run script shows them once the site is up).
 """
 
+import base64
+
 from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
@@ -12,7 +14,7 @@ from django.utils import timezone
 from demo.catalogue import seed_demo_activities
 from demo.orders import seed_demo_orders, seed_demo_policies
 from demo.traffic import seed_traffic
-from demo.users import DEMO_LOGINS, seed_demo_users
+from demo.users import DEMO_LOGINS, DEMO_TOTP_KEYS, seed_demo_users
 
 
 class Command(BaseCommand):
@@ -56,3 +58,10 @@ class Command(BaseCommand):
         for login in DEMO_LOGINS:
             account = f"{login['username']:<{width}}  {login['password']:<{pw_width}}"
             self.stdout.write(f"  {account}  {login['role']}: {login['description']}")
+        self.stdout.write(
+            "  The console (/admin/) also asks staff for a code: `.venv/bin/python manage.py demo_code approver`"
+            " prints it, or add the secret to an authenticator app:"
+        )
+        for username, key in DEMO_TOTP_KEYS.items():
+            secret = base64.b32encode(bytes.fromhex(key)).decode()
+            self.stdout.write(f"    {username:<{width}}  {secret}")
