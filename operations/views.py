@@ -54,6 +54,8 @@ def metrics_endpoint(request):
         return _refusal(401, "Sign in as staff, or send the scrape token as a bearer token.")
     elif not (request.user.is_active and request.user.is_staff):
         return _refusal(403, "Only staff may read the metrics.")
+    elif not request.user.is_verified():  # staff read them as they use the console: with their second factor
+        return _refusal(403, "Sign in to the console with the code of your authenticator app first.")
     body, content_type = metrics.exposition(metrics.ScrapeTimeCollector(ticket_backlog))
     return HttpResponse(body, content_type=content_type)
 

@@ -220,3 +220,16 @@ def test_a_scrape_after_scripted_traffic_counts_exactly_what_every_process_did(
     # The one business "no" is counted as such, and nothing at all as a fault.
     assert moved(before, after, "tripdesk_business_rejections_total", "reason") == {("aftersale:INELIGIBLE",): 1}
     assert moved(before, after, "tripdesk_faults_total", "source") == {}
+
+
+@pytest.mark.django_db
+def test_staff_signed_in_with_a_password_alone_read_no_metrics(client, django_user_model):
+    django_user_model.objects.create_user("metrics-staff-password", password="x-long-password", is_staff=True)
+    signed_in = client.post("/accounts/login/", {"username": "metrics-staff-password", "password": "x-long-password"})
+    assert signed_in.status_code == 302 and "_auth_user_id" in client.session  # the site's form: no second factor
+
+    response = client.get("/metrics")
+
+    assert response.status_code == 403 and b"tripdesk_" not in response.content
+    assert b"authenticator" in response.content
+    assert staff_client(django_user_model).get("/metrics").status_code == 200  # with it: read
