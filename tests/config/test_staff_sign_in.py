@@ -66,7 +66,7 @@ def test_a_password_without_the_right_code_leaves_the_console_closed(approver, c
 
 
 def test_signed_in_with_the_password_alone_on_the_site_staff_still_meet_the_consoles_door(approver):
-    client = Client()
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
     site = client.post(reverse("login"), {"username": "approver", "password": PASSWORD})
     assert site.status_code == 302 and "_auth_user_id" in client.session  # the site itself takes a password
 
@@ -117,9 +117,10 @@ def test_a_recovery_code_opens_the_console_once(approver):
 def test_staff_without_a_second_factor_are_told_to_have_one_enrolled(approver):
     TOTPDevice.objects.filter(user=approver).delete()
 
-    response = sign_in(Client(), "123456")
+    english, chinese = sign_in(Client(HTTP_ACCEPT_LANGUAGE="en"), "123456"), sign_in(Client(), "123456")
 
-    assert response.status_code == 200 and "no second factor yet" in response.content.decode()
+    assert english.status_code == 200 and "no second factor yet" in english.content.decode()
+    assert chinese.status_code == 200 and "还没有第二重验证" in chinese.content.decode()
 
 
 def test_travellers_sign_in_with_their_password_alone(approver):
