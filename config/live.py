@@ -19,6 +19,7 @@ one): a browser origin whose host is one of ALLOWED_HOSTS may read it with its c
 
 import asyncio
 import contextlib
+import logging
 from importlib import import_module
 from urllib.parse import urlsplit
 
@@ -29,6 +30,8 @@ from django.http import HttpRequest, parse_cookie
 from django.http.request import split_domain_port, validate_host
 
 from core import live
+
+logger = logging.getLogger(__name__)
 
 PATH = "/live/events"
 LIFETIME_SECONDS = 15 * 60
@@ -109,6 +112,8 @@ async def events(scope, receive, send) -> None:
     # The stream's loop ends at its next step; one still stuck in a read after STOP_SECONDS is cancelled.
     if not (await asyncio.wait((stream,), timeout=STOP_SECONDS))[0]:
         stream.cancel()
+    elif not stream.cancelled() and stream.exception() is not None:  # read, or asyncio reports it "never retrieved"
+        logger.warning("a live stream of user %s ended on %r", user_id, stream.exception())
 
 
 async def _stream(send, subscription: live.Subscription, after: str) -> None:

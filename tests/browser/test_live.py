@@ -23,6 +23,7 @@ from django.db import connections
 from tests.browser.test_end_to_end import COMPLAINTS, SHOTS, _context, _log_in, browser  # noqa: F401 - a fixture
 from tests.support import fixtures
 from tests.support.fake_openai import Reply
+from tests.whole.test_tracing import channel_two  # noqa: F401 - a fixture
 
 fake_openai = fixtures.fake_openai
 live_events = fixtures.live_events
@@ -120,14 +121,9 @@ def live_site(transactional_db, supplier_sandbox, live_server, live_events, brow
 
 
 @pytest.fixture
-def slow_model(settings, fake_openai):
-    """The site's assistant is the agent over the scripted model; a call nothing was scripted for fails (500)."""
-    settings.ASSISTANT_LLM_PROVIDER = "openai"
-    settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
-    settings.ASSISTANT_LLM_API_KEY = "sk-test-live"
-    settings.ASSISTANT_LLM_MODEL = "scripted-model"
-    settings.ASSISTANT_LLM_TIMEOUT = 10
-    settings.ASSISTANT_AGENT_ENABLED = True
+def slow_model(channel_two, fake_openai):  # noqa: F811 - the fixture imported above
+    """The site's assistant is the agent over the scripted model (test_tracing's channel two: 5 s a call at most);
+    a call nothing was scripted for fails (500)."""
     fake_openai.set_default(None)
     return fake_openai
 
