@@ -58,50 +58,52 @@ def following(*, user_id: int, token: str | None) -> Iterator[None]:
 
 def turn_started(language: str) -> None:
     """The turn is admitted and being read: the page's first step, before any model call."""
-    follower = _following.get()
-    if follower is None:
-        return
-    try:
-        with translation.override(language):
-            html = render_to_string("assistant/partials/progress.html", {"line": _("Reading your message…")})
-        _push(follower, html)
-    except Exception:  # progress is a courtesy: it never fails the turn
-        logger.exception("the start of a turn could not be shown")
+    _show(language, "the start of a turn", lambda: {"line": _("Reading your message…")})
 
 
 def step_started(name: str, arguments: dict, context: TurnContext) -> None:
     """A call of the turn starts: what it does, on the page."""
-    follower = _following.get()
-    if follower is None or name in QUIET:
-        return
-    try:
-        with translation.override(context.language):
-            html = render_to_string(
-                "assistant/partials/progress.html", {"line": _label(name, arguments, context.language)}
-            )
-        _push(follower, html)
-    except Exception:  # progress is a courtesy: it never fails the turn
-        logger.exception("the progress of %s could not be shown", name)
+    if name not in QUIET:
+        _show(context.language, name, lambda: {"line": _label(name, arguments, context.language)})
 
 
 def step_done(name: str, envelope: dict, context: TurnContext) -> None:
     """A call of the turn ended: how many it found and their cards, on the page (nothing for a failure: the reply
     tells it)."""
+    if name not in QUIET and envelope.get("ok"):
+        _show(context.language, name, lambda: _found(envelope, context))
+
+
+def _found(envelope: dict, context: TurnContext) -> dict | None:
+    """What a call found, as the step's line and cards; None when it found nothing to show."""
+    cards = present([envelope], context).cards
+    if not cards:
+        return None
+    data = envelope.get("data") if isinstance(envelope.get("data"), dict) else {}
+    found = data["total"] if isinstance(data.get("total"), int) else len(cards)
+    return {
+        "line": ngettext("%(count)s found", "%(count)s found", found) % {"count": found},
+        "cards": cards,
+        "done": True,
+    }
+
+
+def _show(language: str, what: str, step) -> None:
+    """Push one step (`step()`: its template context, or None for nothing) to the page following this turn, in the
+    turn's language; without a page following it nothing is worked out. Progress is a courtesy: it never fails the
+    turn."""
     follower = _following.get()
-    if follower is None or name in QUIET or not envelope.get("ok"):
+    if follower is None:
         return
     try:
-        with translation.override(context.language):
-            cards = present([envelope], context).cards
-            if not cards:
+        with translation.override(language):
+            shown = step()
+            if shown is None:
                 return
-            data = envelope.get("data") if isinstance(envelope.get("data"), dict) else {}
-            found = data["total"] if isinstance(data.get("total"), int) else len(cards)
-            line = ngettext("%(count)s found", "%(count)s found", found) % {"count": found}
-            html = render_to_string("assistant/partials/progress.html", {"line": line, "cards": cards, "done": True})
+            html = render_to_string("assistant/partials/progress.html", shown)
         _push(follower, html)
-    except Exception:  # progress is a courtesy: it never fails the turn
-        logger.exception("the progress of %s could not be shown", name)
+    except Exception:
+        logger.exception("the progress of %s could not be shown", what)
 
 
 def _push(follower: _Follower, html: str) -> None:

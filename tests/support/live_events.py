@@ -2,7 +2,6 @@
 (so on the test database), and a small reader of its server-sent events."""
 
 import http.client
-import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -11,19 +10,14 @@ from urllib.parse import urlsplit
 import uvicorn
 
 from core import live
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.conftest import free_port
 
 
 class LiveEventsServer:
     def __init__(self) -> None:
         from config.asgi import application
 
-        self.port = _free_port()
+        self.port = free_port()
         config = uvicorn.Config(
             application,
             host="127.0.0.1",
