@@ -11,8 +11,10 @@ Everything here follows the admin's active language (gettext), and every moment 
 (`aftersale.evidence`), never as raw JSON.
 """
 
+from django import forms
 from django.contrib import admin
 from django.db.models import Case, DateTimeField, F, IntegerField, Value, When
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
@@ -24,16 +26,20 @@ from aftersale import evidence as shown
 from aftersale.admin_decisions import TicketDecisionsMixin
 from aftersale.models import (
     AftersaleNotice,
+    ApprovalLimit,
     BizOrder,
     HitlTicket,
     OrderEvent,
     OrderStatus,
     Policy,
+    StaffAction,
     TicketEvent,
     TicketKind,
     TicketStatus,
 )
 from aftersale.reasons import event_reason_text
+from aftersale.services import limits
+from aftersale.services.limits import limit_setting_refusal
 from core.admin import BoundedSearchMixin, ReadOnlyAdmin, ReadOnlyInline, ReadOnlyMixin
 from core.languages import bilingual
 
@@ -51,7 +57,7 @@ EVIDENCE_START, EVIDENCE = ("ticket-evidence",), ("ticket-section",)
 class EventInline(ReadOnlyInline):
     """Who changed what, when (local time, to the second) and why."""
 
-    fields = readonly_fields = ("when", "from_label", "to_label", "who", "why")
+    fields = readonly_fields = ("when", "from_label", "to_label", "who", "why", "client_address")
 
     @admin.display(description=gettext_lazy("when"))
     def when(self, event) -> str:
@@ -167,6 +173,90 @@ class AftersaleNoticeAdmin(ReadOnlyAdmin):
         return shown.moment(notice.read_at, short=True)
 
 
+# -- who may approve what, and what staff did ------------------------------------------------------------------------
+
+
+class ApprovalLimitForm(forms.ModelForm):
+    """A limit for a person or a group; nobody sets a limit that applies to themselves (`limit_setting_refusal`)."""
+
+    editor = None  # the signed-in user, set by ApprovalLimitAdmin.get_form
+
+    class Meta:
+        model = ApprovalLimit
+        fields = ("user", "group", "max_amount")
+
+    def clean(self):
+        cleaned = super().clean()
+        if bool(cleaned.get("user")) == bool(cleaned.get("group")):
+            raise forms.ValidationError(_("Set the limit for one approver or for one group."))
+        refusal = limit_setting_refusal(self.editor, user=cleaned.get("user"), group=cleaned.get("group"))
+        if refusal:
+            raise forms.ValidationError(refusal)
+        return cleaned
+
+
+@admin.register(ApprovalLimit)
+class ApprovalLimitAdmin(BoundedSearchMixin, admin.ModelAdmin):
+    """How much each approver or group may approve alone (aftersale.services.limits)."""
+
+    form = ApprovalLimitForm
+    list_display = ("holder", "max_amount", "updated")
+    search_fields = ("user__username", "group__name")
+    list_select_related = ("user", "group")
+    autocomplete_fields = ("user", "group")
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)
+        return type(form.__name__, (form,), {"editor": request.user})
+
+    @admin.display(description=gettext_lazy("approver or group"))
+    def holder(self, limit: ApprovalLimit) -> str:
+        if limit.user_id:
+            return limit.user.get_username()
+        return _("group %(name)s") % {"name": limit.group.name}
+
+    @admin.display(description=gettext_lazy("updated at"), ordering="updated_at")
+    def updated(self, limit: ApprovalLimit) -> str:
+        return shown.moment(limit.updated_at, short=True)
+
+
+@admin.register(StaffAction)
+class StaffActionAdmin(ReadOnlyAdmin):
+    """Every ticket event staff made: who, when, from which address, on which ticket, from what to what, why."""
+
+    list_display = ("when", "who", "client_address", "ticket_link", "change", "why")
+    list_filter = ("to_status", ("actor", admin.RelatedOnlyFieldListFilter))
+    search_fields = ("ticket__ticket_no", "actor__username", "client_address")
+    list_select_related = ("ticket", "actor")
+    list_per_page = 50
+    show_full_result_count = False
+    date_hierarchy = "created_at"
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).filter(actor__is_staff=True)
+
+    @admin.display(description=gettext_lazy("when"), ordering="created_at")
+    def when(self, event) -> str:
+        return shown.moment(event.created_at)
+
+    @admin.display(description=gettext_lazy("who"), ordering="actor__username")
+    def who(self, event) -> str:
+        return event.actor.get_username()
+
+    @admin.display(description=gettext_lazy("ticket"), ordering="ticket__ticket_no")
+    def ticket_link(self, event) -> SafeString:
+        url = reverse("admin:aftersale_hitlticket_change", args=[event.ticket_id], current_app=self.admin_site.name)
+        return format_html('<a href="{}">{}</a>', url, event.ticket.ticket_no)
+
+    @admin.display(description=gettext_lazy("from → to"))
+    def change(self, event) -> str:
+        return f"{shown.status_label(TicketStatus, event.from_status)} → {shown.status_label(TicketStatus, event.to_status)}"
+
+    @admin.display(description=gettext_lazy("why"))
+    def why(self, event) -> str:
+        return event_reason_text(event.reason) or EMPTY
+
+
 # -- tickets --------------------------------------------------------------------------------------------------------
 
 
@@ -204,7 +294,7 @@ class HitlTicketAdmin(TicketDecisionsMixin, ReadOnlyMixin, BoundedSearchMixin, a
     )
     list_filter = ("status", "verdict", "flagged", "kind", "action", OverdueFilter)
     search_fields = ("ticket_no", "entity", "requested_by__username")
-    list_select_related = ("requested_by", "decided_by", "order")
+    list_select_related = ("requested_by", "decided_by", "first_approved_by", "order")
     # Open work first: pending tickets, flagged ones first, oldest first; then the rest, newest first.
     ordering = (
         Case(When(status=TicketStatus.PENDING, then=Value(0)), default=Value(1), output_field=IntegerField()).asc(),
@@ -236,6 +326,7 @@ class HitlTicketAdmin(TicketDecisionsMixin, ReadOnlyMixin, BoundedSearchMixin, a
         "policies_display",
         "paused_call",
         "other_evidence",
+        "first_approval_display",
         "decided_by",
         "decided_at_display",
         "decision_reason",
@@ -284,7 +375,10 @@ class HitlTicketAdmin(TicketDecisionsMixin, ReadOnlyMixin, BoundedSearchMixin, a
             )
         fieldsets += [
             (_("Other evidence"), {"fields": ("other_evidence", "trace_id"), "classes": ("collapse",)}),
-            (_("Decision"), {"fields": (("decided_by", "decided_at_display"), "decision_reason")}),
+            (
+                _("Decision"),
+                {"fields": ("first_approval_display", ("decided_by", "decided_at_display"), "decision_reason")},
+            ),
             *(
                 [(_("Item sent back"), {"fields": ("item_received_at",)})]
                 if obj is not None and obj.sends_item_back
@@ -392,6 +486,12 @@ class HitlTicketAdmin(TicketDecisionsMixin, ReadOnlyMixin, BoundedSearchMixin, a
     @admin.display(description=gettext_lazy("deadline / decided by"), ordering="deadline")
     def decision_display(self, ticket: HitlTicket) -> SafeString:
         """Pending: when it must be decided by (overdue marked). Decided: who decided, and when. Timed out: when."""
+        if ticket.decided_by is None and ticket.first_approved_by is not None:  # four eyes: one of two given
+            return format_html(
+                '<span class="ticket-first-approver" data-first-approval>{}</span><br>{}',
+                _("1 of 2 approvals: %(who)s") % {"who": ticket.first_approved_by.get_username()},
+                self.deadline_display(ticket),
+            )
         if ticket.decided_by is not None:
             return format_html(
                 '<span class="ticket-decider">{}</span><br><span class="ticket-by">{}</span>',
@@ -402,6 +502,24 @@ class HitlTicketAdmin(TicketDecisionsMixin, ReadOnlyMixin, BoundedSearchMixin, a
             '<span class="ticket-by">{}</span><br>{}',
             _("due") if ticket.status == TicketStatus.PENDING else _("deadline"),
             self.deadline_display(ticket),
+        )
+
+    @admin.display(description=gettext_lazy("first approval"))
+    def first_approval_display(self, ticket: HitlTicket) -> SafeString | str:
+        """Four eyes: who gave the first approval, when, for how much, in their words (or that none is needed)."""
+        if ticket.first_approved_by_id is None:
+            return EMPTY
+        values = {
+            "who": ticket.first_approved_by.get_username(),
+            "when": shown.moment(ticket.first_approved_at),
+            "amount": limits.moved_amount(ticket, ticket.first_approved_amount),
+        }
+        waiting = ticket.status == TicketStatus.PENDING
+        return format_html(
+            '<span id="ticket-first-approval">{}</span>{}{}',
+            _("%(who)s approved ¥%(amount)s at %(when)s.") % values,
+            format_html(" <strong>{}</strong>", _("A second approver must approve it.")) if waiting else "",
+            format_html("<br>{}", ticket.first_approval_reason) if ticket.first_approval_reason else "",
         )
 
     @admin.display(description=gettext_lazy("submitted at"))

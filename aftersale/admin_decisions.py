@@ -15,12 +15,12 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
+from aftersale import conf
 from aftersale import evidence as shown
-from aftersale.models import (
-    HitlTicket,
-)
+from aftersale.models import HitlTicket, TicketStatus
+from aftersale.services import limits
 from aftersale.services.decisions import (
-    ticket_bulk_refusal,
+    ticket_bulk_refusals,
     ticket_decide,
     ticket_item_received,
     ticket_retry,
@@ -44,7 +44,8 @@ class DecisionForm(forms.Form):
 
     def __init__(self, *args, approve: bool, ticket: HitlTicket | None = None, **kwargs) -> None:
         pays_back = approve and ticket is not None and shown.pays_back(ticket)
-        initial = {"amount": ticket.amount} if pays_back else {}
+        first = ticket.first_approved_amount if pays_back and ticket.first_approved_by_id else None
+        initial = {"amount": first if first is not None else ticket.amount} if pays_back else {}
         super().__init__(*args, initial=initial, **kwargs)
         if not pays_back:
             del self.fields["amount"]
@@ -53,6 +54,10 @@ class DecisionForm(forms.Form):
                 "The amount asked is ¥%(asked)s. To refund less (a partial refund), lower it and give the reason "
                 "below: the traveller reads it."
             ) % {"asked": ticket.amount}
+            if first is not None:
+                self.fields["amount"].help_text = _(
+                    "%(who)s gave the first approval, for ¥%(amount)s: a second approval is for that amount."
+                ) % {"who": ticket.first_approved_by.get_username(), "amount": first}
             self.fields["amount"].widget.attrs.update({"step": "0.01", "min": "0.01", "max": str(ticket.amount)})
         field = self.fields["reason"]
         field.required = not approve
@@ -123,7 +128,7 @@ class TicketDecisionsMixin:
             for error in form.errors.get("reason", []):
                 self.message_user(request, error, messages.ERROR)
         bulk = approve and single is None
-        skipped = [(t, ticket_bulk_refusal(t)) for t in tickets] if bulk else []
+        skipped = ticket_bulk_refusals(tickets, request.user) if bulk else []
         eligible = [t for t, refusal in skipped if refusal is None] if bulk else tickets
         context = {
             **self.admin_site.each_context(request),
@@ -140,6 +145,7 @@ class TicketDecisionsMixin:
             "action_name": None if single else ("approve_tickets" if approve else "reject_tickets"),
             "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
             "decision": "approve" if approve else "reject",
+            "four_eyes": _four_eyes_note(single) if approve and single is not None else "",
             "media": self.media + form.media,
         }
         request.current_app = self.admin_site.name
@@ -248,10 +254,29 @@ def _counted(what: str, numbers: list[str]) -> str:
     )
 
 
+def _four_eyes_note(ticket: HitlTicket) -> str:
+    """What approving this ticket does under four eyes: a first approval only, or the second that lets it run."""
+    if ticket.first_approved_by_id is not None:
+        return _(
+            "%(who)s gave this ticket its first approval. Yours is the second: the request then runs, for the amount "
+            "they approved."
+        ) % {"who": ticket.first_approved_by.get_username()}
+    if limits.needs_four_eyes(limits.moved_amount(ticket, None)):
+        return _(
+            "Above ¥%(above)s two approvers approve: yours is recorded as the first, and nothing runs until a "
+            "second approver approves too."
+        ) % {"above": conf.four_eyes_above()}
+    return ""
+
+
 def _decided_message(ticket: HitlTicket, *, approve: bool) -> str:
     values = {"ticket": ticket.ticket_no, "paid": ticket.approved_amount, "asked": ticket.amount}
     if not approve:
         return _("Rejected %(ticket)s.") % values
+    if ticket.status == TicketStatus.PENDING:  # four eyes: the first of two approvals
+        return (
+            _("Your approval of %(ticket)s is recorded as the first: it runs once a second approver approves.") % values
+        )
     if ticket.is_partial:
         return _("Approved %(ticket)s for ¥%(paid)s of the ¥%(asked)s asked (a partial refund).") % values
     return _("Approved %(ticket)s.") % values

@@ -3,6 +3,7 @@ override, or a changed environment in a new process, holds). Its own (`AFTERSALE
 the site's time zone, the supplier's call timeout (bookings') and Celery's default task time limits."""
 
 from datetime import timedelta
+from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
@@ -17,6 +18,17 @@ def execution_lease_seconds():
     """How long one worker holds an approved ticket's execution before another may take it over
     (AFTERSALE_EXECUTION_LEASE_SECONDS)."""
     return settings.AFTERSALE_EXECUTION_LEASE_SECONDS
+
+
+def default_approval_limit() -> Decimal:
+    """The most an approver may approve alone when no limit is set for them or their groups
+    (AFTERSALE_APPROVAL_LIMIT, yuan)."""
+    return Decimal(settings.AFTERSALE_APPROVAL_LIMIT)
+
+
+def four_eyes_above() -> Decimal:
+    """Above this amount (AFTERSALE_FOUR_EYES_ABOVE, yuan) two different approvers approve before anything runs."""
+    return Decimal(settings.AFTERSALE_FOUR_EYES_ABOVE)
 
 
 def return_address() -> str:

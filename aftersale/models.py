@@ -308,6 +308,21 @@ class HitlTicket(models.Model):
     )
     decided_at = models.DateTimeField(_("decided at"), null=True, blank=True)
     decision_reason = models.TextField(_("approver's note"), blank=True)
+    # Four eyes (above AFTERSALE_FOUR_EYES_ABOVE): the first of the two approvals, while the ticket stays PENDING;
+    # the second approver (another person) approves this amount and becomes `decided_by`.
+    first_approved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="first_approved_tickets",
+        verbose_name=_("first approval by"),
+    )
+    first_approved_at = models.DateTimeField(_("first approval at"), null=True, blank=True)
+    first_approved_amount = models.DecimalField(
+        _("amount of the first approval"), max_digits=10, decimal_places=2, null=True, blank=True
+    )
+    first_approval_reason = models.TextField(_("first approver's note"), blank=True)
     execution_result = models.JSONField(_("execution result"), default=dict, blank=True)
     execution_started_at = models.DateTimeField(
         _("execution started at"),
@@ -365,6 +380,13 @@ class HitlTicket(models.Model):
             models.CheckConstraint(
                 condition=Q(reason_kind="") | Q(reason_kind__in=ReasonKind.values), name="ticket_reason_kind_known"
             ),
+            # Four eyes are two people: the second approval is never the first approver's.
+            models.CheckConstraint(
+                condition=Q(first_approved_by__isnull=True)
+                | Q(decided_by__isnull=True)
+                | ~Q(first_approved_by=F("decided_by")),
+                name="ticket_four_eyes_two_people",
+            ),
             # A partial refund is more than nothing and never more than was asked.
             models.CheckConstraint(
                 condition=Q(approved_amount__isnull=True)
@@ -406,6 +428,51 @@ class HitlTicket(models.Model):
         return self.decision_reason if self.status == TicketStatus.REJECTED or self.is_partial else ""
 
 
+class ApprovalLimit(models.Model):
+    """The most one approver may approve alone: set for a person or for a group (an approver's limit is the highest
+    of their own and their groups'; without any, AFTERSALE_APPROVAL_LIMIT). Read by `aftersale.services.limits`."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="approval_limit",
+        verbose_name=_("approver"),
+    )
+    group = models.OneToOneField(
+        "auth.Group",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="approval_limit",
+        verbose_name=_("group"),
+    )
+    max_amount = models.DecimalField(
+        _("approves up to (¥)"),
+        max_digits=10,
+        decimal_places=2,
+        help_text=_("The largest refund this approver (or every member of this group) may approve alone."),
+    )
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("approval limit")
+        verbose_name_plural = _("approval limits")
+        ordering = ["group__name", "user__username"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(user__isnull=False, group__isnull=True) | Q(user__isnull=True, group__isnull=False),
+                name="approval_limit_one_holder",
+            ),
+            models.CheckConstraint(condition=Q(max_amount__gte=0), name="approval_limit_not_negative"),
+        ]
+
+    def __str__(self) -> str:
+        holder = self.user.get_username() if self.user_id else (self.group.name if self.group_id else "?")
+        return f"{holder}: ¥{self.max_amount}"
+
+
 class TicketEvent(StatusEvent):
     """One change of a ticket: who, when, from, to, why."""
 
@@ -422,6 +489,17 @@ class TicketEvent(StatusEvent):
             f"{self.ticket.ticket_no}: {_status_word(TicketStatus, self.from_status)} → "
             f"{_status_word(TicketStatus, self.to_status)}"
         )
+
+
+class StaffAction(TicketEvent):
+    """A ticket event made by staff (a decision, a first approval, a retry, an item received), for the console's list
+    of who did what, when and from where."""
+
+    class Meta:
+        proxy = True
+        verbose_name = _("staff action")
+        verbose_name_plural = _("staff actions")
+        ordering = ["-created_at", "-id"]
 
 
 def _status_word(choices, code: str) -> str:

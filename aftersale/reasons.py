@@ -117,6 +117,15 @@ TEMPLATES = (
         rf"partial refund ¥(?P<paid>{AMOUNT}) of ¥(?P<asked>{AMOUNT}): (?P<reason>.*)",
         gettext_lazy("partial refund ¥%(paid)s of ¥%(asked)s: %(reason)s"),
     ),
+    ReasonTemplate(
+        rf"first approval ¥(?P<amount>{AMOUNT}); a second approver must approve",
+        gettext_lazy("first approval, ¥%(amount)s; a second approver must approve"),
+    ),
+    ReasonTemplate(
+        r"second approval \(first by (?P<who>[^)]+)\): (?P<decision>.*)",
+        gettext_lazy("second approval (the first by %(who)s): %(decision)s"),
+        {"decision": lambda text: event_reason_text(text)},
+    ),
     ReasonTemplate(r"item received back; refund started", gettext_lazy("item received back; refund started")),
     ReasonTemplate(r"retry requested", gettext_lazy("retry requested")),
     ReasonTemplate(r"deadline passed", gettext_lazy("deadline passed")),

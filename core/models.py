@@ -7,6 +7,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from core.origin import current_client_address
 from core.tracing import current_trace_id
 
 
@@ -26,6 +27,10 @@ class StatusEvent(models.Model):
     reason = models.CharField(_("reason"), max_length=500, blank=True)
     # The trace of the turn, request or task that made the change (core.tracing).
     trace_id = models.CharField(_("trace id"), max_length=32, blank=True, db_index=True, default=current_trace_id)
+    # The address of the request that made the change (core.origin); none for a worker's or a command's change.
+    client_address = models.GenericIPAddressField(
+        _("from address"), null=True, blank=True, default=current_client_address
+    )
     created_at = models.DateTimeField(_("when"), auto_now_add=True)
 
     class Meta:

@@ -22,6 +22,7 @@ from aftersale.models import (
     Verdict,
 )
 from aftersale.selectors import ticket_confirmation
+from aftersale.services import limits
 from aftersale.services.transitions import (
     AftersaleError,
     ticket_lock,
@@ -129,16 +130,23 @@ def ticket_decide(
     refund; more than 0, at most the amount asked, and less than it only with a `reason` (the traveller reads it).
     Without it a refund or return is approved for the amount asked. The ticket records `approved_amount`.
 
-    Raises AftersaleError: PERMISSION_DENIED (no `aftersale.decide_ticket`, or deciding one's own request),
-    INVALID_PARAM (a rejection without a reason; an amount out of bounds, not an amount, on a ticket that pays
-    nothing back, or smaller without a reason), TICKET_NOT_FOUND, TICKET_DECIDED (decided before, by anyone, or
-    timed out), TICKET_EXPIRED (its deadline passed; the sweep will time it out). Nothing changes when it raises.
+    The money an approval moves (`limits.moved_amount`) must be within the approver's limit
+    (`limits.approval_limit`). Above the four-eyes amount the first approval is only recorded (`first_approved_*`,
+    an event row; the ticket stays PENDING and nothing runs); the second, by another approver, approves the amount
+    the first approved (given or not) and executes. A rejection needs one approver, before or after a first approval.
+
+    Raises AftersaleError: PERMISSION_DENIED (no `aftersale.decide_ticket`, deciding one's own request, an amount
+    above the approver's limit, or a second approval by the first approver), INVALID_PARAM (a rejection without a
+    reason; an amount out of bounds, not an amount, on a ticket that pays nothing back, smaller without a reason, or
+    another than the first approval's), TICKET_NOT_FOUND, TICKET_DECIDED (decided before, by anyone, or timed out),
+    TICKET_EXPIRED (its deadline passed; the sweep will time it out). Nothing changes when it raises.
     """
     _require_approver(approver)
     reason = (reason or "").strip()
     if not approve and not reason:
         raise AftersaleError("INVALID_PARAM", _("A rejection needs a reason the traveller can read."))
     wanted = _amount_of(amount) if approve else None
+    limit = limits.approval_limit(approver) if approve else None
     now = timezone.now()
     with transaction.atomic():
         ticket = _locked_ticket(ticket_id)  # every decision of this ticket queues here, one after the other
@@ -151,19 +159,86 @@ def ticket_decide(
                 "TICKET_EXPIRED",
                 _("%(ticket)s passed its deadline; the traveller may ask again.") % {"ticket": ticket.ticket_no},
             )
-        fields: dict[str, Any] = {"decided_by": approver, "decided_at": now, "decision_reason": reason}
+        if not approve:
+            return _decided(ticket, approver, TicketStatus.REJECTED, now, reason, reason)
+        second = ticket.first_approved_by_id is not None
+        if second:
+            wanted, reason = _second_approval(ticket, approver, wanted, reason)
+        approved = _approved_amount(ticket, wanted, reason)
+        moved = limits.moved_amount(ticket, approved)
+        if limits.over_limit(moved, limit):
+            raise AftersaleError("PERMISSION_DENIED", limits.over_limit_message(ticket, moved, limit))
+        if limits.needs_four_eyes(moved) and not second:
+            return _first_approval(ticket, approver, now, approved, reason)
         event_reason = reason or "approved"
-        if approve:
-            fields["approved_amount"] = _approved_amount(ticket, wanted, reason)
-            if fields["approved_amount"] is not None and fields["approved_amount"] < ticket.amount:
-                event_reason = f"partial refund ¥{fields['approved_amount']} of ¥{ticket.amount}: {reason}"
-        to_status = TicketStatus.APPROVED if approve else TicketStatus.REJECTED
-        ticket = ticket_transition(
-            ticket_id=ticket.pk, to_status=to_status, actor=approver, reason=event_reason, **fields
-        )
-        if approve and not ticket.awaits_item:  # a return of goods is refunded once the item is back
+        if approved is not None and approved < ticket.amount:
+            event_reason = f"partial refund ¥{approved} of ¥{ticket.amount}: {reason}"
+        if second:
+            event_reason = f"second approval (first by {ticket.first_approved_by.get_username()}): {event_reason}"
+        ticket = _decided(ticket, approver, TicketStatus.APPROVED, now, reason, event_reason, approved_amount=approved)
+        if not ticket.awaits_item:  # a return of goods is refunded once the item is back
             ticket_pk = ticket.pk
             transaction.on_commit(lambda: enqueue_execution(ticket_pk))
+    return ticket
+
+
+def _decided(ticket: HitlTicket, approver, status: str, now, reason: str, event_reason: str, **fields) -> HitlTicket:
+    return ticket_transition(
+        ticket_id=ticket.pk,
+        to_status=status,
+        actor=approver,
+        reason=event_reason,
+        decided_by=approver,
+        decided_at=now,
+        decision_reason=reason,
+        **fields,
+    )
+
+
+def _second_approval(ticket: HitlTicket, approver, wanted: Decimal | None, reason: str) -> tuple[Decimal, str]:
+    """The amount and words of a four-eyes ticket's second approval: the first approval's (another amount is
+    refused), by anyone but the first approver."""
+    values = {
+        "ticket": ticket.ticket_no,
+        "who": ticket.first_approved_by.get_username(),
+        "amount": ticket.first_approved_amount,
+    }
+    if ticket.first_approved_by_id == approver.pk:
+        raise AftersaleError(
+            "PERMISSION_DENIED",
+            _("You gave %(ticket)s its first approval: a second approver, not you, must give the other.") % values,
+        )
+    if wanted is not None and wanted != ticket.first_approved_amount:
+        raise AftersaleError(
+            "INVALID_PARAM",
+            _("%(who)s approved %(ticket)s for ¥%(amount)s: approve that amount, or reject the ticket.") % values,
+        )
+    return ticket.first_approved_amount, reason or ticket.first_approval_reason
+
+
+def _first_approval(ticket: HitlTicket, approver, now, approved: Decimal | None, reason: str) -> HitlTicket:
+    """Record a four-eyes ticket's first approval: who, when, the amount and their words, with an event row; the
+    ticket stays PENDING and nothing executes."""
+    ticket.first_approved_by = approver
+    ticket.first_approved_at = now
+    ticket.first_approved_amount = approved
+    ticket.first_approval_reason = reason
+    ticket.save(
+        update_fields=[
+            "first_approved_by",
+            "first_approved_at",
+            "first_approved_amount",
+            "first_approval_reason",
+            "updated_at",
+        ]
+    )
+    TicketEvent.objects.create(
+        ticket=ticket,
+        from_status=TicketStatus.PENDING,
+        to_status=TicketStatus.PENDING,
+        actor=approver,
+        reason=f"first approval ¥{limits.moved_amount(ticket, approved)}; a second approver must approve",
+    )
     return ticket
 
 
@@ -207,10 +282,16 @@ class BulkApproval:
     skipped: list[tuple[HitlTicket, str]] = field(default_factory=list)
 
 
-def ticket_bulk_refusal(ticket: HitlTicket) -> str | None:
-    """Why a ticket may not be approved in bulk, or None when it may: only pending refund and return requests that
-    the traveller confirmed (`ticket_confirmation`), whose verdict passed and that are not flagged. Anything else is
-    decided on its own page, after reading its evidence."""
+def ticket_bulk_refusals(tickets, approver) -> list[tuple[HitlTicket, str | None]]:
+    """Each ticket with why `approver` may not approve it in bulk, or None when they may: only pending refund and
+    return requests that the traveller confirmed (`ticket_confirmation`), whose verdict passed, that are not flagged,
+    whose amount is within the approver's limit and not above the four-eyes amount. Anything else is decided on its
+    own page, after reading its evidence."""
+    limit = limits.approval_limit(approver)
+    return [(ticket, _bulk_refusal(ticket, limit)) for ticket in tickets]
+
+
+def _bulk_refusal(ticket: HitlTicket, limit: Decimal | None) -> str | None:
     values = {
         "ticket": ticket.ticket_no,
         "status": ticket.get_status_display(),
@@ -227,20 +308,25 @@ def ticket_bulk_refusal(ticket: HitlTicket) -> str | None:
         return _("%(ticket)s: the verdict is not a pass (%(verdict)s): decide it on its own page.") % values
     if ticket.flagged:
         return _("%(ticket)s is flagged for close review: decide it on its own page.") % values
+    moved = limits.moved_amount(ticket, None)
+    if limits.needs_four_eyes(moved) or ticket.first_approved_by_id is not None:
+        return limits.four_eyes_message(ticket)
+    if limits.over_limit(moved, limit):
+        return limits.over_limit_message(ticket, moved, limit)
     return None
 
 
 def tickets_approve_bulk(*, ticket_ids: list[int], approver, reason: str = "") -> BulkApproval:
     """Approve, each for the amount asked, those of the tickets that may be approved in bulk
-    (`ticket_bulk_refusal`), one by one through `ticket_decide`, so each is decided exactly as a single approval
+    (`ticket_bulk_refusals`), one by one through `ticket_decide`, so each is decided exactly as a single approval
     is; the others are skipped, each with why (as is one that `ticket_decide` refuses, e.g. decided meanwhile).
 
     Raises AftersaleError PERMISSION_DENIED (not an approver); otherwise never raises for a ticket.
     """
     _require_approver(approver)
     outcome = BulkApproval()
-    for ticket in HitlTicket.objects.filter(pk__in=list(ticket_ids)).order_by("pk"):
-        refusal = ticket_bulk_refusal(ticket)
+    tickets = HitlTicket.objects.filter(pk__in=list(ticket_ids)).order_by("pk")
+    for ticket, refusal in ticket_bulk_refusals(tickets, approver):
         if refusal is not None:
             outcome.skipped.append((ticket, refusal))
             continue

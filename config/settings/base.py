@@ -51,6 +51,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "core.origin.ClientAddressMiddleware",  # the client's address, on the event rows a request writes
     "django_otp.middleware.OTPMiddleware",  # request.user.is_verified(): the admin opens to staff with a second factor
     "core.languages.UserLanguageMiddleware",  # a signed-in user's chosen language, on every device
     "django.contrib.messages.middleware.MessageMiddleware",

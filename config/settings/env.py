@@ -91,6 +91,11 @@ PLATFORM_WARM = _bool("PLATFORM_WARM", True)
 AFTERSALE_TICKET_TTL_HOURS = _int("AFTERSALE_TICKET_TTL_HOURS", 48)
 AFTERSALE_EXECUTION_LEASE_SECONDS = _int("AFTERSALE_EXECUTION_LEASE_SECONDS", 180)
 AFTERSALE_TIMEOUT_SWEEP_SECONDS = _int("AFTERSALE_TIMEOUT_SWEEP_SECONDS", 300)
+# The most one approver may approve alone (yuan), unless a limit set in the admin for them or one of their groups
+# says otherwise (aftersale.services.limits); superusers have none.
+AFTERSALE_APPROVAL_LIMIT = _int("AFTERSALE_APPROVAL_LIMIT", 5000)
+# Above this amount (yuan) a ticket needs two different approvers before anything executes (four eyes).
+AFTERSALE_FOUR_EYES_ABOVE = _int("AFTERSALE_FOUR_EYES_ABOVE", 10000)
 # Where a traveller sends back goods whose return was approved (an address, said as is in both languages); the
 # refund is made once staff mark the item received (aftersale.services.decisions.ticket_item_received).
 AFTERSALE_RETURN_ADDRESS = _str(
