@@ -332,8 +332,13 @@ def test_on_the_tickets_page_an_approver_below_the_limit_is_told_and_nothing_cha
     client, demo_approver, large_ticket
 ):
     before = state(large_ticket)
+    confirm = console(client, demo_approver).get(
+        reverse("admin:aftersale_hitlticket_decide", args=[large_ticket.pk]), {"decision": "approve"}
+    )
+    note = confirm.content.decode().split('id="decide-four-eyes"')[1].split("</p>")[0]
+    assert "above your approval limit of ¥5000" in note  # told before confirming
 
-    response = decide_on_page(console(client, demo_approver), large_ticket)
+    response = decide_on_page(client, large_ticket)
 
     assert response.status_code == 302
     assert any("above your approval limit of ¥5000" in text for text in messages_of(response))
@@ -362,6 +367,8 @@ def test_on_the_tickets_page_four_eyes_takes_two_approvers_and_shows_the_first(
     listed = client.get(reverse(CHANGELIST)).content.decode()
     assert "1 of 2 approvals: senior1" in listed
 
+    confirm = client.get(reverse("admin:aftersale_hitlticket_decide", args=[big_ticket.pk]), {"decision": "approve"})
+    assert "a second approver, not you" in confirm.content.decode().split('id="decide-four-eyes"')[1]
     again = decide_on_page(client, big_ticket)  # the same approver a second time
     assert any("a second approver, not you" in text for text in messages_of(again))
     assert state(big_ticket) == ("PENDING", None, None, first.pk, BIG)
