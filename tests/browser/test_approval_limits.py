@@ -141,7 +141,7 @@ def _story(base: str, browser, supplier_sandbox) -> None:  # noqa: F811
     approver_ctx = _context(browser, locale="en-US", viewport=CONSOLE)
     approver = approver_ctx.new_page()
     _log_in(approver, base, "approver", "approve-2026", path="/admin/login/?next=/admin/")
-    _approve(approver, change_url, "Looks fine to me.", four_eyes="")
+    _approve(approver, change_url, "Looks fine to me.", four_eyes="is above your approval limit of ¥5000")
     refused = approver.locator("ul.messagelist li.error")
     expect(refused).to_have_text(
         f"{no}: ¥12000.00 is above your approval limit of ¥5000: an approver with a higher limit must approve it."
@@ -188,7 +188,7 @@ def _story(base: str, browser, supplier_sandbox) -> None:  # noqa: F811
 
     # 3. senior1 may not give the second approval too
     after_first = _row(ticket)
-    _approve(first, change_url, "Approving again.", four_eyes="senior1 gave this ticket its first approval")
+    _approve(first, change_url, "Approving again.", four_eyes="a second approver, not you, must give the other")
     expect(first.locator("ul.messagelist li.error")).to_have_text(
         f"You gave {no} its first approval: a second approver, not you, must give the other."
     )

@@ -48,11 +48,12 @@ def test_the_demo_prints_text_log_lines_and_the_login_table_in_one_piece():
     assert "  Chat:     http://127.0.0.1:8000/" in lines
     rows = lines[table + 1 : lines.index("Press Ctrl-C to stop.")]
     logins = [row for row in rows if row.strip()]
-    assert len(logins) == 8 and all(LOGIN.match(row) for row in logins[:5]), rows
+    assert len(logins) == 9 and all(LOGIN.match(row) for row in logins[:5]), rows
     # the console's second factor for the demo staff: how to get a code, and each one's secret for an app
     assert "manage.py demo_code approver" in logins[5], rows
-    assert [row.split()[0] for row in logins[6:]] == ["approver", "admin"], rows
-    assert all(re.fullmatch(r"[A-Z2-7]{32}", row.split()[1]) for row in logins[6:]), rows
+    assert [row.split()[0] for row in logins[6:8]] == ["approver", "admin"], rows
+    assert all(re.fullmatch(r"[A-Z2-7]{32}", row.split()[1]) for row in logins[6:8]), rows
+    assert "approver approves up to ¥5000 alone" in logins[8] and "two approvers" in logins[8], rows
     assert not any(TEXT_LOG.match(line) for line in lines[lines.index("TripDesk is running.") :]), lines
 
 

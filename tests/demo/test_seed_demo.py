@@ -154,6 +154,7 @@ def test_given_the_logins_flag_when_running_then_it_prints_the_accounts_and_seed
 
     for login in DEMO_LOGINS:
         assert login["username"] in out.getvalue() and login["password"] in out.getvalue()
+    assert "approver approves up to ¥5000 alone" in out.getvalue()  # AFTERSALE_APPROVAL_LIMIT's default
     assert User.objects.count() == 0
 
 

@@ -7,6 +7,7 @@ Safe to run on every start: it creates what is absent and never overwrites an ex
 
 import base64
 
+from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
@@ -65,3 +66,7 @@ class Command(BaseCommand):
         for username, key in DEMO_TOTP_KEYS.items():
             secret = base64.b32encode(bytes.fromhex(key)).decode()
             self.stdout.write(f"    {username:<{width}}  {secret}")
+        self.stdout.write(
+            f"  approver approves up to ¥{settings.AFTERSALE_APPROVAL_LIMIT} alone (admin: no limit); above"
+            f" ¥{settings.AFTERSALE_FOUR_EYES_ABOVE} a refund needs two approvers (AFTERSALE_FOUR_EYES_ABOVE)."
+        )
