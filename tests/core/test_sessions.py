@@ -43,10 +43,13 @@ def test_a_signed_in_page_reads_its_session_from_redis_not_from_its_row(alice, c
 def test_a_session_missing_from_redis_is_read_from_its_row_and_cached_again(alice, client, cached_sessions):
     client.post("/accounts/login/", PASSWORD)
     cached_sessions.kill()
-    RedisProcess(cached_sessions.port).start()  # an empty Redis on the same port
-
-    assert session_reads(client) == 1
-    assert session_reads(client) == 0
+    empty = RedisProcess(cached_sessions.port)  # an empty Redis on the same port
+    empty.start()
+    try:
+        assert session_reads(client) == 1
+        assert session_reads(client) == 0
+    finally:
+        empty.kill()  # a server of the test's own: none outlives it
 
 
 def test_with_redis_down_travellers_stay_signed_in_and_can_sign_out_and_in(alice, client, cached_sessions):
