@@ -11,7 +11,7 @@ stream waits on the user's entries (one pub/sub connection and a small pool to R
 Every (re)connection starts with CHANGED: the page asks for its news once, which covers whatever happened between
 drawing the page (or losing the connection) and this stream; then the entries after the Last-Event-ID, as they come.
 The stream ends after LIFETIME_SECONDS and the browser reconnects (EventSource does, sending the Last-Event-ID), so
-a signed-out session stops receiving within that time. Redis not answering: 503, and the page polls.
+a signed-out session stops receiving within that time. Redis not answering: 503, and the page polls (opening the channel again later by itself).
 
 The page may be served from another origin than this stream (the web server's port, when no proxy puts both behind
 one): a browser origin whose host is one of ALLOWED_HOSTS may read it with its cookies (CORS with credentials).

@@ -147,10 +147,12 @@ class Hub:
                             waiter.set()
             except (redis.RedisError, OSError):
                 self._subscribed.clear()
-                logger.warning(
-                    "live wake-ups interrupted (Redis unreachable); streams look every %s s meanwhile",
-                    HEARTBEAT_SECONDS,
-                )
+                logger.warning("live wake-ups interrupted (Redis unreachable); every open stream looks now")
+                # Each stream reads at once: one whose read fails ends, and its page polls until the channel is back
+                # (rather than at its next heartbeat); one whose read succeeds (a blip) waits again.
+                for waiters in list(self._waiters.values()):
+                    for waiter in list(waiters):
+                        waiter.set()
                 await asyncio.sleep(1)
 
 

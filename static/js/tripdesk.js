@@ -191,16 +191,29 @@ function clearProgress() {
 }
 
 // Opened once htmx has set the page up (its first htmx:load), so the "changed" every stream starts with finds the
-// [data-live-news] elements ready to ask.
+// [data-live-news] elements ready to ask. A stream that drops is reopened by the browser itself; one the server
+// refuses (503: Redis does not answer) is closed for good by EventSource, so the page opens a new one after a wait
+// that grows with each refusal (LIVE_REOPEN_MS), polling meanwhile: it comes back once Redis does, without a reload.
+const LIVE_REOPEN_MS = [15_000, 30_000, 60_000, 120_000, 300_000];
+let liveRefusals = 0;
+
 function openLiveChannel() {
   const source = new EventSource(liveUrl, { withCredentials: true });
   source.addEventListener("open", () => {
     liveOpen = true;
+    liveRefusals = 0;
     document.body.dataset.live = "open";
   });
   source.addEventListener("error", () => {
     liveOpen = false;
-    document.body.dataset.live = source.readyState === EventSource.CLOSED ? "off" : "reconnecting";
+    if (source.readyState !== EventSource.CLOSED) {
+      document.body.dataset.live = "reconnecting";
+      return;
+    }
+    document.body.dataset.live = "off";
+    const wait = LIVE_REOPEN_MS[Math.min(liveRefusals, LIVE_REOPEN_MS.length - 1)];
+    liveRefusals += 1;
+    setTimeout(openLiveChannel, wait);
   });
   source.addEventListener("changed", () => {
     document.querySelectorAll("[data-live-news]").forEach((el) => window.htmx?.trigger(el, "live-news"));

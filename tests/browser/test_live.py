@@ -229,3 +229,50 @@ def test_an_approvers_decision_is_on_the_travellers_open_chat_page_within_a_seco
     assert page.evaluate("window.__news.asked") == ["live-news", "live-news"]  # asked when told, never by a poll
     assert not COMPLAINTS
     print(f"decision on the page {shown_after * 1000:.0f} ms after its commit")
+
+
+def test_a_page_whose_channel_was_refused_polls_and_gets_it_back_once_redis_is(
+    redis_process,
+    settings,
+    live_site,
+    browser,  # noqa: F811 - the fixture imported above
+):
+    """Redis stops: the stream ends, the live server refuses the browser's reconnect (503) and EventSource gives up;
+    the page polls, and opens a new stream on its own once Redis answers again (no reload), which then brings a
+    decision as it happens."""
+    from django.contrib.auth import get_user_model
+    from playwright.sync_api import expect
+
+    from aftersale.services.decisions import ticket_decide
+    from aftersale.services.workflow import aftersale_request_submit
+    from tests.conftest import RedisProcess
+
+    settings.REDIS_URL = redis_process.url  # the live channel's Redis: the test's own, that it may stop
+    users = {u.username: u for u in get_user_model().objects.filter(username__in=["alice", "approver"])}
+    ticket = aftersale_request_submit(
+        user=users["alice"], order_id="ORD-001", action="REFUND", reason="行程有变"
+    ).ticket
+    watch = WATCH_THE_NEWS.replace("TICKET_NO", json.dumps(ticket.ticket_no))
+    page = _chat_with_the_channel_open(browser, live_site, before_its_scripts=watch)
+    page.evaluate("() => { window.__stillTheSamePage = true; }")
+    body = page.locator("body")
+
+    redis_process.kill()
+    expect(body).to_have_attribute("data-live", "off", timeout=OPEN_MS)  # the reconnect was refused
+    asked = len(page.evaluate("window.__news.asked"))
+    page.clock.run_for(POLL_MS)
+    # without the channel, the page polls
+    page.wait_for_function(f"window.__news.asked.slice({asked}).includes('poll')", timeout=OPEN_MS)
+
+    restarted = RedisProcess(redis_process.port)
+    restarted.start()
+    try:
+        page.clock.run_for(15_000)  # the page's first wait before opening a refused channel again
+        expect(body).to_have_attribute("data-live", "open", timeout=OPEN_MS)
+        ticket_decide(ticket_id=ticket.pk, approver=users["approver"], approve=False, reason="活动已开始，无法退款")
+        assert page.evaluate(f"Promise.race([window.__news.shown, {TIMES_OUT}])"), "the decision never came"
+        expect(page.locator(f'#messages [data-notice=REJECTED][data-ticket-no="{ticket.ticket_no}"]')).to_be_visible()
+        assert page.evaluate("window.__news.asked")[-1] == "live-news"  # brought by the channel, not a poll
+        assert page.evaluate("window.__stillTheSamePage") is True
+    finally:
+        restarted.kill()
