@@ -18,28 +18,17 @@ import logging
 from django.core import checks
 
 from aftersale import conf
+from aftersale.lease import (
+    EXECUTION_LEASE_MARGIN_SECONDS,
+    SUPPLIER_CALLS_PER_EXECUTION,
+    minimum_lease,
+)
+from aftersale.tasks import execute_ticket
+from bookings.platform import WORKER_WAIT_MARGIN_SECONDS
+from bookings.services.cancel import CANCEL_LEASE_MARGIN_SECONDS
+from bookings.tasks import platform_command
 
 logger = logging.getLogger("aftersale.checks")
-
-# What the lease keeps beyond the bounded work: database round trips around the calls, a slow commit, clock skew
-# between the machines of the workers.
-EXECUTION_LEASE_MARGIN_SECONDS = 30
-# The soft limit comes first, so the execution ends FAILED (a human may retry) rather than be killed silently.
-SOFT_LIMIT_HEADROOM_SECONDS = 10
-# Supplier calls one execution makes one after the other, at most: order queryOrder, then order refund.
-SUPPLIER_CALLS_PER_EXECUTION = 2
-
-
-def execution_time_limits(lease_seconds: float) -> tuple[int, int]:
-    """(soft, hard) time limits of the execution task for a lease: killed before the lease ends, with a margin."""
-    hard = max(2, int(lease_seconds - EXECUTION_LEASE_MARGIN_SECONDS))
-    return max(1, hard - SOFT_LIMIT_HEADROOM_SECONDS), hard
-
-
-def minimum_lease(timeout: float) -> float:
-    """The shortest lease every rule below accepts, for the hints."""
-    calls = SUPPLIER_CALLS_PER_EXECUTION * timeout + SOFT_LIMIT_HEADROOM_SECONDS + EXECUTION_LEASE_MARGIN_SECONDS
-    return max(timeout + EXECUTION_LEASE_MARGIN_SECONDS, calls) + 1
 
 
 def _limits_of(task) -> tuple[float | None, float | None]:
@@ -50,11 +39,6 @@ def _limits_of(task) -> tuple[float | None, float | None]:
 @checks.register()
 def execution_lease_check(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
     """Errors when the execution lease could end while an executor (or its supplier call) is still alive."""
-    from aftersale.tasks import execute_ticket
-    from bookings.platform import WORKER_WAIT_MARGIN_SECONDS
-    from bookings.services.cancel import CANCEL_LEASE_MARGIN_SECONDS
-    from bookings.tasks import platform_command
-
     lease = float(conf.execution_lease_seconds())
     timeout = float(conf.platform_timeout())
     errors: list[checks.CheckMessage] = []

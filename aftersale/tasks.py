@@ -8,7 +8,7 @@ from django.db import OperationalError as DatabaseOperationalError
 from kombu.exceptions import OperationalError as BrokerOperationalError
 
 from aftersale import conf
-from aftersale.checks import execution_time_limits
+from aftersale.lease import execution_time_limits
 from aftersale.models import HitlTicket, TicketStatus
 from aftersale.services.execution import ticket_execute, tickets_resume_stalled, tickets_time_out
 

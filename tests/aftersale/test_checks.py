@@ -8,6 +8,7 @@ import pytest
 from django.core.checks import run_checks
 
 from aftersale import checks
+from aftersale import lease as lease_rules
 from aftersale.tasks import execute_ticket
 from tests.conftest import ROOT
 
@@ -38,9 +39,9 @@ def test_a_lease_just_above_the_platform_timeout_plus_the_margin_passes_when_the
     settings, monkeypatch
 ):
     settings.PLATFORM_TIMEOUT = 15.0
-    lease = checks.minimum_lease(15.0)
+    lease = lease_rules.minimum_lease(15.0)
     settings.AFTERSALE_EXECUTION_LEASE_SECONDS = lease
-    soft, hard = checks.execution_time_limits(lease)
+    soft, hard = lease_rules.execution_time_limits(lease)
     monkeypatch.setattr(execute_ticket, "soft_time_limit", soft)
     monkeypatch.setattr(execute_ticket, "time_limit", hard)
 
