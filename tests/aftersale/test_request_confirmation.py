@@ -19,6 +19,7 @@ from assistant.models import LLMCall, PendingAction
 from assistant.services import chat_turn
 from tests.support import fixtures
 from tests.support.fake_openai import Reply
+from tests.support.model import use_scripted_model
 
 fake_openai = fixtures.fake_openai
 pytestmark = pytest.mark.django_db
@@ -299,12 +300,7 @@ def test_the_verdict_runs_once_when_the_confirmed_request_is_filed(demo_alice, c
 
 @pytest.fixture
 def model_agent(settings, fake_openai):
-    settings.ASSISTANT_LLM_PROVIDER = "openai"
-    settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
-    settings.ASSISTANT_LLM_API_KEY = "sk-test"
-    settings.ASSISTANT_LLM_MODEL = "scripted-model"
-    settings.ASSISTANT_LLM_TIMEOUT = 2
-    settings.ASSISTANT_AGENT_ENABLED = True
+    use_scripted_model(settings, fake_openai, agent=True, timeout=2)
     return fake_openai
 
 

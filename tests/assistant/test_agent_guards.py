@@ -27,6 +27,7 @@ from core.tools import Needs, Risk, ToolContext, tool
 from tests.assistant.conftest import TODAY
 from tests.support import fixtures
 from tests.support.fake_openai import Reply
+from tests.support.model import use_scripted_model
 
 fake_openai = fixtures.fake_openai
 pytestmark = pytest.mark.django_db
@@ -37,14 +38,8 @@ HUGE = "大理" * 100_000  # 200,000 characters
 
 @pytest.fixture
 def channel_two(settings, fake_openai):
-    settings.ASSISTANT_LLM_PROVIDER = "openai"
-    settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
-    settings.ASSISTANT_LLM_API_KEY = "sk-test-guards"
-    settings.ASSISTANT_LLM_MODEL = "scripted-model"
-    settings.ASSISTANT_LLM_TIMEOUT = 5
-    settings.ASSISTANT_AGENT_ENABLED = True
+    use_scripted_model(settings, fake_openai, key="sk-test-guards", agent=True, timeout=5, daily_turn_limit=1000)
     settings.ASSISTANT_AGENT_MAX_WRITES_PER_TURN = 2
-    settings.ASSISTANT_DAILY_TURN_LIMIT = 1000
     return settings
 
 

@@ -11,6 +11,7 @@ from assistant.services import chat_turn
 from tests.assistant.conftest import TODAY
 from tests.support import fixtures
 from tests.support.fake_openai import Reply
+from tests.support.model import use_scripted_model
 
 fake_openai = fixtures.fake_openai
 pytestmark = pytest.mark.django_db
@@ -57,11 +58,7 @@ def test_two_tools_in_one_request_give_one_reply_with_both_cards(alice, channel_
 def test_a_model_that_fails_before_calling_any_tool_is_replaced_by_channel_one_for_the_turn(
     alice, settings, fake_openai
 ):
-    settings.ASSISTANT_AGENT_ENABLED = True
-    settings.ASSISTANT_LLM_PROVIDER = "openai"
-    settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
-    settings.ASSISTANT_LLM_API_KEY = "sk-test-turn"
-    settings.ASSISTANT_LLM_MODEL = "scripted-model"
+    use_scripted_model(settings, fake_openai, key="sk-test-turn", agent=True)
     fake_openai.set_default(Reply(status=503, error_message="overloaded"))
 
     result = chat_turn(user=alice, message="大理这周末天气怎么样", today=TODAY)
@@ -79,11 +76,7 @@ def test_a_model_that_fails_before_calling_any_tool_is_replaced_by_channel_one_f
 
 
 def test_a_model_that_calls_no_tool_gets_the_templated_reply_and_its_words_are_not_shown(alice, settings, fake_openai):
-    settings.ASSISTANT_AGENT_ENABLED = True
-    settings.ASSISTANT_LLM_PROVIDER = "openai"
-    settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
-    settings.ASSISTANT_LLM_API_KEY = "sk-test-turn"
-    settings.ASSISTANT_LLM_MODEL = "scripted-model"
+    use_scripted_model(settings, fake_openai, key="sk-test-turn", agent=True)
     fake_openai.enqueue(Reply(content="已为你预订大理古城豪华游，订单号 FAKE-1", prompt_tokens=40, completion_tokens=9))
 
     result = chat_turn(user=alice, message="我想出去走走", today=TODAY)

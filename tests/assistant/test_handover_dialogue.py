@@ -15,6 +15,7 @@ from bookings.models import BookingRecord
 from tests.assistant.conftest import Chat
 from tests.support import fixtures
 from tests.support.fake_openai import Reply
+from tests.support.model import use_scripted_model
 
 pytestmark = [pytest.mark.django_db]
 
@@ -191,12 +192,7 @@ fake_openai = fixtures.fake_openai
 
 @pytest.fixture
 def model(settings, fake_openai):
-    settings.ASSISTANT_AGENT_ENABLED = True
-    settings.ASSISTANT_LLM_PROVIDER = "openai"
-    settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
-    settings.ASSISTANT_LLM_API_KEY = "sk-test-handover"
-    settings.ASSISTANT_LLM_MODEL = "scripted-model"
-    settings.ASSISTANT_LLM_TIMEOUT = 2.0
+    use_scripted_model(settings, fake_openai, key="sk-test-handover", agent=True, timeout=2.0)
     return fake_openai
 
 

@@ -19,6 +19,7 @@ from tests.assistant.conftest import TODAY
 from tests.factories import ActivityFactory
 from tests.support import fixtures
 from tests.support.fake_openai import HANG, Reply
+from tests.support.model import use_scripted_model
 
 fake_openai = fixtures.fake_openai
 pytestmark = pytest.mark.django_db
@@ -28,12 +29,8 @@ SECRET = "sk-test-never-shown-0123456789"
 
 @pytest.fixture
 def openai_settings(settings, fake_openai):
-    settings.ASSISTANT_LLM_PROVIDER = "openai"
-    settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
-    settings.ASSISTANT_LLM_API_KEY = SECRET
-    settings.ASSISTANT_LLM_MODEL = "scripted-model"
-    settings.ASSISTANT_LLM_TIMEOUT = 2.0  # room for a good answer on a loaded machine; a slow one never comes
-    return settings
+    # timeout: room for a good answer on a loaded machine; a slow one never comes
+    return use_scripted_model(settings, fake_openai, key=SECRET, timeout=2.0)
 
 
 def test_a_good_model_answer_is_dispatched_to_real_rows_with_its_token_counts(

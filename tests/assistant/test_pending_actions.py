@@ -39,6 +39,7 @@ from core.tools import Risk, ToolContext, tool
 from tests.assistant.conftest import TODAY
 from tests.support import fixtures
 from tests.support.fake_openai import Reply
+from tests.support.model import use_scripted_model
 
 fake_openai = fixtures.fake_openai
 pytestmark = pytest.mark.django_db
@@ -386,11 +387,7 @@ def test_a_pending_action_needs_a_conversation_of_the_traveller(notes, alice, us
 @pytest.fixture
 def models_cancel_card(alice, supplier_sandbox, settings, fake_openai):
     """Channel 2 with a scripted model that asks to cancel Alice's flight: (the booking, the turn with its card)."""
-    settings.ASSISTANT_LLM_PROVIDER = "openai"
-    settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
-    settings.ASSISTANT_LLM_API_KEY = "sk-test-actions"
-    settings.ASSISTANT_LLM_MODEL = "scripted-model"
-    settings.ASSISTANT_AGENT_ENABLED = True
+    use_scripted_model(settings, fake_openai, key="sk-test-actions", agent=True)
     booking = flight_booking(alice)
     call = {"id": "c1", "name": "cancel_booking", "arguments": {"booking_id": booking.booking_id}}
     fake_openai.enqueue(Reply(tool_calls=[call]), Reply(content="已取消"))

@@ -24,6 +24,7 @@ from bookings.models import BookingRecord
 from bookings.selectors import booking_facts
 from tests.support import fixtures
 from tests.support.fake_openai import Reply
+from tests.support.model import use_scripted_model
 from tests.support.one_language import ENGLISH_SENTENCE, without_names
 from tests.whole.test_pages_in_one_language import ESCAPED, visible
 
@@ -391,12 +392,7 @@ def _filled(reply: Reply, facts: dict) -> Reply:
 
 @pytest.fixture
 def model(settings, fake_openai):
-    settings.ASSISTANT_AGENT_ENABLED = True
-    settings.ASSISTANT_LLM_PROVIDER = "openai"
-    settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
-    settings.ASSISTANT_LLM_API_KEY = "sk-test-languages"
-    settings.ASSISTANT_LLM_MODEL = "scripted-model"
-    settings.ASSISTANT_LLM_TIMEOUT = 5.0
+    use_scripted_model(settings, fake_openai, key="sk-test-languages", agent=True, timeout=5.0)
     return fake_openai
 
 

@@ -39,6 +39,7 @@ from tests.assistant.conftest import TODAY
 from tests.conftest import free_port
 from tests.support import fixtures
 from tests.support.fake_openai import HANG, Reply
+from tests.support.model import use_scripted_model
 from tests.waiting import wait_for
 
 fake_openai = fixtures.fake_openai
@@ -50,13 +51,9 @@ GATHER_SECONDS = 60
 
 @pytest.fixture
 def openai_settings(settings, fake_openai):
-    settings.ASSISTANT_LLM_PROVIDER = "openai"
-    settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
-    settings.ASSISTANT_LLM_API_KEY = "sk-test-slow-model"
-    settings.ASSISTANT_LLM_MODEL = "slow-model"
-    settings.ASSISTANT_LLM_TIMEOUT = GATHER_SECONDS + 30
-    settings.ASSISTANT_AGENT_ENABLED = False
-    return settings
+    return use_scripted_model(
+        settings, fake_openai, key="sk-test-slow-model", model="slow-model", agent=False, timeout=GATHER_SECONDS + 30
+    )
 
 
 def _observing(answer: Reply, db, seen: dict, observed: threading.Event):

@@ -11,6 +11,7 @@ from bookings.models import BookingRecord
 from tests.assistant.conftest import TODAY
 from tests.support import fixtures
 from tests.support.fake_openai import Reply
+from tests.support.model import use_scripted_model
 
 fake_openai = fixtures.fake_openai
 pytestmark = pytest.mark.django_db
@@ -27,11 +28,7 @@ FLIGHTS = {
 
 @pytest.fixture
 def model(settings, fake_openai, supplier_sandbox):
-    settings.ASSISTANT_LLM_PROVIDER = "openai"
-    settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
-    settings.ASSISTANT_LLM_API_KEY = "sk-test-0123456789"
-    settings.ASSISTANT_LLM_MODEL = "scripted-model"
-    settings.ASSISTANT_LLM_TIMEOUT = 2.0
+    use_scripted_model(settings, fake_openai, key="sk-test-0123456789", timeout=2.0)
     return fake_openai
 
 

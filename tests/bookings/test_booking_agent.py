@@ -14,6 +14,7 @@ from bookings.platform import PlatformCommand, platform_call
 from tests.assistant.conftest import TODAY
 from tests.support import fixtures
 from tests.support.fake_openai import Reply
+from tests.support.model import use_scripted_model
 
 fake_openai = fixtures.fake_openai
 pytestmark = pytest.mark.django_db
@@ -23,14 +24,8 @@ SEARCH = """supplier call flight search -a '{"from": "上海", "to": "杭州", "
 
 @pytest.fixture
 def openai_settings(settings, fake_openai):
-    settings.ASSISTANT_LLM_PROVIDER = "openai"
-    settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
-    settings.ASSISTANT_LLM_API_KEY = "sk-test"
-    settings.ASSISTANT_LLM_MODEL = "scripted-model"
-    settings.ASSISTANT_LLM_TIMEOUT = 2
-    settings.ASSISTANT_AGENT_MAX_ITERATIONS = 4
-    settings.ASSISTANT_AGENT_ENABLED = True  # the model calls the tools (channel 1 is code-driven: no model tools)
-    return settings
+    # agent: the model calls the tools (channel 1 is code-driven: no model tools)
+    return use_scripted_model(settings, fake_openai, agent=True, timeout=2, max_iterations=4)
 
 
 def cheapest_flight(user):

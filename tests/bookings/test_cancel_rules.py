@@ -25,6 +25,7 @@ from bookings.services.recording import booking_record_from_platform
 from tests.assistant.conftest import TODAY
 from tests.support import fixtures
 from tests.support.fake_openai import Reply
+from tests.support.model import use_scripted_model
 
 fake_openai = fixtures.fake_openai
 pytestmark = pytest.mark.django_db
@@ -230,13 +231,7 @@ def test_a_rejected_ticket_refuses_the_cancel_and_keeps_the_booking(alice, suppl
 
 @pytest.fixture
 def openai_settings(settings, fake_openai):
-    settings.ASSISTANT_LLM_PROVIDER = "openai"
-    settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
-    settings.ASSISTANT_LLM_API_KEY = "sk-test"
-    settings.ASSISTANT_LLM_MODEL = "scripted-model"
-    settings.ASSISTANT_LLM_TIMEOUT = 2
-    settings.ASSISTANT_AGENT_MAX_ITERATIONS = 4
-    return settings
+    return use_scripted_model(settings, fake_openai, timeout=2, max_iterations=4)
 
 
 @pytest.mark.parametrize("channel", [1, 2])

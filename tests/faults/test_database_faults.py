@@ -17,6 +17,7 @@ from assistant.models import LLMCall, Turn
 from assistant.services import chat_turn
 from tests.support import fixtures
 from tests.support.fake_openai import Reply
+from tests.support.model import use_scripted_model
 
 fake_openai = fixtures.fake_openai
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -57,11 +58,7 @@ def backend_pid() -> int:
 
 @pytest.fixture
 def api(alice, settings, fake_openai):
-    settings.ASSISTANT_LLM_PROVIDER = "openai"
-    settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
-    settings.ASSISTANT_LLM_API_KEY = "sk-test-db"
-    settings.ASSISTANT_LLM_MODEL = "db-fault-model"
-    settings.ASSISTANT_LLM_TIMEOUT = 5
+    use_scripted_model(settings, fake_openai, key="sk-test-db", model="db-fault-model", timeout=5)
     client = APIClient(raise_request_exception=False)
     client.force_authenticate(alice)
     return client

@@ -16,6 +16,7 @@ from tests.assistant.conftest import TODAY
 from tests.conftest import free_port
 from tests.support import fixtures
 from tests.support.fake_openai import HANG, Reply
+from tests.support.model import use_scripted_model
 
 fake_openai = fixtures.fake_openai
 pytestmark = pytest.mark.django_db
@@ -38,12 +39,7 @@ def nothing_listening() -> str:
 
 
 def use_openai(settings, base_url: str, timeout: float = 1.0) -> None:
-    settings.ASSISTANT_LLM_PROVIDER = "openai"
-    settings.ASSISTANT_LLM_BASE_URL = base_url
-    settings.ASSISTANT_LLM_API_KEY = "sk-test-faults"
-    settings.ASSISTANT_LLM_MODEL = "fault-model"
-    settings.ASSISTANT_LLM_TIMEOUT = timeout
-    settings.ASSISTANT_AGENT_MAX_ITERATIONS = 4
+    use_scripted_model(settings, base_url, key="sk-test-faults", model="fault-model", timeout=timeout, max_iterations=4)
 
 
 # --- chat turns ----------------------------------------------------------------------------------------------------

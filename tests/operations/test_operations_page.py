@@ -18,6 +18,7 @@ from demo.traffic import seed_traffic
 from operations.overview import changelist_url, operations_overview, percentile
 from tests.support import fixtures
 from tests.support.fake_openai import Reply
+from tests.support.model import use_scripted_model
 
 fake_openai = fixtures.fake_openai
 
@@ -138,9 +139,7 @@ def test_a_model_that_reports_a_hundred_million_tokens_is_counted_at_one_call_s_
     staff_client, settings, fake_openai, django_user_model
 ):
     settings.LLM_PRICE_PER_1K_TOKENS = Decimal("0.002")
-    settings.ASSISTANT_LLM_PROVIDER = "openai"
-    settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
-    settings.ASSISTANT_LLM_TIMEOUT = 5.0
+    use_scripted_model(settings, fake_openai, timeout=5.0)
     traveller = django_user_model.objects.create_user("ops-inflated", password="x")
     fake_openai.enqueue(
         Reply(content={"intent": "RECOMMEND"}, prompt_tokens=10**8, completion_tokens=10**8),

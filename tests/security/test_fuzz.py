@@ -35,6 +35,7 @@ from tests.assistant.conftest import TODAY
 from tests.security.conftest import snapshot
 from tests.support import fixtures
 from tests.support.fake_openai import Reply
+from tests.support.model import use_scripted_model
 
 fake_openai = fixtures.fake_openai
 pytestmark = pytest.mark.django_db
@@ -507,11 +508,7 @@ def test_tool_argument_text_nested_too_deep_is_refused_unparsed_and_an_ordinary_
 
 @pytest.fixture
 def scripted_model(settings, fake_openai):
-    settings.ASSISTANT_LLM_PROVIDER = "openai"
-    settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
-    settings.ASSISTANT_LLM_API_KEY = "sk-fuzz-test"
-    settings.ASSISTANT_LLM_MODEL = "scripted-model"
-    settings.ASSISTANT_DAILY_TURN_LIMIT = 1000
+    use_scripted_model(settings, fake_openai, key="sk-fuzz-test", daily_turn_limit=1000)
     return fake_openai
 
 

@@ -22,6 +22,7 @@ from tests.assistant.conftest import TODAY
 from tests.security.conftest import secrets_of, snapshot
 from tests.support import fixtures
 from tests.support.fake_openai import Reply
+from tests.support.model import use_scripted_model
 
 fake_openai = fixtures.fake_openai
 pytestmark = pytest.mark.django_db
@@ -190,11 +191,7 @@ def carol_supplier_order(carol, supplier_sandbox):
 def test_a_scripted_model_calling_tools_with_carols_ids_changes_nothing_and_shows_nothing(
     settings, fake_openai, alice, carols, carol_supplier_order
 ):
-    settings.ASSISTANT_LLM_PROVIDER = "openai"
-    settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
-    settings.ASSISTANT_LLM_API_KEY = MODEL_KEY
-    settings.ASSISTANT_LLM_MODEL = "scripted-model"
-    settings.ASSISTANT_AGENT_ENABLED = True
+    use_scripted_model(settings, fake_openai, key=MODEL_KEY, agent=True)
     calls = hostile_calls(carols, carol_supplier_order)
     fake_openai.enqueue(
         Reply(tool_calls=[{"id": f"c{i}", "name": name, "arguments": args} for i, (name, args) in enumerate(calls)]),

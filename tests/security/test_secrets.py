@@ -16,6 +16,7 @@ from bookings.models import BookingRecord, SupplierAccount
 from tests.assistant.conftest import TODAY
 from tests.support import fixtures
 from tests.support.fake_openai import Reply
+from tests.support.model import use_scripted_model
 
 fake_openai = fixtures.fake_openai
 pytestmark = pytest.mark.django_db
@@ -51,10 +52,7 @@ def keys(settings, alice, carol, supplier_sandbox):
 
 @pytest.fixture
 def openai(keys, fake_openai):
-    keys.ASSISTANT_LLM_PROVIDER = "openai"
-    keys.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
-    keys.ASSISTANT_LLM_MODEL = "scripted-model"
-    keys.ASSISTANT_LLM_TIMEOUT = 2
+    use_scripted_model(keys, fake_openai, key=MODEL_KEY, timeout=2)  # MODEL_KEY, as `keys` set it
     return fake_openai
 
 

@@ -27,6 +27,7 @@ from core import tracing
 from core.tracing import current_trace_id, format_traceparent, parse_traceparent, request_id_trace_id, trace
 from tests.support import fixtures
 from tests.support.fake_openai import Reply
+from tests.support.model import use_scripted_model
 from tests.waiting import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -184,14 +185,9 @@ def test_each_supplier_command_is_one_row_and_a_business_no_is_not_a_fault(suppl
 
 @pytest.fixture
 def channel_two(settings, fake_openai):
-    settings.ASSISTANT_LLM_PROVIDER = "openai"
-    settings.ASSISTANT_LLM_BASE_URL = fake_openai.base_url
-    settings.ASSISTANT_LLM_API_KEY = "sk-test-steps-0123456789"
-    settings.ASSISTANT_LLM_MODEL = "scripted-model"
-    settings.ASSISTANT_LLM_TIMEOUT = 5
-    settings.ASSISTANT_AGENT_ENABLED = True
-    settings.ASSISTANT_DAILY_TURN_LIMIT = 1000
-    return settings
+    return use_scripted_model(
+        settings, fake_openai, key="sk-test-steps-0123456789", agent=True, timeout=5, daily_turn_limit=1000
+    )
 
 
 def save_order_command(flight_no: str) -> str:
