@@ -139,3 +139,21 @@ def test_order_items_are_named_in_the_readers_language_on_the_requests_page_and_
     assert card["type"] == "confirmation"
     assert ["What", "Trekking pole ×2"] in card["rows"], card["rows"]
     assert not HitlTicket.objects.exists()  # a card to confirm, nothing filed
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "I want to return order ORD-004, it does not fit",
+        "return ORD-004, they don't fit me",
+        "please return ORD-004 because I did not like them",
+    ],
+)
+def test_an_english_request_that_says_why_after_a_comma_goes_straight_to_its_card(demo_alice, message):
+    result = chat_turn(user=demo_alice, message=message, page_language="en")
+
+    assert result.cards, result.reply
+    card = result.cards[0]
+    assert card["type"] == "confirmation", card  # not "why?": the reason was read
+    assert ["What", "Trekking pole ×2"] in card["rows"], card["rows"]
+    assert not HitlTicket.objects.exists()  # a card to confirm, nothing filed

@@ -494,9 +494,10 @@ REASONS = (
         re.I)),
     ("NO_REASON", re.compile(
         r"不想要了?|不要了|无理由|不喜欢|不合适|不合身|尺码|太大|太小|买多了|买错了|拍错了|多买了|改变主意|不需要了|用不上|用不着|"
-        r"\b(?:changed my mind|change of mind|don'?t want (?:it|them|this|these)|do not want|no longer (?:want|need)|"
-        r"don'?t like|didn'?t like|do not like|doesn'?t fit|don'?t fit|wrong size|too (?:big|small|large|tight)|"
-        r"don'?t need (?:it|them)|ordered (?:the wrong|by mistake|too many)|no reason)\b",
+        # "do not" / "don't" / "dont" alike (and does, did): a contraction is how a sentence is typed, not what it says
+        r"\b(?:changed my mind|change of mind|(?:do|does|did)(?:n'?t| not) (?:want|need) (?:it|them|this|these)|"
+        r"do not want|no longer (?:want|need)|(?:do|does|did)(?:n'?t| not) (?:like|fit)|wrong size|"
+        r"too (?:big|small|large|tight)|ordered (?:the wrong|by mistake|too many)|no reason)\b",
         re.I)),
 )  # fmt: skip
 
