@@ -54,12 +54,13 @@ EVIDENCE_START, EVIDENCE = ("ticket-evidence",), ("ticket-section",)
 # -- read-only building blocks ----------------------------------------------------------------------------------
 
 
-class EventInline(ReadOnlyInline):
-    """Who changed what, when (local time, to the second) and why."""
+class EventColumns:
+    """An event's columns: when (local time, to the second), from and to (by the labels of `status_choices`), who and
+    why; for a subject's history (`EventInline`) and for the staff actions list."""
 
-    fields = readonly_fields = ("when", "from_label", "to_label", "who", "why", "client_address")
+    status_choices = None
 
-    @admin.display(description=gettext_lazy("when"))
+    @admin.display(description=gettext_lazy("when"), ordering="created_at")
     def when(self, event) -> str:
         return shown.moment(event.created_at)
 
@@ -71,13 +72,19 @@ class EventInline(ReadOnlyInline):
     def to_label(self, event) -> str:
         return shown.status_label(self.status_choices, event.to_status)
 
-    @admin.display(description=gettext_lazy("who"))
+    @admin.display(description=gettext_lazy("who"), ordering="actor__username")
     def who(self, event) -> str:
         return event.actor.get_username() if event.actor_id else _("the system")
 
     @admin.display(description=gettext_lazy("why"))
     def why(self, event) -> str:
         return event_reason_text(event.reason) or EMPTY
+
+
+class EventInline(EventColumns, ReadOnlyInline):
+    """Who changed what, when, why and from which address."""
+
+    fields = readonly_fields = ("when", "from_label", "to_label", "who", "why", "client_address")
 
 
 class OrderEventInline(EventInline):
@@ -221,10 +228,11 @@ class ApprovalLimitAdmin(BoundedSearchMixin, admin.ModelAdmin):
 
 
 @admin.register(StaffAction)
-class StaffActionAdmin(ReadOnlyAdmin):
+class StaffActionAdmin(EventColumns, ReadOnlyAdmin):
     """Every ticket event staff made: who, when, from which address, on which ticket, from what to what, why."""
 
-    list_display = ("when", "who", "client_address", "ticket_link", "change", "why")
+    status_choices = TicketStatus
+    list_display = ("when", "who", "client_address", "ticket_link", "from_label", "to_label", "why")
     list_filter = ("to_status", ("actor", admin.RelatedOnlyFieldListFilter))
     search_fields = ("ticket__ticket_no", "actor__username", "client_address")
     list_select_related = ("ticket", "actor")
@@ -235,26 +243,10 @@ class StaffActionAdmin(ReadOnlyAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).filter(actor__is_staff=True)
 
-    @admin.display(description=gettext_lazy("when"), ordering="created_at")
-    def when(self, event) -> str:
-        return shown.moment(event.created_at)
-
-    @admin.display(description=gettext_lazy("who"), ordering="actor__username")
-    def who(self, event) -> str:
-        return event.actor.get_username()
-
     @admin.display(description=gettext_lazy("ticket"), ordering="ticket__ticket_no")
     def ticket_link(self, event) -> SafeString:
         url = reverse("admin:aftersale_hitlticket_change", args=[event.ticket_id], current_app=self.admin_site.name)
         return format_html('<a href="{}">{}</a>', url, event.ticket.ticket_no)
-
-    @admin.display(description=gettext_lazy("from → to"))
-    def change(self, event) -> str:
-        return f"{shown.status_label(TicketStatus, event.from_status)} → {shown.status_label(TicketStatus, event.to_status)}"
-
-    @admin.display(description=gettext_lazy("why"))
-    def why(self, event) -> str:
-        return event_reason_text(event.reason) or EMPTY
 
 
 # -- tickets --------------------------------------------------------------------------------------------------------

@@ -15,7 +15,6 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from aftersale import conf
 from aftersale import evidence as shown
 from aftersale.models import HitlTicket, TicketStatus
 from aftersale.services import limits
@@ -145,7 +144,7 @@ class TicketDecisionsMixin:
             "action_name": None if single else ("approve_tickets" if approve else "reject_tickets"),
             "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
             "decision": "approve" if approve else "reject",
-            "four_eyes": _four_eyes_note(single, request.user) if approve and single is not None else "",
+            "four_eyes": limits.approval_outlook(single, request.user) if approve and single is not None else "",
             "media": self.media + form.media,
         }
         request.current_app = self.admin_site.name
@@ -252,30 +251,6 @@ def _counted(what: str, numbers: list[str]) -> str:
         ngettext("Retrying %(count)d ticket: %(tickets)s.", "Retrying %(count)d tickets: %(tickets)s.", len(numbers))
         % values
     )
-
-
-def _four_eyes_note(ticket: HitlTicket, approver) -> str:
-    """What this approver's approval of this ticket will do, said before they confirm: refused above their limit,
-    refused as a second approval of their own, the second approval that lets it run, or only the first of two."""
-    moved = limits.moved_amount(ticket, ticket.first_approved_amount)
-    limit = limits.approval_limit(approver)
-    if limits.over_limit(moved, limit):
-        return limits.over_limit_message(ticket, moved, limit)
-    if ticket.first_approved_by_id == approver.pk:
-        return _("You gave %(ticket)s its first approval: a second approver, not you, must give the other.") % {
-            "ticket": ticket.ticket_no
-        }
-    if ticket.first_approved_by_id is not None:
-        return _(
-            "%(who)s gave this ticket its first approval. Yours is the second: the request then runs, for the amount "
-            "they approved."
-        ) % {"who": ticket.first_approved_by.get_username()}
-    if limits.needs_four_eyes(moved):
-        return _(
-            "Above ¥%(above)s two approvers approve: yours is recorded as the first, and nothing runs until a "
-            "second approver approves too."
-        ) % {"above": conf.four_eyes_above()}
-    return ""
 
 
 def _decided_message(ticket: HitlTicket, *, approve: bool) -> str:

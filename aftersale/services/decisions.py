@@ -204,10 +204,7 @@ def _second_approval(ticket: HitlTicket, approver, wanted: Decimal | None, reaso
         "amount": ticket.first_approved_amount,
     }
     if ticket.first_approved_by_id == approver.pk:
-        raise AftersaleError(
-            "PERMISSION_DENIED",
-            _("You gave %(ticket)s its first approval: a second approver, not you, must give the other.") % values,
-        )
+        raise AftersaleError("PERMISSION_DENIED", limits.own_second_approval_message(ticket))
     if wanted is not None and wanted != ticket.first_approved_amount:
         raise AftersaleError(
             "INVALID_PARAM",

@@ -55,6 +55,35 @@ def four_eyes_message(ticket: HitlTicket) -> str:
     }
 
 
+def own_second_approval_message(ticket: HitlTicket) -> str:
+    return _("You gave %(ticket)s its first approval: a second approver, not you, must give the other.") % {
+        "ticket": ticket.ticket_no
+    }
+
+
+def approval_outlook(ticket: HitlTicket, approver) -> str:
+    """What `approver`'s approval of `ticket` will do, for them to read before they confirm (the order in which
+    `ticket_decide` applies these rules): refused above their limit, refused as a second approval of their own, the
+    second approval that lets it run, or only the first of two; "" when it is an ordinary approval."""
+    moved = moved_amount(ticket, ticket.first_approved_amount)
+    limit = approval_limit(approver)
+    if over_limit(moved, limit):
+        return over_limit_message(ticket, moved, limit)
+    if ticket.first_approved_by_id == approver.pk:
+        return own_second_approval_message(ticket)
+    if ticket.first_approved_by_id is not None:
+        return _(
+            "%(who)s gave this ticket its first approval. Yours is the second: the request then runs, for the amount "
+            "they approved."
+        ) % {"who": ticket.first_approved_by.get_username()}
+    if needs_four_eyes(moved):
+        return _(
+            "Above ¥%(above)s two approvers approve: yours is recorded as the first, and nothing runs until a "
+            "second approver approves too."
+        ) % {"above": conf.four_eyes_above()}
+    return ""
+
+
 def limit_setting_refusal(editor, *, user, group) -> str | None:
     """Why `editor` may not set this approver's or group's limit (None when they may): nobody but a superuser sets a
     limit that applies to themselves."""
